@@ -1,0 +1,44 @@
+# The two commands a newcomer needs: `make run` and `make test`. Each builds what it needs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PROTOS := $(shell find proto -name '*.proto')
+GEN    := bezique/v1/.generated
+ADDR   ?= 127.0.0.1:50051
+
+.PHONY: run test lint proto clean bench play soak venv typecheck
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e '.[dev]' -e examples/highcard
+	touch $@
+
+$(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
+	$(BIN)/python tools/gen_proto.py
+	touch $@
+
+proto: $(GEN)
+
+run: $(GEN)
+	$(BIN)/bezique-server --address $(ADDR)
+
+lint: $(GEN)
+	$(BIN)/ruff check .
+	$(BIN)/mypy variants service clients tests examples/highcard/bezique_highcard bench tools
+
+test: lint
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+bench: $(GEN)
+	$(BIN)/python -m bench
+
+play: $(GEN)
+	$(BIN)/bezique play $(or $(VARIANT),bezique-2p)
+
+clean:
+	rm -rf $(VENV) bezique build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Python SDK and the bezique CLI."""

@@ -1,0 +1,33 @@
+"""Seat tokens: random, shown once, stored only as a hash, compared in constant time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+
+def new_token() -> str:
+    """A fresh seat token (256 bits from the OS CSPRNG, URL-safe text)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a token."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def token_matches(token: str, stored_hash: str | None) -> bool:
+    """Constant-time comparison of a presented token with a stored hash."""
+    if not stored_hash:
+        return False
+    return hmac.compare_digest(token_hash(token), stored_hash)
+
+
+def bearer_token(metadata: dict[str, str]) -> str | None:
+    """The token of an ``authorization: Bearer <token>`` header, if present."""
+    value = metadata.get("authorization", "")
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()

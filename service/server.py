@@ -1,0 +1,128 @@
+"""Assembling and running the gRPC server: the table service, health, reflection, clocks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import structlog
+from grpc_health.v1 import _async as health_aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from bezique.v1 import table_service_pb2 as pb
+from bezique.v1 import table_service_pb2_grpc as pb_grpc
+from service.config import Config
+from service.servicer import TableServicer
+from service.store import Store, open_store
+from service.store.sqlite import SqliteStore
+from service.tables import Limits, Settings, TableManager
+from variants.registry import Registry, load_registry
+
+log = structlog.get_logger("bezique.server")
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
+
+
+@dataclass
+class RunningServer:
+    """A started server and what it owns; ``stop()`` shuts it down gracefully."""
+
+    server: grpc.aio.Server
+    port: int
+    manager: TableManager
+    store: Store
+    health: health_aio.HealthServicer
+    clock: asyncio.Task[None]
+    grace: float
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def stop(self) -> None:
+        """Health NOT_SERVING, streams told to reconnect, in-flight calls drained, store closed."""
+        await self.health.enter_graceful_shutdown()
+        await self.manager.close()
+        self.clock.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.clock
+        await self.server.stop(self.grace)
+        await self.store.close()
+
+
+def _credentials(config: Config) -> grpc.ServerCredentials | None:
+    if not config.tls_cert:
+        return None
+    key = Path(config.tls_key).read_bytes()
+    chain = Path(config.tls_cert).read_bytes()
+    if config.tls_client_ca:
+        return grpc.ssl_server_credentials([(key, chain)],
+                                           Path(config.tls_client_ca).read_bytes(), True)
+    return grpc.ssl_server_credentials([(key, chain)])
+
+
+async def _clock_loop(manager: TableManager, interval: float) -> None:
+    while True:
+        try:
+            await manager.fire_due_deadlines()
+        except Exception as exc:
+            log.warning("clock_failed", error=repr(exc))
+        await asyncio.sleep(interval)
+
+
+async def start_server(config: Config, registry: Registry | None = None) -> RunningServer:
+    """Open the store, build the services and start listening (``--address`` port 0: any)."""
+    registry = registry or load_registry()
+    store = open_store(config.store)
+    if isinstance(store, SqliteStore):
+        store.synchronous = config.sqlite_synchronous.upper()
+    await store.open()
+    settings = Settings(
+        test_mode=config.test_mode, bot_delay=config.bot_delay,
+        limits=Limits(max_tables=config.max_tables,
+                      max_watchers_per_table=config.max_watchers_per_table))
+    manager = TableManager(registry, store, settings)
+    options = [("grpc.max_receive_message_length", config.max_message_bytes),
+               ("grpc.so_reuseport", 0)]
+    server = grpc.aio.server(options=options)
+    servicer = TableServicer(manager, config.api_key)
+    pb_grpc.add_TableServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    health_servicer = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+         reflection.SERVICE_NAME), server)
+    credentials = _credentials(config)
+    if credentials is None:
+        port = server.add_insecure_port(config.address)
+    else:
+        port = server.add_secure_port(config.address, credentials)
+    if port == 0:
+        raise OSError(f"could not listen on {config.address}")
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    clock = asyncio.get_running_loop().create_task(_clock_loop(manager, config.clock_interval))
+    log.info("server_started", port=port, store=config.store.split("@")[-1],
+             variants=list(registry.variants), test_mode=config.test_mode)
+    return RunningServer(server, port, manager, store, health_servicer, clock,
+                         config.grace_seconds)
+
+
+async def serve(config: Config) -> None:
+    """Run until SIGTERM or SIGINT, then shut down gracefully."""
+    running = await start_server(config)
+    print(f"bezique-server listening on {config.address.rsplit(':', 1)[0]}:{running.port}",
+          flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("server_stopping")
+    await running.stop()
+    log.info("server_stopped")

@@ -1,0 +1,237 @@
+"""The TableService servicer: translate the request, call the table manager, translate back.
+
+No rule of any game and no storage lives here. Every ServiceError becomes a rich status; any
+other exception is logged and becomes INTERNAL without leaking its text.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+
+from bezique.v1 import table_service_pb2 as pb
+from bezique.v1 import table_service_pb2_grpc as pb_grpc
+from service import auth, translate
+from service.errors import InvalidArgument, ServiceError, Unauthenticated
+from service.status import to_status
+from service.tables import TableManager, Update
+
+log = structlog.get_logger("bezique.rpc")
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+
+def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
+    return {key.lower(): value for key, value in (context.invocation_metadata() or ())
+            if isinstance(value, str)}
+
+
+def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    metadata = _metadata(context)
+    if "authorization" in metadata and auth.bearer_token(metadata) is None:
+        raise Unauthenticated("the authorization metadata must be 'Bearer <seat token>'",
+                              field="authorization")
+    return auth.bearer_token(metadata)
+
+
+def unary(method: Callable[[Any, Req, Any], Awaitable[Resp]]
+          ) -> Callable[[Any, Req, Any], Awaitable[Resp]]:
+    """Map ServiceError to its status and hide unexpected errors behind INTERNAL."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Req, context: Any) -> Resp:
+        try:
+            return await method(self, request, context)
+        except ServiceError as error:
+            await context.abort_with_status(to_status(error))
+        except (grpc.aio.AbortError, grpc.aio.UsageError):
+            raise
+        except Exception:
+            log.exception("rpc_failed", method=method.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+class TableServicer(pb_grpc.TableServiceServicer):
+    def __init__(self, manager: TableManager, api_key: str = "") -> None:
+        self.manager = manager
+        self.api_key = api_key
+
+    def _check_api_key(self, context: Any) -> None:
+        if not self.api_key:
+            return
+        given = _metadata(context).get("x-api-key", "")
+        if not given:
+            raise Unauthenticated("this server requires the platform API key (x-api-key)",
+                                  field="x-api-key")
+        if not hmac.compare_digest(given.encode(), self.api_key.encode()):
+            from service.errors import PermissionDenied
+
+            raise PermissionDenied("the platform API key is wrong", field="x-api-key")
+
+    @unary
+    async def ListVariants(self, request: pb.ListVariantsRequest, context: Any
+                           ) -> pb.ListVariantsResponse:
+        registry = self.manager.registry
+        return pb.ListVariantsResponse(variants=[
+            translate.variant_info(v, registry.bot_policies(v.id))
+            for v in registry.variants.values()])
+
+    @unary
+    async def CreateTable(self, request: pb.CreateTableRequest, context: Any
+                          ) -> pb.CreateTableResponse:
+        self._check_api_key(context)
+        test: dict[str, Any] = {}
+        if request.HasField("test"):
+            if request.test.seed:
+                test["seed"] = bytes(request.test.seed)
+            if request.test.stacked_shoe:
+                test["stacked_shoe"] = list(request.test.stacked_shoe)
+            if request.test.HasField("first_dealer"):
+                test["first_dealer"] = request.test.first_dealer
+        live = await self.manager.create_table(
+            request.variant_id, dict(request.options),
+            [(bot.seat, bot.policy) for bot in request.bots], request.turn_seconds, test)
+        return pb.CreateTableResponse(table_id=live.table_id,
+                                      seed_commitment=live.record.commitment,
+                                      table=translate.table_summary(live.record, live.state()))
+
+    @unary
+    async def ListTables(self, request: pb.ListTablesRequest, context: Any
+                         ) -> pb.ListTablesResponse:
+        if request.page_size < 0:
+            raise InvalidArgument("page_size must be >= 0", field="page_size")
+        size = min(request.page_size or 100, 1000)
+        rows = await self.manager.store.list_tables(
+            variant_id=request.variant_id, only_open=request.only_open, limit=size + 1,
+            after=request.page_token)
+        tables = [translate.table_summary(record, state) for record, state in rows[:size]]
+        token = tables[-1].table_id if len(rows) > size else ""
+        return pb.ListTablesResponse(tables=tables, next_page_token=token)
+
+    @unary
+    async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
+        seat = request.seat if request.HasField("seat") else None
+        seat, token, live = await self.manager.join(request.table_id, seat, request.display_name)
+        result = self.manager.view_of(live, seat)
+        return pb.JoinTableResponse(seat=seat, seat_token=token, view=translate.view_to_pb(
+            live, result.version, result.view, result.legal, seat))
+
+    @unary
+    async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any
+                         ) -> pb.LeaveTableResponse:
+        live = await self.manager.table(request.table_id)
+        seat = self._seat(live, context)
+        return pb.LeaveTableResponse(version=await self.manager.leave(request.table_id, seat))
+
+    def _seat(self, live: Any, context: Any) -> int:
+        token = _token(context)
+        if token is None:
+            raise Unauthenticated("this call needs a seat token: metadata "
+                                  "'authorization: Bearer <seat token>'", field="authorization")
+        seat = self.manager.seat_of(live, token)
+        assert seat is not None
+        return seat
+
+    @unary
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        result = await self.manager.get_view(request.table_id, _token(context))
+        viewer = self.manager.seat_of(result.live, _token(context))
+        return pb.GetViewResponse(view=translate.view_to_pb(
+            result.live, result.version, result.view, result.legal, viewer))
+
+    @unary
+    async def SubmitMove(self, request: pb.SubmitMoveRequest, context: Any
+                         ) -> pb.SubmitMoveResponse:
+        if not request.HasField("move"):
+            raise InvalidArgument("move is missing", field="move")
+        if request.expected_version < 0:
+            raise InvalidArgument("expected_version must be >= 0", field="expected_version")
+        move = translate.move_from_pb(request.move)
+        live = await self.manager.table(request.table_id)
+        seat = self._seat(live, context)
+        result = await self.manager.submit(request.table_id, seat, move,
+                                           request.expected_version, request.request_id)
+        shoe = result.view.shoe or live.variant.shoe(live.record.options)
+        return pb.SubmitMoveResponse(
+            version=result.version,
+            view=translate.view_to_pb(result.live, result.live.version, result.view,
+                                      result.legal, seat),
+            events=translate.events_to_pb(shoe, result.version, result.events),
+            duplicate=result.duplicate)
+
+    async def WatchTable(self, request: pb.WatchTableRequest, context: Any
+                         ) -> AsyncIterator[pb.WatchTableResponse]:
+        try:
+            token = _token(context)
+            live = await self.manager.table(request.table_id)
+            viewer = self.manager.seat_of(live, token)
+            shoe = live.variant.shoe(live.record.options)
+            async for update in self.manager.watch(request.table_id, token,
+                                                   request.from_version):
+                yield _render_update(update, viewer, shoe)
+        except ServiceError as error:
+            await context.abort_with_status(to_status(error))
+
+    @unary
+    async def GetHistory(self, request: pb.GetHistoryRequest, context: Any
+                         ) -> pb.GetHistoryResponse:
+        live, viewer, items = await self.manager.history(request.table_id, _token(context))
+        shoe = live.variant.shoe(live.record.options)
+        record = live.record
+        response = pb.GetHistoryResponse(
+            table_id=record.table_id, variant_id=record.variant_id,
+            variant_version=record.variant_version,
+            options={k: translate.option_text(v) for k, v in record.options.items()},
+            seed_commitment=record.commitment, finished=live.finished)
+        names = {i: seat.name for i, seat in enumerate(live.seats)}
+        for item in items:
+            entry = item.entry
+            message = pb.HistoryEntry(
+                version=entry.version, entry_kind=entry.kind,
+                events=translate.events_to_pb(shoe, entry.version, item.events),
+                time=translate.timestamp(entry.created_at))
+            if entry.seat is not None:
+                message.seat = entry.seat
+                message.display_name = str(entry.payload.get("name", names.get(entry.seat, "")))
+            if item.move is not None:
+                message.move.CopyFrom(translate.move_to_pb(shoe, item.move))
+            response.entries.append(message)
+        if live.finished:
+            response.revealed_seed = record.seed
+            response.test.stacked_shoe.extend(record.test.get("stacked_shoe", []))
+            if record.test.get("first_dealer") is not None:
+                response.test.first_dealer = int(record.test["first_dealer"])
+            outcome = live.game.outcome() if live.game is not None else None
+            if outcome is not None:
+                response.outcome.CopyFrom(translate.outcome_to_pb(outcome))
+        del viewer
+        return response
+
+
+def _render_update(update: Update, viewer: int | None, shoe: Any) -> pb.WatchTableResponse:
+    """One watch message; shared by every watcher with the same viewer of the same entry."""
+    broadcast = update.broadcast
+    if broadcast is not None and viewer in broadcast.rendered:
+        cached: pb.WatchTableResponse = broadcast.rendered[viewer]
+        return cached
+    message = pb.WatchTableResponse(version=update.version, entry_kind=update.kind,
+                                    events=translate.events_to_pb(shoe, update.version,
+                                                                  update.events))
+    if update.seat is not None:
+        message.seat = update.seat
+    if update.view is not None:
+        result = update.view
+        message.view.CopyFrom(translate.view_to_pb(result.live, result.version, result.view,
+                                                   result.legal, viewer))
+    if broadcast is not None:
+        broadcast.rendered[viewer] = message
+    return message

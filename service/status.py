@@ -1,0 +1,37 @@
+"""Turning service errors into rich gRPC statuses (google.rpc.Status with details)."""
+
+from __future__ import annotations
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from service.errors import IllegalMove, ServiceError
+
+DOMAIN = "bezique.v1"
+
+
+def to_status(error: ServiceError) -> grpc.Status:
+    """The status for an error: its code, its message, and details naming the field and why."""
+    details = []
+    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN,
+                                       metadata=error.metadata)
+    details.append(info)
+    if error.field and error.code == "INVALID_ARGUMENT":
+        details.append(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=error.field,
+                                                        description=error.message)]))
+    if isinstance(error, IllegalMove):
+        details.append(error_details_pb2.PreconditionFailure(violations=[
+            error_details_pb2.PreconditionFailure.Violation(
+                type="ILLEGAL_MOVE", subject=move, description="a legal move")
+            for move in error.legal[:200]]))
+    packed = []
+    for detail in details:
+        wrapper = any_pb2.Any()
+        wrapper.Pack(detail)
+        packed.append(wrapper)
+    status = status_pb2.Status(code=getattr(code_pb2, error.code), message=error.message,
+                               details=packed)
+    return rpc_status.to_status(status)

@@ -1,0 +1,37 @@
+"""Table storage: the log of every table, with compare-and-set on the version.
+
+``open_store(url)`` picks the backend from a URL: ``memory:``, ``sqlite:PATH`` or
+``postgresql://...``.
+"""
+
+from __future__ import annotations
+
+from service.store.base import (
+    LogEntry,
+    Store,
+    StoreError,
+    TableRecord,
+    TableState,
+    VersionConflict,
+)
+
+
+def open_store(url: str) -> Store:
+    """The store a URL names (not yet opened: call ``await store.open()``)."""
+    if url in ("memory", "memory:"):
+        from service.store.memory import MemoryStore
+
+        return MemoryStore()
+    if url.startswith("sqlite:"):
+        from service.store.sqlite import SqliteStore
+
+        return SqliteStore(url.removeprefix("sqlite:").removeprefix("//") or "data/bezique.sqlite")
+    if url.startswith(("postgres://", "postgresql://")):
+        from service.store.postgres import PostgresStore
+
+        return PostgresStore(url)
+    raise ValueError(f"unknown store URL {url!r} (memory:, sqlite:PATH, postgresql://...)")
+
+
+__all__ = ["LogEntry", "Store", "StoreError", "TableRecord", "TableState", "VersionConflict",
+           "open_store"]

@@ -1,0 +1,113 @@
+"""The store contract every backend keeps (tests/test_store.py runs it on each).
+
+A table is a :class:`TableRecord` (facts fixed at creation, including the secret seed) plus a
+log of :class:`LogEntry` numbered 1, 2, 3, ...; :class:`TableState` is the summary row kept
+beside the log so listing tables needs no replay. ``append`` is compare-and-set on the version:
+of two writers expecting the same version exactly one succeeds, the other gets
+:class:`VersionConflict`. A request id is unique per table, so a move is never stored twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class StoreError(Exception):
+    """The store could not do what was asked; the caller may retry (UNAVAILABLE)."""
+
+
+class VersionConflict(StoreError):
+    """Another writer got there first: the table is now at ``current``."""
+
+    def __init__(self, table_id: str, expected: int, current: int) -> None:
+        super().__init__(f"table {table_id} is at version {current}, not {expected}")
+        self.table_id = table_id
+        self.expected = expected
+        self.current = current
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """What a table is, fixed at creation. ``seed`` is secret until the game ends."""
+
+    table_id: str
+    variant_id: str
+    variant_version: int
+    options: dict[str, Any]
+    seed: bytes
+    commitment: str
+    created_at: float
+    turn_seconds: int = 0
+    test: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """The summary of a table at ``version`` (updated with every append)."""
+
+    version: int
+    phase: str
+    free_seats: int
+    finished: bool
+    seats: list[dict[str, Any]]
+    deadline: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One change to a table. ``payload`` is JSON; it may hold hidden cards (never sent as is)."""
+
+    version: int
+    kind: str
+    seat: int | None
+    payload: dict[str, Any]
+    request_id: str | None = None
+    created_at: float = 0.0
+
+
+class Store(Protocol):
+    """The storage backend of the table service."""
+
+    shared: bool
+    """True when several server processes may write the same tables (postgres)."""
+
+    async def open(self) -> None:
+        """Connect, and create or migrate the schema."""
+        ...
+
+    async def close(self) -> None: ...
+
+    async def create_table(self, record: TableRecord, state: TableState,
+                           entries: Sequence[LogEntry]) -> None:
+        """Store a new table with its first entries."""
+        ...
+
+    async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
+                     state: TableState) -> None:
+        """Add entries after ``expected_version`` and set the summary, atomically, or raise
+        VersionConflict when the table is no longer at ``expected_version``."""
+        ...
+
+    async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None: ...
+
+    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
+        """Entries with a version above ``after_version``, in order."""
+        ...
+
+    async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:
+        """The entry a request id produced, if any."""
+        ...
+
+    async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
+                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          ) -> list[tuple[TableRecord, TableState]]:
+        """Tables ordered by id, after the id ``after`` (for paging)."""
+        ...
+
+    async def count_tables(self, *, include_finished: bool = False) -> int: ...
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
+        """(table id, version) of unfinished tables whose turn deadline has passed."""
+        ...

@@ -1,0 +1,86 @@
+"""The in-memory store: the contract without durability, for tests and benchmarks."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+
+from service.store.base import LogEntry, StoreError, TableRecord, TableState, VersionConflict
+
+
+class MemoryStore:
+    shared = False
+
+    def __init__(self) -> None:
+        self._records: dict[str, TableRecord] = {}
+        self._states: dict[str, TableState] = {}
+        self._logs: dict[str, list[LogEntry]] = {}
+        self._requests: dict[tuple[str, str], LogEntry] = {}
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def create_table(self, record: TableRecord, state: TableState,
+                           entries: Sequence[LogEntry]) -> None:
+        if record.table_id in self._records:
+            raise StoreError(f"table {record.table_id} exists")
+        self._records[record.table_id] = record
+        self._states[record.table_id] = state
+        self._logs[record.table_id] = []
+        self._add(record.table_id, entries)
+
+    def _add(self, table_id: str, entries: Sequence[LogEntry]) -> None:
+        for entry in entries:
+            if entry.request_id and (table_id, entry.request_id) in self._requests:
+                raise StoreError(f"request id {entry.request_id!r} already stored")
+        for entry in entries:
+            self._logs[table_id].append(copy.deepcopy(entry))
+            if entry.request_id:
+                self._requests[(table_id, entry.request_id)] = entry
+
+    async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
+                     state: TableState) -> None:
+        current = self._states.get(table_id)
+        if current is None:
+            raise StoreError(f"no table {table_id}")
+        if current.version != expected_version:
+            raise VersionConflict(table_id, expected_version, current.version)
+        self._add(table_id, entries)
+        self._states[table_id] = state
+
+    async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
+        if table_id not in self._records:
+            return None
+        return self._records[table_id], self._states[table_id]
+
+    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
+        return [e for e in self._logs.get(table_id, []) if e.version > after_version]
+
+    async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:
+        return self._requests.get((table_id, request_id))
+
+    async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
+                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          ) -> list[tuple[TableRecord, TableState]]:
+        rows = []
+        for table_id in sorted(self._records):
+            record, state = self._records[table_id], self._states[table_id]
+            if table_id <= after or (variant_id and record.variant_id != variant_id):
+                continue
+            if (state.finished and not include_finished) or (only_open and not state.free_seats):
+                continue
+            rows.append((record, state))
+            if len(rows) >= limit:
+                break
+        return rows
+
+    async def count_tables(self, *, include_finished: bool = False) -> int:
+        return sum(1 for s in self._states.values() if include_finished or not s.finished)
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
+        due = [(t, s.version) for t, s in self._states.items()
+               if not s.finished and s.deadline is not None and s.deadline <= now]
+        return sorted(due)[:limit]

@@ -1,0 +1,198 @@
+"""The embedded default: one SQLite file in WAL mode, for a single server process.
+
+Calls are synchronous on the event loop's thread. With WAL and ``synchronous=NORMAL`` a commit
+is a write to the WAL file without fsync (tens of microseconds): a committed move survives a
+SIGKILL of the server (the OS holds the page), not a power cut; ``synchronous=FULL`` (flag
+``--sqlite-synchronous full``) adds the fsync for that. A thread hop per call would cost more
+than the write itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from service.store.base import LogEntry, StoreError, TableRecord, TableState, VersionConflict
+from service.store.codec import dumps, loads, state_from_row
+
+SCHEMA_VERSION = 1
+
+_MIGRATIONS = {
+    1: """
+    CREATE TABLE tables (
+        table_id TEXT PRIMARY KEY,
+        variant_id TEXT NOT NULL,
+        variant_version INTEGER NOT NULL,
+        options TEXT NOT NULL,
+        seed BLOB NOT NULL,
+        commitment TEXT NOT NULL,
+        test TEXT NOT NULL,
+        turn_seconds INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        version INTEGER NOT NULL,
+        phase TEXT NOT NULL,
+        free_seats INTEGER NOT NULL,
+        finished INTEGER NOT NULL,
+        seats TEXT NOT NULL,
+        deadline REAL
+    );
+    CREATE INDEX tables_open ON tables (finished, variant_id, table_id);
+    CREATE INDEX tables_deadline ON tables (deadline) WHERE deadline IS NOT NULL;
+    CREATE TABLE log (
+        table_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        seat INTEGER,
+        payload TEXT NOT NULL,
+        request_id TEXT,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (table_id, version)
+    ) WITHOUT ROWID;
+    CREATE UNIQUE INDEX log_request ON log (table_id, request_id) WHERE request_id IS NOT NULL;
+    """,
+}
+
+_TABLE_COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
+                  "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
+
+
+def _row_to_table(row: sqlite3.Row | tuple[object, ...]) -> tuple[TableRecord, TableState]:
+    (table_id, variant_id, variant_version, options, seed, commitment, test, turn_seconds,
+     created_at, version, phase, free_seats, finished, seats, deadline) = tuple(row)
+    record = TableRecord(str(table_id), str(variant_id), int(variant_version),  # type: ignore[call-overload]
+                         loads(options), bytes(seed), str(commitment),  # type: ignore[arg-type]
+                         float(created_at), int(turn_seconds), loads(test))  # type: ignore[arg-type,call-overload]
+    state = state_from_row(version, phase, free_seats, finished, seats, deadline)  # type: ignore[arg-type]
+    return record, state
+
+
+class SqliteStore:
+    shared = False
+
+    def __init__(self, path: str, synchronous: str = "NORMAL") -> None:
+        self.path = path
+        self.synchronous = synchronous.upper()
+        self._db: sqlite3.Connection | None = None
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise StoreError("the sqlite store is not open")
+        return self._db
+
+    async def open(self) -> None:
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={self.synchronous}")
+        db.execute("PRAGMA busy_timeout=5000")
+        current = db.execute("PRAGMA user_version").fetchone()[0]
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            db.execute("BEGIN IMMEDIATE")
+            for statement in filter(str.strip, _MIGRATIONS[version].split(";")):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={version}")
+            db.execute("COMMIT")
+        self._db = db
+
+    async def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _insert_entries(self, table_id: str, entries: Sequence[LogEntry]) -> None:
+        self.db.executemany(
+            "INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(table_id, e.version, e.kind, e.seat, dumps(e.payload), e.request_id, e.created_at)
+             for e in entries])
+
+    async def create_table(self, record: TableRecord, state: TableState,
+                           entries: Sequence[LogEntry]) -> None:
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.table_id, record.variant_id, record.variant_version, dumps(record.options),
+                 record.seed, record.commitment, dumps(record.test), record.turn_seconds,
+                 record.created_at, state.version, state.phase, state.free_seats,
+                 int(state.finished), dumps(state.seats), state.deadline))
+            self._insert_entries(record.table_id, entries)
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            db.execute("ROLLBACK")
+            raise StoreError(f"could not create table {record.table_id}: {exc}") from exc
+
+    async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
+                     state: TableState) -> None:
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            updated = db.execute(
+                "UPDATE tables SET version = ?, phase = ?, free_seats = ?, finished = ?, "
+                "seats = ?, deadline = ? WHERE table_id = ? AND version = ?",
+                (state.version, state.phase, state.free_seats, int(state.finished),
+                 dumps(state.seats), state.deadline, table_id, expected_version)).rowcount
+            if updated != 1:
+                db.execute("ROLLBACK")
+                row = db.execute("SELECT version FROM tables WHERE table_id = ?",
+                                 (table_id,)).fetchone()
+                if row is None:
+                    raise StoreError(f"no table {table_id}")
+                raise VersionConflict(table_id, expected_version, int(row[0]))
+            self._insert_entries(table_id, entries)
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise StoreError(f"could not append to table {table_id}: {exc}") from exc
+
+    async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
+        row = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?",
+                              (table_id,)).fetchone()
+        return None if row is None else _row_to_table(row)
+
+    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
+        rows = self.db.execute(
+            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
+            "WHERE table_id = ? AND version > ? ORDER BY version", (table_id, after_version))
+        return [LogEntry(v, k, s, loads(p), r, c) for v, k, s, p, r, c in rows]
+
+    async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:
+        row = self.db.execute(
+            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
+            "WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
+        if row is None:
+            return None
+        v, k, s, p, r, c = row
+        return LogEntry(v, k, s, loads(p), r, c)
+
+    async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
+                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          ) -> list[tuple[TableRecord, TableState]]:
+        clauses, params = ["table_id > ?"], [after]
+        if not include_finished:
+            clauses.append("finished = 0")
+        if variant_id:
+            clauses.append("variant_id = ?")
+            params.append(variant_id)
+        if only_open:
+            clauses.append("free_seats > 0")
+        rows = self.db.execute(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE {' AND '.join(clauses)} "
+            f"ORDER BY table_id LIMIT {int(limit)}", params)
+        return [_row_to_table(row) for row in rows]
+
+    async def count_tables(self, *, include_finished: bool = False) -> int:
+        where = "" if include_finished else " WHERE finished = 0"
+        return int(self.db.execute(f"SELECT count(*) FROM tables{where}").fetchone()[0])
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
+        rows = self.db.execute(
+            "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= ? "
+            "AND finished = 0 ORDER BY deadline LIMIT ?", (now, limit))
+        return [(str(t), int(v)) for t, v in rows]

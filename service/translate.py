@@ -1,0 +1,164 @@
+"""Domain records to protobuf messages and back. The only place that knows both sides."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from google.protobuf import struct_pb2, timestamp_pb2
+
+from bezique.v1 import table_service_pb2 as pb
+from service.errors import InvalidArgument
+from service.live import LiveTable
+from service.store import TableRecord, TableState
+from variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
+from variants.cards import Shoe
+
+_OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,
+                 OptionType.CHOICE: pb.OPTION_TYPE_CHOICE}
+
+
+def option_text(value: object) -> str:
+    """An option value in its wire (string) form."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def option_schema(spec: OptionSpec) -> pb.OptionSchema:
+    message = pb.OptionSchema(name=spec.name, type=_OPTION_TYPES[spec.type],
+                              default_value=option_text(spec.default), choices=spec.choices,
+                              nullable=spec.nullable, description=spec.description)
+    if spec.minimum is not None:
+        message.minimum = spec.minimum
+    if spec.maximum is not None:
+        message.maximum = spec.maximum
+    return message
+
+
+def variant_info(variant: Variant, policies: Iterable[str]) -> pb.VariantInfo:
+    return pb.VariantInfo(id=variant.id, title=variant.title, description=variant.description,
+                          min_seats=variant.min_seats, max_seats=variant.max_seats,
+                          version=variant.version,
+                          options=[option_schema(s) for s in variant.options],
+                          bot_policies=list(policies))
+
+
+def struct(data: Mapping[str, Any]) -> struct_pb2.Struct:
+    message = struct_pb2.Struct()
+    if data:
+        message.update(_jsonable(data))
+    return message
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
+    message = timestamp_pb2.Timestamp()
+    message.FromNanoseconds(int(seconds * 1e9))
+    return message
+
+
+def cards(shoe: Shoe, ids: Iterable[int]) -> list[pb.Card]:
+    return [pb.Card(code=shoe.code(i), id=i) for i in ids]
+
+
+def move_to_pb(shoe: Shoe, move: Move) -> pb.Move:
+    return pb.Move(kind=move.kind, cards=cards(shoe, move.cards), amount=move.amount,
+                   label=move.label)
+
+
+def move_from_pb(message: pb.Move) -> Move:
+    if not message.kind:
+        raise InvalidArgument("move.kind is empty: submit one of the legal moves",
+                              field="move.kind")
+    if len(message.cards) > 64 or len(message.kind) > 64 or len(message.label) > 64:
+        raise InvalidArgument("move is larger than any legal move", field="move")
+    return Move(message.kind, tuple(card.id for card in message.cards), message.amount,
+                message.label)
+
+
+def event_to_pb(shoe: Shoe, version: int, event: Event) -> pb.Event:
+    message = pb.Event(version=version, kind=event.kind, cards=cards(shoe, event.cards),
+                       hidden_count=event.hidden, amount=event.amount, label=event.label,
+                       detail=struct(event.detail))
+    if event.seat is not None:
+        message.seat = event.seat
+    return message
+
+
+def events_to_pb(shoe: Shoe, version: int, events: Sequence[Event]) -> list[pb.Event]:
+    return [event_to_pb(shoe, version, e) for e in events]
+
+
+def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
+    return pb.Outcome(winners=outcome.winners, scores=outcome.scores, reason=outcome.reason,
+                      detail=struct(outcome.detail))
+
+
+def seat_states(live: LiveTable, view: View | None) -> list[pb.SeatState]:
+    states = []
+    for index, seat in enumerate(live.seats):
+        state = pb.SeatState(seat=index, occupied=seat.occupied, display_name=seat.name,
+                             bot_policy=seat.bot)
+        if view is not None:
+            if index < len(view.scores):
+                state.score = view.scores[index]
+            if index < len(view.stacks):
+                state.stack = view.stacks[index]
+            hand = view.zone("hand", index)
+            if hand is not None:
+                state.hidden_hand_count = hand.hidden
+        states.append(state)
+    return states
+
+
+def view_to_pb(live: LiveTable, version: int, view: View | None, legal: Sequence[Move],
+               viewer: int | None) -> pb.View:
+    message = pb.View(table_id=live.table_id, version=version, variant_id=live.variant.id,
+                      phase=live.phase if view is None else view.phase,
+                      seats=seat_states(live, view), waiting_for_players=not live.started,
+                      seed_commitment=live.record.commitment)
+    if viewer is not None:
+        message.viewer_seat = viewer
+    if view is None:
+        return message
+    shoe = view.shoe or live.variant.shoe(live.record.options)
+    message.to_move.extend(view.to_move)
+    message.hand.extend(cards(shoe, view.hand))
+    for zone in view.zones:
+        if zone.name == "hand" and not zone.cards:
+            continue  # hidden hands are counted in seats[].hidden_hand_count
+        zone_pb = pb.Zone(name=zone.name, cards=cards(shoe, zone.cards), hidden_count=zone.hidden)
+        if zone.owner is not None:
+            zone_pb.owner = zone.owner
+        message.zones.append(zone_pb)
+    message.pot = view.pot
+    message.legal_moves.extend(move_to_pb(shoe, m) for m in legal)
+    message.detail.CopyFrom(struct(view.detail))
+    if live.deadline is not None and not live.finished:
+        message.deadline.CopyFrom(timestamp(live.deadline))
+    outcome = live.game.outcome() if live.game is not None else None
+    if outcome is not None:
+        message.outcome.CopyFrom(outcome_to_pb(outcome))
+    return message
+
+
+def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:
+    seats = [pb.SeatState(seat=i, occupied=bool(s.get("occupied")),
+                          display_name=str(s.get("name", "")), bot_policy=str(s.get("bot", "")))
+             for i, s in enumerate(state.seats)]
+    return pb.TableSummary(
+        table_id=record.table_id, variant_id=record.variant_id,
+        options={k: option_text(v) for k, v in record.options.items()}, seats=seats,
+        free_seats=state.free_seats, phase=state.phase, version=state.version,
+        finished=state.finished, created_at=timestamp(record.created_at),
+        seed_commitment=record.commitment, turn_seconds=record.turn_seconds)

@@ -1,0 +1,393 @@
+"""The plugin API: what a variant declares, and the records a game hands to the server.
+
+A :class:`Variant` holds a game's *facts* (id, title, seats, options, shoe); a :class:`Game` is one
+table's *state*. Every action is a frozen :class:`Move`; everything that happens is a frozen
+:class:`Event` that says who may see it. The server offers ``game.legal_moves(seat)`` and accepts
+exactly those, so the legal moves are the single source of truth.
+
+This module imports nothing from grpc, protobuf or storage: the rules core is pure.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from variants.cards import Shoe
+from variants.chance import Chance
+
+Detail = Mapping[str, Any]
+"""Variant-specific, JSON-able details (str, int, bool, lists, nested mappings).
+
+Details are always public to whoever sees the record that carries them: never put a hidden card
+in a detail; hidden cards travel only in ``cards`` fields, which the server redacts."""
+
+EMPTY: Detail = MappingProxyType({})
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class VariantError(ValueError):
+    """Base of every error a variant raises on bad input; the message quotes the input."""
+
+
+class OptionError(VariantError):
+    """An option is unknown, of the wrong type, or out of range."""
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(f"option {option!r}: {reason}")
+        self.option = option
+        self.reason = reason
+
+
+class IllegalMoveError(VariantError):
+    """A move that is not among the seat's legal moves now. Nothing was changed."""
+
+    def __init__(self, seat: int, move: Move, reason: str, phase: str = "") -> None:
+        where = f" in phase {phase!r}" if phase else ""
+        super().__init__(f"seat {seat} cannot play {move}{where}: {reason}")
+        self.seat = seat
+        self.move = move
+        self.reason = reason
+        self.phase = phase
+
+
+class NotYourTurnError(IllegalMoveError):
+    """The seat is not one of the seats to move."""
+
+
+class GameOverError(IllegalMoveError):
+    """The game has ended; no move is legal."""
+
+
+class LogVersionError(VariantError):
+    """A stored log was written by a variant version this one cannot replay faithfully."""
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One action of a seat.
+
+    ``kind`` names the action (``play``, ``declare``, ``pass``, ``raise``, ...); ``cards`` are
+    card ids; ``amount`` is an integer quantity (chips); ``label`` names a choice such as a meld.
+    """
+
+    kind: str
+    cards: tuple[int, ...] = ()
+    amount: int = 0
+    label: str = ""
+
+    def __str__(self) -> str:
+        parts = [self.kind]
+        if self.label:
+            parts.append(self.label)
+        if self.cards:
+            parts.append("cards=" + ",".join(map(str, self.cards)))
+        if self.amount:
+            parts.append(f"amount={self.amount}")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "cards": list(self.cards), "amount": self.amount,
+                "label": self.label}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Move:
+        return cls(str(data["kind"]), tuple(int(c) for c in data.get("cards", ())),
+                   int(data.get("amount", 0)), str(data.get("label", "")))
+
+
+EVERYONE: frozenset[int] | None = None
+"""``visible_to`` of a public record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened. ``visible_to`` is ``None`` (everyone) or the seats that may see
+    its ``cards``; any other viewer gets the event with its cards removed (``hidden`` counts them).
+    """
+
+    kind: str
+    seat: int | None = None
+    cards: tuple[int, ...] = ()
+    amount: int = 0
+    label: str = ""
+    detail: Detail = field(default_factory=lambda: EMPTY)
+    visible_to: frozenset[int] | None = None
+    hidden: int = 0
+
+    def visible_for(self, viewer: int | None) -> bool:
+        """Whether ``viewer`` (a seat, or ``None`` for a spectator) may see the cards."""
+        return self.visible_to is None or (viewer is not None and viewer in self.visible_to)
+
+    def redacted_for(self, viewer: int | None) -> Event:
+        """The event as ``viewer`` may see it."""
+        if self.visible_for(viewer) or not self.cards:
+            return self
+        return Event(self.kind, self.seat, (), self.amount, self.label, self.detail,
+                     self.visible_to, len(self.cards))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind, "seat": self.seat, "cards": list(self.cards),
+            "amount": self.amount, "label": self.label, "detail": dict(self.detail),
+            "visible_to": None if self.visible_to is None else sorted(self.visible_to),
+            "hidden": self.hidden,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        visible = data.get("visible_to")
+        return cls(
+            str(data["kind"]), data.get("seat"), tuple(data.get("cards", ())),
+            int(data.get("amount", 0)), str(data.get("label", "")),
+            MappingProxyType(dict(data.get("detail") or {})),
+            None if visible is None else frozenset(visible), int(data.get("hidden", 0)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Zone:
+    """A named place with cards a viewer can see (``cards``) or only count (``hidden``)."""
+
+    name: str
+    owner: int | None = None
+    cards: tuple[int, ...] = ()
+    hidden: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one viewer (a seat, or ``None`` for a spectator) may see of a game now."""
+
+    viewer: int | None
+    phase: str
+    to_move: tuple[int, ...]
+    hand: tuple[int, ...]
+    zones: tuple[Zone, ...] = ()
+    scores: tuple[int, ...] = ()
+    stacks: tuple[int, ...] = ()
+    pot: int = 0
+    detail: Detail = field(default_factory=lambda: EMPTY)
+    shoe: Shoe | None = field(default=None, compare=False, repr=False)
+
+    def zone(self, name: str, owner: int | None = None) -> Zone | None:
+        for zone in self.zones:
+            if zone.name == name and zone.owner == owner:
+                return zone
+        return None
+
+    def card_ids(self) -> set[int]:
+        """Every card id this view shows (the leak checks read this)."""
+        ids = set(self.hand)
+        for zone in self.zones:
+            ids.update(zone.cards)
+        return ids
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: ``winners`` (several on a split), final ``scores`` or stacks, why."""
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str
+    detail: Detail = field(default_factory=lambda: EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class Pile:
+    """For audits only: a place in the full state, every card in it, and who may see them."""
+
+    name: str
+    cards: tuple[int, ...]
+    visible_to: frozenset[int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Census:
+    """The full, unredacted whereabouts of every card, and the chips in play (conformance)."""
+
+    piles: tuple[Pile, ...]
+    chips: int | None = None
+
+
+# --------------------------------------------------------------------------- options
+
+
+class OptionType(Enum):
+    INT = "int"
+    BOOL = "bool"
+    CHOICE = "choice"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One declared option: its type, default, allowed range or values, and what it means.
+
+    ``nullable`` ints accept ``none`` (e.g. "no limit"); ``default`` may then be ``None``.
+    """
+
+    name: str
+    type: OptionType
+    default: int | bool | str | None
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+    nullable: bool = False
+
+    def parse(self, value: object) -> int | bool | str | None:
+        """Check one given value (native or its string form) and return it typed."""
+        if self.type is OptionType.BOOL:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0"):
+                return value.strip().lower() in ("true", "1")
+            raise OptionError(self.name, f"expected true or false, got {value!r}")
+        if self.type is OptionType.CHOICE:
+            if isinstance(value, str) and value in self.choices:
+                return value
+            allowed = ", ".join(self.choices)
+            raise OptionError(self.name, f"expected one of {allowed}, got {value!r}")
+        if self.nullable and (value is None or (isinstance(value, str) and
+                                                value.strip().lower() in ("none", ""))):
+            return None
+        if isinstance(value, bool):
+            raise OptionError(self.name, f"expected an integer, got {value!r}")
+        try:
+            number = int(value) if isinstance(value, int) else int(str(value).strip())
+        except ValueError:
+            raise OptionError(self.name, f"expected an integer, got {value!r}") from None
+        if self.minimum is not None and number < self.minimum:
+            raise OptionError(self.name, f"{number} is below the minimum {self.minimum}")
+        if self.maximum is not None and number > self.maximum:
+            raise OptionError(self.name, f"{number} is above the maximum {self.maximum}")
+        return number
+
+
+Options = Mapping[str, Any]
+
+
+def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, object]) -> dict[str, Any]:
+    """Every declared option, typed: the given values checked, the rest at their defaults."""
+    by_name = {spec.name: spec for spec in specs}
+    for name in given:
+        if name not in by_name:
+            known = ", ".join(sorted(by_name)) or "none"
+            raise OptionError(name, f"unknown option (this variant has: {known})")
+    return {spec.name: spec.parse(given[spec.name]) if spec.name in given else spec.default
+            for spec in specs}
+
+
+# --------------------------------------------------------------------------- protocols
+
+
+@runtime_checkable
+class Game(Protocol):
+    """One table's game state. Mutable; changed only by :meth:`apply`.
+
+    Chance steps use the :class:`~variants.chance.Chance` given at the start, with purposes
+    ``lot/N`` (the N-th draw for the deal), ``deal/N`` (the shuffle of deal N) and ``cut/N``,
+    so a game replays exactly from its seed and its moves.
+    """
+
+    @property
+    def phase(self) -> str:
+        """A short name of where the game is (``deal``, ``play``, ``betting``, ``over``, ...)."""
+        ...
+
+    @property
+    def to_move(self) -> tuple[int, ...]:
+        """The seats that must act now; empty when the game is over."""
+        ...
+
+    @property
+    def shoe(self) -> Shoe: ...
+
+    def legal_moves(self, seat: int) -> tuple[Move, ...]:
+        """Every move ``seat`` may make now (empty if it is not to move)."""
+        ...
+
+    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
+        """Make a legal move and return what happened; raise IllegalMoveError and change nothing
+        for anything else."""
+        ...
+
+    def view(self, viewer: int | None) -> View:
+        """What ``viewer`` may see now (``None``: a spectator, who sees what all players see)."""
+        ...
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on."""
+        ...
+
+    def default_move(self, seat: int) -> Move:
+        """The move made for a seat whose turn clock ran out (one of its legal moves)."""
+        ...
+
+    def census(self) -> Census:
+        """Every card's place and who may see it, and the chips in play (for audits/tests)."""
+        ...
+
+
+@runtime_checkable
+class Variant(Protocol):
+    """A game's facts and its start. Registered through the ``bezique_variants`` hook."""
+
+    id: str
+    """Stable identifier used on the wire, e.g. ``bezique-2p``."""
+    version: int
+    """Bumped whenever the same log would replay differently; stored with every table."""
+    title: str
+    description: str
+    min_seats: int
+    max_seats: int
+    options: tuple[OptionSpec, ...]
+
+    def seat_count(self, options: Options) -> int:
+        """How many seats a table with these (resolved) options has."""
+        ...
+
+    def shoe(self, options: Options) -> Shoe:
+        """The cards of a table with these options (a stacked shoe must be exactly this)."""
+        ...
+
+    def start(self, options: Options, chance: Chance, first_dealer: int | None = None
+              ) -> tuple[Game, tuple[Event, ...]]:
+        """A new game with resolved options; the events of its opening chance steps."""
+        ...
+
+    def accepts_log_version(self, version: int) -> bool:
+        """Whether a log written by ``version`` of this variant replays faithfully here."""
+        ...
+
+
+@runtime_checkable
+class BotPolicy(Protocol):
+    """A way of choosing moves, given only what the seat may see."""
+
+    name: str
+    description: str
+
+    def choose(self, view: View, legal: Sequence[Move], rng: random.Random) -> Move:
+        """One of ``legal``. ``view`` is the seat's redacted view (``view.shoe`` decodes ids)."""
+        ...
+
+
+class RandomPolicy:
+    """Uniformly random legal play: the baseline every variant gets for free."""
+
+    name = "random"
+    description = "Chooses uniformly among the legal moves."
+
+    def choose(self, view: View, legal: Sequence[Move], rng: random.Random) -> Move:
+        return legal[rng.randrange(len(legal))]

@@ -1,0 +1,1 @@
+"""Built-in variant package (being written)."""

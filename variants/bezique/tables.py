@@ -1,0 +1,72 @@
+"""Per-shoe lookup tables: rank, suit, trick strength and points of every card id.
+
+The hot paths (trick winners, legal moves, meld search) read plain tuples indexed by card id
+instead of touching :class:`~variants.cards.Card` objects. A table set is built once per number
+of packs and shared; pickling a game stores only the pack count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from variants.cards import Rank, Shoe, Suit, piquet_shoe
+
+SPADES, HEARTS, DIAMONDS, CLUBS = int(Suit.SPADES), int(Suit.HEARTS), int(Suit.DIAMONDS), \
+    int(Suit.CLUBS)
+SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = (int(r) for r in Rank)
+
+TRICK_ORDER: tuple[int, ...] = (SEVEN, EIGHT, NINE, JACK, QUEEN, KING, TEN, ACE)
+"""Ranks from lowest to highest in a trick: 7 8 9 J Q K 10 A."""
+
+STRENGTH: dict[int, int] = {rank: index for index, rank in enumerate(TRICK_ORDER)}
+"""Rank -> trick strength, 0 (the seven) to 7 (the ace)."""
+
+SUIT_LETTERS = "SHDC"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Tables:
+    """Everything the rules need to know about each card id of a ``packs``-pack piquet shoe."""
+
+    packs: int
+    shoe: Shoe
+    suit: tuple[int, ...]
+    rank: tuple[int, ...]
+    strength: tuple[int, ...]
+    points: tuple[int, ...]
+    low_key: tuple[int, ...]
+    """Sort key of the default move: trick strength, then suit order S H D C, then id."""
+    codes: tuple[str, ...]
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return (tables_for, (self.packs,))
+
+    def ids_of(self, rank: int, suit: int) -> tuple[int, ...]:
+        """Every copy of one face, lowest pack first."""
+        return self.shoe.ids_of(Rank(rank), Suit(suit))
+
+    def code(self, card: int) -> str:
+        return self.codes[card]
+
+    def codes_of(self, cards: tuple[int, ...] | list[int]) -> str:
+        return " ".join(self.codes[c] for c in cards)
+
+
+_TABLES: dict[int, Tables] = {}
+
+
+def tables_for(packs: int) -> Tables:
+    """The shared tables of a ``packs``-pack shoe (built on first use)."""
+    tables = _TABLES.get(packs)
+    if tables is None:
+        shoe = piquet_shoe(packs)
+        size = len(shoe)
+        suit = tuple(int(card.suit) for card in shoe.cards)
+        rank = tuple(int(card.rank) for card in shoe.cards)
+        strength = tuple(STRENGTH[r] for r in rank)
+        points = tuple(10 if r in (ACE, TEN) else 0 for r in rank)
+        low_key = tuple((strength[i] * 4 + suit[i]) * size + i for i in range(size))
+        codes = tuple(card.code for card in shoe.cards)
+        tables = _TABLES[packs] = Tables(packs, shoe, suit, rank, strength, points, low_key,
+                                         codes)
+    return tables

@@ -1,0 +1,138 @@
+"""Chance as explicit, replayable steps: every shuffle, cut and draw for deal comes from here.
+
+The construction (docs/fairness.md repeats it for re-implementers):
+
+* A table has a secret 32-byte ``seed`` from the OS CSPRNG; ``sha256(seed)`` is published first.
+* Each chance step has a *purpose*, an ASCII label such as ``deal/1`` or ``cut/1`` (one per step).
+* The byte stream of a purpose is ``HMAC-SHA256(key=seed, msg=purpose || ":" || counter)`` for
+  ``counter = 0, 1, 2, …`` (counter as decimal ASCII), concatenated.
+* ``below(purpose, n)`` reads 8-byte big-endian integers from that stream and returns the first
+  ``x`` with ``x < 2**64 - (2**64 % n)``, reduced ``x % n`` (rejection sampling: no modulo bias).
+* ``shuffled(purpose, items)`` is a Fisher–Yates shuffle: for ``i`` from ``len-1`` down to ``1``,
+  ``j = below`` drawn from the same stream (one stream for the whole shuffle) with ``n = i + 1``,
+  then swap ``items[i]`` and ``items[j]``.
+
+Nothing here is derived from the published hash, so the commitment predicts nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
+
+_TWO_64 = 1 << 64
+
+
+class Chance(Protocol):
+    """The random source a variant is given. Variants never use the global ``random``."""
+
+    def below(self, purpose: str, n: int) -> int:
+        """A uniform integer in ``[0, n)`` for one named chance step."""
+        ...
+
+    def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
+        """A uniformly shuffled copy of ``items`` for one named chance step."""
+        ...
+
+
+def commitment(seed: bytes) -> str:
+    """The published commitment of a seed: ``sha256(seed)`` in hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+class _Stream:
+    """The HMAC byte stream of one purpose, read as 64-bit integers."""
+
+    __slots__ = ("_blocks", "_buffer")
+
+    def __init__(self, seed: bytes, purpose: str) -> None:
+        self._blocks = self._generate(seed, purpose)
+        self._buffer = b""
+
+    @staticmethod
+    def _generate(seed: bytes, purpose: str) -> Iterator[bytes]:
+        counter = 0
+        prefix = purpose.encode("ascii") + b":"
+        while True:
+            yield hmac.new(seed, prefix + str(counter).encode("ascii"), hashlib.sha256).digest()
+            counter += 1
+
+    def below(self, n: int) -> int:
+        if n < 1:
+            raise ValueError("below() needs n >= 1")
+        limit = _TWO_64 - (_TWO_64 % n)
+        while True:
+            while len(self._buffer) < 8:
+                self._buffer += next(self._blocks)
+            value = int.from_bytes(self._buffer[:8], "big")
+            self._buffer = self._buffer[8:]
+            if value < limit:
+                return value % n
+
+
+class SeededChance:
+    """The fair source: every step derived from the secret seed by HMAC-SHA256."""
+
+    def __init__(self, seed: bytes) -> None:
+        if len(seed) < 16:
+            raise ValueError("a shuffle seed must have at least 16 bytes")
+        self.seed = seed
+
+    def below(self, purpose: str, n: int) -> int:
+        return _Stream(self.seed, purpose).below(n)
+
+    def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
+        stream = _Stream(self.seed, purpose)
+        result = list(items)
+        for i in range(len(result) - 1, 0, -1):
+            j = stream.below(i + 1)
+            result[i], result[j] = result[j], result[i]
+        return result
+
+
+class StackedChance:
+    """Test mode: some purposes answer with prearranged results, the rest fall back to a seed.
+
+    ``orders`` maps a shuffle purpose (e.g. ``deal/1``) to the exact order to return, top card
+    first; ``picks`` maps a ``below`` purpose (e.g. ``cut/1``) to its answer. A stacked order must
+    be a permutation of what the variant shuffles; a mismatch is a ValueError.
+    """
+
+    def __init__(
+        self,
+        fallback: Chance,
+        orders: Mapping[str, Sequence[object]] | None = None,
+        picks: Mapping[str, int] | None = None,
+    ) -> None:
+        self._fallback = fallback
+        self._orders = dict(orders or {})
+        self._picks = dict(picks or {})
+
+    def below(self, purpose: str, n: int) -> int:
+        if purpose in self._picks:
+            pick = self._picks[purpose]
+            if not 0 <= pick < n:
+                raise ValueError(f"stacked pick {pick} for {purpose!r} is outside [0, {n})")
+            return pick
+        return self._fallback.below(purpose, n)
+
+    def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
+        if purpose in self._orders:
+            order = list(self._orders[purpose])
+            if sorted(map(repr, order)) != sorted(map(repr, items)):
+                raise ValueError(f"the stacked order for {purpose!r} is not a permutation")
+            return order  # type: ignore[return-value]
+        return self._fallback.shuffled(purpose, items)
+
+
+FIRST_DEAL = "deal/1"
+"""The purpose of the first deal's shuffle: the one a stacked shoe replaces."""
+
+
+def stacked_shoe(fallback: Chance, order: Sequence[int]) -> StackedChance:
+    """Test mode's stacked shoe: the first deal gets ``order`` exactly, and is cut at 0."""
+    return StackedChance(fallback, orders={FIRST_DEAL: order}, picks={"cut/1": 0})

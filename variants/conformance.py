@@ -1,0 +1,331 @@
+"""The conformance kit: the checks every variant must pass, built-in or third-party.
+
+Run it from a test::
+
+    from variants.conformance import check_variant
+    def test_my_variant_conforms():
+        check_variant(MyVariant())
+
+Each check is also a public function, so a test can run them one by one. A failed check raises
+:class:`ConformanceError` saying which rule broke, after which move, for which viewer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from variants.api import (
+    BotPolicy,
+    Census,
+    Event,
+    Game,
+    IllegalMoveError,
+    Move,
+    OptionError,
+    Options,
+    OptionSpec,
+    OptionType,
+    RandomPolicy,
+    Variant,
+    VariantError,
+    resolve_options,
+)
+from variants.chance import SeededChance
+
+
+class ConformanceError(AssertionError):
+    """A variant broke one of the rules every variant must keep."""
+
+
+def seed_bytes(n: int) -> bytes:
+    """A deterministic 32-byte shuffle seed for test game ``n``."""
+    return hashlib.sha256(f"conformance-{n}".encode()).digest()
+
+
+@dataclass
+class PlayedGame:
+    """A finished (or stopped) game and how it got there."""
+
+    variant: Variant
+    options: dict[str, Any]
+    seed: bytes
+    game: Game
+    opening: tuple[Event, ...]
+    moves: list[tuple[int, Move]] = field(default_factory=list)
+    events: list[tuple[Event, ...]] = field(default_factory=list)
+
+
+Observer = Callable[[Game, int, Move, tuple[Event, ...], Census], None]
+
+
+def random_game(
+    variant: Variant,
+    options: Mapping[str, object] | None = None,
+    *,
+    game_no: int = 0,
+    policies: Sequence[BotPolicy] | None = None,
+    max_moves: int = 100_000,
+    observe: Observer | None = None,
+) -> PlayedGame:
+    """Play one game to its end, each seat choosing with its policy (random by default) from its
+    own redacted view. ``observe`` is called after each move with the census taken before it."""
+    resolved = resolve_options(variant.options, options or {})
+    seed = seed_bytes(game_no)
+    game, opening = variant.start(resolved, SeededChance(seed))
+    played = PlayedGame(variant, resolved, seed, game, opening)
+    rng = random.Random(game_no)
+    seats = variant.seat_count(resolved)
+    chosen = list(policies) if policies else [RandomPolicy()] * seats
+    for _ in range(max_moves):
+        if game.outcome() is not None:
+            return played
+        to_move = game.to_move
+        if not to_move:
+            raise ConformanceError(f"{variant.id}: no seat to move, yet no outcome")
+        seat = to_move[0]
+        legal = game.legal_moves(seat)
+        if not legal:
+            raise ConformanceError(f"{variant.id}: seat {seat} is to move with no legal move")
+        move = chosen[seat].choose(game.view(seat), legal, rng)
+        before = game.census() if observe else None
+        events = game.apply(seat, move)
+        played.moves.append((seat, move))
+        played.events.append(events)
+        if observe and before is not None:
+            observe(game, seat, move, events, before)
+    raise ConformanceError(f"{variant.id}: game {game_no} did not end in {max_moves} moves")
+
+
+def replay(played: PlayedGame) -> tuple[Game, list[tuple[Event, ...]]]:
+    """Rebuild a game from its seed and its moves."""
+    game, _ = played.variant.start(played.options, SeededChance(played.seed))
+    return game, [game.apply(seat, move) for seat, move in played.moves]
+
+
+# ------------------------------------------------------------------------ individual checks
+
+
+def check_facts(variant: Variant) -> None:
+    """Declared facts are coherent and the defaults are valid options."""
+    if not variant.id or variant.id != variant.id.strip().lower() or " " in variant.id:
+        raise ConformanceError(f"variant id {variant.id!r} must be lower-case without spaces")
+    if not 1 <= variant.min_seats <= variant.max_seats:
+        raise ConformanceError(f"{variant.id}: seat range {variant.min_seats}..{variant.max_seats}")
+    names = [spec.name for spec in variant.options]
+    if len(names) != len(set(names)):
+        raise ConformanceError(f"{variant.id}: an option is declared twice: {names}")
+    for spec in variant.options:
+        if not spec.description:
+            raise ConformanceError(f"{variant.id}: option {spec.name!r} has no description")
+    defaults = resolve_options(variant.options, {})
+    seats = variant.seat_count(defaults)
+    if not variant.min_seats <= seats <= variant.max_seats:
+        raise ConformanceError(f"{variant.id}: default seat count {seats} outside its range")
+    if not variant.accepts_log_version(variant.version):
+        raise ConformanceError(f"{variant.id}: refuses logs of its own version")
+
+
+def _bad_values(spec: OptionSpec) -> list[object]:
+    if spec.type is OptionType.BOOL:
+        return ["maybe", 2]
+    if spec.type is OptionType.CHOICE:
+        return ["no-such-choice", 3]
+    bad: list[object] = ["not-a-number", True]
+    if spec.minimum is not None:
+        bad.append(spec.minimum - 1)
+    if spec.maximum is not None:
+        bad.append(spec.maximum + 1)
+    return bad
+
+
+def check_options_refused(variant: Variant) -> None:
+    """Unknown options and values of the wrong type or out of range raise OptionError."""
+    probes: list[tuple[str, dict[str, object]]] = [("no_such_option", {"no_such_option": 1})]
+    for spec in variant.options:
+        probes += [(spec.name, {spec.name: value}) for value in _bad_values(spec)]
+    for name, given in probes:
+        try:
+            resolve_options(variant.options, given)
+        except OptionError as exc:
+            if exc.option != name:
+                raise ConformanceError(f"{variant.id}: {given} blamed {exc.option!r}") from exc
+        else:
+            raise ConformanceError(f"{variant.id}: accepted the bad option {given}")
+
+
+def _visible_ids(census: Census, viewer: int | None) -> set[int]:
+    ids: set[int] = set()
+    for pile in census.piles:
+        if pile.visible_to is None or (viewer is not None and viewer in pile.visible_to):
+            ids.update(pile.cards)
+    return ids
+
+
+def check_census(variant: Variant, game: Game, chips: int | None, where: str) -> None:
+    """Every card of the shoe is in exactly one pile; the chips in play never change."""
+    census = game.census()
+    seen: list[int] = [card for pile in census.piles for card in pile.cards]
+    if sorted(seen) != list(game.shoe.ids):
+        missing = set(game.shoe.ids) - set(seen)
+        doubled = {c for c in seen if seen.count(c) > 1}
+        raise ConformanceError(
+            f"{variant.id} {where}: cards not conserved (missing {sorted(missing)[:8]}, "
+            f"in two places {sorted(doubled)[:8]})")
+    if census.chips != chips:
+        raise ConformanceError(f"{variant.id} {where}: chips {chips} became {census.chips}")
+
+
+def check_views(variant: Variant, game: Game, seats: int, where: str) -> None:
+    """No view shows a card its viewer may not see; turn facts agree with the legal moves."""
+    census = game.census()
+    over = game.outcome() is not None
+    if over == bool(game.to_move):
+        raise ConformanceError(f"{variant.id} {where}: to_move={game.to_move} but over={over}")
+    for viewer in [None, *range(seats)]:
+        view = game.view(viewer)
+        leaked = view.card_ids() - _visible_ids(census, viewer)
+        if leaked:
+            raise ConformanceError(
+                f"{variant.id} {where}: the view of {viewer} shows hidden cards "
+                f"{game.shoe.codes(sorted(leaked))}")
+        if view.to_move != game.to_move:
+            raise ConformanceError(f"{variant.id} {where}: view.to_move differs for {viewer}")
+    for seat in range(seats):
+        legal = game.legal_moves(seat)
+        if (seat in game.to_move) != bool(legal):
+            raise ConformanceError(f"{variant.id} {where}: seat {seat} legal={len(legal)} "
+                                   f"but to_move={game.to_move}")
+        if legal and game.default_move(seat) not in legal:
+            raise ConformanceError(f"{variant.id} {where}: default move of {seat} is not legal")
+
+
+def check_event_redaction(variant: Variant, before: Census, game: Game, events: Sequence[Event],
+                          seats: int, where: str) -> None:
+    """An event shows a viewer only cards that viewer could see before or after the move."""
+    after = game.census()
+    for viewer in [None, *range(seats)]:
+        allowed = _visible_ids(before, viewer) | _visible_ids(after, viewer)
+        for event in events:
+            shown = set(event.redacted_for(viewer).cards) - allowed
+            if shown:
+                raise ConformanceError(
+                    f"{variant.id} {where}: event {event.kind!r} shows {viewer} hidden cards "
+                    f"{game.shoe.codes(sorted(shown))}")
+
+
+def _state_of(game: Game, seats: int) -> tuple[object, ...]:
+    return (game.census(), game.outcome(), game.to_move,
+            tuple(game.view(v) for v in [None, *range(seats)]),
+            tuple(game.legal_moves(s) for s in range(seats)))
+
+
+def _illegal_probes(game: Game, seat: int, seats: int,
+                    rng: random.Random) -> list[tuple[int, Move]]:
+    legal = set(game.legal_moves(seat))
+    probes: list[tuple[int, Move]] = [(seat, Move("no-such-move")),
+                                      (seat, Move("play", (len(game.shoe) + 5,)))]
+    for move in legal:
+        if move.cards:
+            other = (rng.randrange(len(game.shoe)), *move.cards[1:])
+            if Move(move.kind, other, move.amount, move.label) not in legal:
+                probes.append((seat, Move(move.kind, other, move.amount, move.label)))
+                break
+    for move in legal:
+        if Move(move.kind, move.cards, move.amount + 10**9, move.label) not in legal:
+            probes.append((seat, Move(move.kind, move.cards, move.amount + 10**9, move.label)))
+            break
+    others = [s for s in range(seats) if s not in game.to_move]
+    if others and legal:
+        probes.append((rng.choice(others), next(iter(legal))))
+    return probes
+
+
+def check_illegal_refused(variant: Variant, game: Game, seats: int, rng: random.Random,
+                          where: str) -> None:
+    """Moves outside the legal moves raise IllegalMoveError and change nothing."""
+    if not game.to_move:
+        return
+    seat = game.to_move[0]
+    before = _state_of(game, seats)
+    for who, move in _illegal_probes(game, seat, seats, rng):
+        try:
+            game.apply(who, move)
+        except IllegalMoveError:
+            pass
+        except VariantError as exc:
+            raise ConformanceError(f"{variant.id} {where}: {move} by {who} raised "
+                                   f"{type(exc).__name__}, not IllegalMoveError") from exc
+        else:
+            raise ConformanceError(f"{variant.id} {where}: accepted the illegal {move} by {who}")
+        if _state_of(game, seats) != before:
+            raise ConformanceError(f"{variant.id} {where}: the refused {move} changed the state")
+
+
+def check_every_legal_move_applies(variant: Variant, game: Game, where: str) -> None:
+    """Each legal move of the seat to move applies (on a copy) without error."""
+    if not game.to_move:
+        return
+    seat = game.to_move[0]
+    for move in game.legal_moves(seat):
+        copy: Game = pickle.loads(pickle.dumps(game))
+        try:
+            copy.apply(seat, move)
+        except VariantError as exc:
+            raise ConformanceError(f"{variant.id} {where}: legal {move} refused: {exc}") from exc
+
+
+def check_random_games(variant: Variant, options: Mapping[str, object] | None = None, *,
+                       games: int = 3, first_game: int = 0, probe_every: int = 7) -> None:
+    """Random games end, keep every invariant after every move, and replay identically."""
+    for game_no in range(first_game, first_game + games):
+        check_one_game(variant, options, game_no, probe_every)
+
+
+def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_no: int,
+                   probe_every: int = 7) -> PlayedGame:
+    """One random game, checked after every move; then its replay and its pickle."""
+    rng = random.Random(1000 + game_no)
+    resolved = resolve_options(variant.options, options or {})
+    seats = variant.seat_count(resolved)
+    moves = 0
+    start_chips: list[int | None] = []
+
+    def observe(game: Game, seat: int, move: Move, events: tuple[Event, ...],
+                before: Census) -> None:
+        nonlocal moves
+        moves += 1
+        where = f"game {game_no} move {moves} ({move} by {seat})"
+        if not start_chips:
+            start_chips.append(before.chips)
+        check_census(variant, game, start_chips[0], where)
+        check_event_redaction(variant, before, game, events, seats, where)
+        check_views(variant, game, seats, where)
+        if moves % probe_every == 0:
+            check_illegal_refused(variant, game, seats, rng, where)
+            check_every_legal_move_applies(variant, game, where)
+
+    played = random_game(variant, options, game_no=game_no, observe=observe)
+    fresh, _ = variant.start(played.options, SeededChance(played.seed))
+    check_census(variant, played.game, fresh.census().chips, f"game {game_no} end")
+    check_views(variant, played.game, seats, f"game {game_no} end")
+    rebuilt, events = replay(played)
+    if _state_of(rebuilt, seats) != _state_of(played.game, seats) or events != played.events:
+        raise ConformanceError(f"{variant.id}: game {game_no} replays differently")
+    copy: Game = pickle.loads(pickle.dumps(played.game))
+    if _state_of(copy, seats) != _state_of(played.game, seats):
+        raise ConformanceError(f"{variant.id}: a pickled game differs from the original")
+    check_illegal_refused(variant, played.game, seats, rng, f"game {game_no} end")
+    return played
+
+
+def check_variant(variant: Variant, *, options: Sequence[Options] = ({},), games: int = 3) -> None:
+    """Every check of the kit, for each of the given option sets."""
+    check_facts(variant)
+    check_options_refused(variant)
+    for number, given in enumerate(options):
+        check_random_games(variant, given, games=games, first_game=number * games)

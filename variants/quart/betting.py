@@ -1,0 +1,237 @@
+"""The betting engine of one Quart-Bezique deal: pure, integer chips, every chip accounted for.
+
+The seed's "each next player must put in at least as much as the previous one; if he puts in
+more, the previous ones must make up the difference" is modelled poker-style (rules §3 [R]):
+
+* every dealt-in seat has a *contribution* this deal (antes are kept apart, as dead money);
+  the *level* ``L`` is the highest contribution;
+* ``bet`` brings a contribution up to ``L`` (a call; only while three or more seats are in);
+* ``raise`` to a new level ``T`` with ``L + min_bet <= T <= L + max_bet`` and within the stack
+  (the opener's first raise is the opening, so it is at least ``min_bet``);
+* ``show`` (exactly two seats in) brings a contribution up to ``L`` and ends the betting;
+* ``allin`` puts in the whole stack when no bet, show or raise can: for less than ``L``, or a
+  short raise below ``L + min_bet``; an all-in that lifts ``L`` counts as a raise;
+* ``fold`` gives up the deal.
+
+The betting closes when one seat is left, when ``show`` is made, or when every seat that can
+still act has matched ``L`` and acted since the last raise; with three or more seats in, that is
+a multiway showdown (or, with ``multiway`` off, the next seat must raise or fold). A seat is
+never offered a raise when every other seat in is all-in. Each move either removes a seat or
+moves chips, so a deal always ends.
+
+:func:`side_pots` splits the chips into pots, each contested only by the seats that paid its
+whole layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+OPEN = "open"
+SHOWDOWN = "showdown"
+LAST_STANDING = "last-standing"
+
+
+class BettingError(ValueError):
+    """A betting action that is not allowed now; the reason says why. Nothing was changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    """One pot: its chips and the seats that may win it, clockwise from the dealer's left."""
+
+    amount: int
+    eligible: tuple[int, ...]
+
+
+class Betting:
+    """The betting state of one deal.
+
+    ``stacks`` is the table's list of stacks, shared and updated in place, so the table's
+    chip count (stacks + dead money + contributions) never changes across an action.
+    """
+
+    __slots__ = ("acted", "all_in", "contrib", "folded", "level", "max_bet", "min_bet",
+                 "multiway", "order", "stacks", "status", "turn")
+
+    def __init__(self, order: Sequence[int], stacks: list[int], *, min_bet: int,
+                 max_bet: int | None = None, multiway: bool = True) -> None:
+        """``order``: the dealt-in seats clockwise from the dealer's left (the dealer last)."""
+        if min_bet < 1 or (max_bet is not None and max_bet < min_bet):
+            raise ValueError(f"need 1 <= min_bet <= max_bet, got {min_bet}, {max_bet}")
+        seats = len(stacks)
+        self.order: tuple[int, ...] = tuple(order)
+        self.stacks = stacks
+        self.min_bet = min_bet
+        self.max_bet = max_bet
+        self.multiway = multiway
+        self.contrib = [0] * seats
+        self.folded = [s not in self.order for s in range(seats)]
+        self.all_in = [stacks[s] == 0 and s in self.order for s in range(seats)]
+        self.acted = [False] * seats
+        self.level = 0
+        self.status = OPEN
+        self.turn: int | None = None
+        self._advance(self.order[-1])
+
+    # ------------------------------------------------------------------ what may be done
+
+    @property
+    def live(self) -> list[int]:
+        """Seats still in the deal (not folded), clockwise from the dealer's left."""
+        return [s for s in self.order if not self.folded[s]]
+
+    def to_call(self, seat: int) -> int:
+        return self.level - self.contrib[seat]
+
+    def can_bet(self, seat: int) -> bool:
+        call = self.level - self.contrib[seat]
+        return len(self.live) >= 3 and 0 < call <= self.stacks[seat]
+
+    def can_show(self, seat: int) -> bool:
+        return len(self.live) == 2 and self.level > 0 and self.level - self.contrib[seat] <= \
+            self.stacks[seat]
+
+    def _opponent_can_act(self, seat: int) -> bool:
+        return any(not self.folded[s] and not self.all_in[s] for s in self.order if s != seat)
+
+    def raise_range(self, seat: int) -> tuple[int, int] | None:
+        """The lowest and highest level ``seat`` may raise to, or None."""
+        if not self._opponent_can_act(seat):
+            return None
+        low = self.level + self.min_bet
+        high = self.contrib[seat] + self.stacks[seat]
+        if self.max_bet is not None:
+            high = min(high, self.level + self.max_bet)
+        return (low, high) if low <= high else None
+
+    def can_allin(self, seat: int) -> bool:
+        """All-in when nothing else puts the stack in: for less than L, or a short raise."""
+        stack = self.stacks[seat]
+        if stack <= 0:
+            return False
+        total = self.contrib[seat] + stack
+        if total < self.level:
+            return True
+        if total == self.level:
+            return False  # that is a call: bet or show
+        return total < self.level + self.min_bet and self._opponent_can_act(seat)
+
+    # ------------------------------------------------------------------ actions
+
+    def _check_turn(self, seat: int) -> None:
+        if self.status != OPEN:
+            raise BettingError("the betting is closed")
+        if seat != self.turn:
+            raise BettingError(f"it is seat {self.turn}'s turn")
+
+    def fold(self, seat: int) -> int:
+        self._check_turn(seat)
+        self.folded[seat] = True
+        self._advance(seat)
+        return 0
+
+    def bet(self, seat: int) -> int:
+        self._check_turn(seat)
+        if not self.can_bet(seat):
+            raise BettingError("a bet (call) needs three or more players in and chips to call "
+                               f"{self.to_call(seat)}")
+        return self._put(seat, self.level - self.contrib[seat], closing=False)
+
+    def show(self, seat: int) -> int:
+        self._check_turn(seat)
+        if not self.can_show(seat):
+            raise BettingError("show needs exactly two players in, an opened pot and chips "
+                               f"to call {self.to_call(seat)}")
+        return self._put(seat, self.level - self.contrib[seat], closing=True)
+
+    def raise_to(self, seat: int, total: int) -> int:
+        self._check_turn(seat)
+        span = self.raise_range(seat)
+        if span is None:
+            raise BettingError("no raise is possible now")
+        if not span[0] <= total <= span[1]:
+            raise BettingError(f"a raise must be to a level from {span[0]} to {span[1]}")
+        return self._put(seat, total - self.contrib[seat], closing=False)
+
+    def allin(self, seat: int) -> int:
+        self._check_turn(seat)
+        if not self.can_allin(seat):
+            raise BettingError("all-in is only for a stack short of a call or a minimum raise")
+        return self._put(seat, self.stacks[seat], closing=False)
+
+    def _put(self, seat: int, chips: int, *, closing: bool) -> int:
+        self.stacks[seat] -= chips
+        self.contrib[seat] += chips
+        if self.stacks[seat] == 0:
+            self.all_in[seat] = True
+        if self.contrib[seat] > self.level:
+            self.level = self.contrib[seat]
+            self.acted = [False] * len(self.acted)
+        self.acted[seat] = True
+        if closing:
+            self.status, self.turn = SHOWDOWN, None
+        else:
+            self._advance(seat)
+        return chips
+
+    # ------------------------------------------------------------------ turn order
+
+    def _after(self, seat: int, candidates: set[int]) -> int:
+        start = self.order.index(seat) if seat in self.order else -1
+        count = len(self.order)
+        for step in range(1, count + 1):
+            nxt = self.order[(start + step) % count]
+            if nxt in candidates:
+                return nxt
+        raise AssertionError("no candidate seat")  # pragma: no cover - callers ensure one
+
+    def _advance(self, seat: int) -> None:
+        live = self.live
+        if len(live) == 1:
+            self.status, self.turn = LAST_STANDING, None
+            return
+        actors = [s for s in live if not self.all_in[s]]
+        pending = {s for s in actors if not self.acted[s] or self.contrib[s] < self.level}
+        if len(actors) == 1 and self.contrib[actors[0]] >= self.level:
+            pending = set()  # nobody left to bet against
+        if not actors or not pending:
+            if len(live) == 2 or self.multiway or len(actors) <= 1:
+                self.status, self.turn = SHOWDOWN, None
+                return
+            self.acted = [False] * len(self.acted)  # keep going: raise or fold
+            pending = set(actors)
+        self.turn = self._after(seat, pending)
+
+
+def side_pots(contrib: Sequence[int], live: Sequence[int], order: Sequence[int], dead: int
+              ) -> list[Pot]:
+    """Split the chips into pots, main pot first.
+
+    ``live`` are the seats still in; each distinct contribution among them closes a layer, and a
+    layer is contested by the live seats that paid all of it. Dead money (antes, a carried pot)
+    goes to the main pot; any chips above the highest live contribution (folded excess) to the
+    last pot.
+    """
+    live_set = set(live)
+    levels = sorted({contrib[s] for s in live})
+    pots: list[Pot] = []
+    previous = 0
+    for index, level in enumerate(levels):
+        amount = sum(min(c, level) - min(c, previous) for c in contrib)
+        if index == 0:
+            amount += dead
+        if index == len(levels) - 1:
+            amount += sum(max(0, c - level) for c in contrib)
+        eligible = tuple(s for s in order if s in live_set and contrib[s] >= level)
+        pots.append(Pot(amount, eligible))
+        previous = level
+    return pots
+
+
+def split(amount: int, winners: Sequence[int]) -> list[tuple[int, int]]:
+    """Share ``amount`` equally; ``winners`` are in clockwise order from the dealer's left and
+    the odd chips go one each to the first of them."""
+    share, odd = divmod(amount, len(winners))
+    return [(seat, share + (1 if i < odd else 0)) for i, seat in enumerate(winners)]

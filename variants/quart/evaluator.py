@@ -1,0 +1,203 @@
+"""The Quart-Bezique hand evaluator: card points plus combination points of four cards.
+
+Rules (docs/rules/quart-bezique.md §4): K Q J 10 score 1 card point each, A and 9 nothing.
+Combinations come in three classes (same suit, same rank, bezique). Within a class a card counts
+at most once and the best-scoring set of disjoint combinations is taken, so a koronka absorbs the
+marriage made of its cards; the classes are summed, so one card may count in several classes.
+
+The work is done once per multiset of faces (rank, suit) and options and cached, so the hot
+path is a sort and a dictionary look-up. The result is a frozen :class:`HandReport` that says
+which combinations made the score and with which card ids (the ids stay in the report; the game
+puts only names and points into public event details).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+from variants.cards import Rank, Shoe, Suit
+
+SAME_SUIT = "same-suit"
+SAME_RANK = "same-rank"
+BEZIQUE = "bezique"
+CLASSES = (SAME_SUIT, SAME_RANK, BEZIQUE)
+
+BEZIQUE_QS_JD = "QS+JD"
+BEZIQUE_ANY_QJ = "any_QJ"
+BEZIQUE_CHOICES = (BEZIQUE_QS_JD, BEZIQUE_ANY_QJ)
+
+_CARD_POINTS = {Rank.TEN: 1, Rank.JACK: 1, Rank.QUEEN: 1, Rank.KING: 1}
+_KING, _QUEEN, _JACK = int(Rank.KING), int(Rank.QUEEN), int(Rank.JACK)
+_SPADES, _DIAMONDS = int(Suit.SPADES), int(Suit.DIAMONDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """One scored combination: its name, class, points (after any trump doubling) and cards."""
+
+    name: str
+    cls: str
+    points: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandReport:
+    """What a hand scores and why."""
+
+    cards: tuple[int, ...]
+    card_points: int
+    combination_points: int
+    combinations: tuple[Combination, ...]
+
+    @property
+    def points(self) -> int:
+        return self.card_points + self.combination_points
+
+    @property
+    def has_combination(self) -> bool:
+        return bool(self.combinations)
+
+    def summary(self) -> dict[str, object]:
+        """A public summary: names and points only, no card ids."""
+        return {
+            "points": self.points,
+            "card_points": self.card_points,
+            "combination_points": self.combination_points,
+            "has_combination": self.has_combination,
+            "combinations": [{"name": c.name, "class": c.cls, "points": c.points}
+                             for c in self.combinations],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The evaluator's options: which cards make a bezique, the trump suit (or none), and
+    whether an all-trump combination scores double."""
+
+    bezique_cards: str = BEZIQUE_QS_JD
+    trump: int | None = None
+    trump_doubles_combinations: bool = False
+
+    def __post_init__(self) -> None:
+        if self.bezique_cards not in BEZIQUE_CHOICES:
+            raise ValueError(f"bezique_cards must be one of {BEZIQUE_CHOICES}, "
+                             f"got {self.bezique_cards!r}")
+
+
+# A face is rank * 4 + suit: an int that sorts by rank and is cheap to hash.
+Face = int
+_Found = tuple[str, str, int, tuple[int, ...]]  # name, class, points, positions in sorted faces
+
+
+def _rank(face: Face) -> int:
+    return face >> 2
+
+
+def _suit(face: Face) -> int:
+    return face & 3
+
+
+def _candidates(faces: tuple[Face, ...], any_qj: bool) -> dict[str, list[_Found]]:
+    """Every combination the faces hold, by class, as positions into ``faces``."""
+    found: dict[str, list[_Found]] = {cls: [] for cls in CLASSES}
+    positions = range(len(faces))
+    for suit in range(4):
+        same = [i for i in positions if _suit(faces[i]) == suit]
+        if len(same) >= 4:
+            for four in combinations(same, 4):
+                found[SAME_SUIT].append(("koronka-4", SAME_SUIT, 9, four))
+        if len(same) >= 3:
+            for three in combinations(same, 3):
+                found[SAME_SUIT].append(("koronka-3", SAME_SUIT, 6, three))
+        kings = [i for i in same if _rank(faces[i]) == _KING]
+        queens = [i for i in same if _rank(faces[i]) == _QUEEN]
+        found[SAME_SUIT] += [("marriage", SAME_SUIT, 4, (k, q)) for k in kings for q in queens]
+    for rank in sorted({_rank(f) for f in faces}):
+        same = [i for i in positions if _rank(faces[i]) == rank]
+        if len(same) >= 4:
+            name, points = ("four-kings", 8) if rank == _KING else ("four-of-a-kind", 9)
+            for four in combinations(same, 4):
+                found[SAME_RANK].append((name, SAME_RANK, points, four))
+        if len(same) >= 3:
+            for three in combinations(same, 3):
+                found[SAME_RANK].append(("three-of-a-kind", SAME_RANK, 6, three))
+    if any_qj:
+        queens = [i for i in positions if _rank(faces[i]) == _QUEEN]
+        jacks = [i for i in positions if _rank(faces[i]) == _JACK]
+    else:
+        queens = [i for i in positions if faces[i] == _QUEEN * 4 + _SPADES]
+        jacks = [i for i in positions if faces[i] == _JACK * 4 + _DIAMONDS]
+    singles = [(q, j) for q in queens for j in jacks]
+    found[BEZIQUE] += [("bezique", BEZIQUE, 4, pair) for pair in singles]
+    for (q1, j1), (q2, j2) in combinations(singles, 2):
+        if q1 != q2 and j1 != j2:
+            found[BEZIQUE].append(("two-beziques", BEZIQUE, 9, tuple(sorted((q1, j1, q2, j2)))))
+    return found
+
+
+def _best_disjoint(items: list[_Found]) -> tuple[int, tuple[_Found, ...]]:
+    """The highest-scoring set of combinations no two of which share a card (first found wins
+    a tie, and candidates are listed higher combinations first)."""
+    best: tuple[int, tuple[_Found, ...]] = (0, ())
+
+    def extend(start: int, used: frozenset[int], total: int, chosen: tuple[_Found, ...]) -> None:
+        nonlocal best
+        if total > best[0]:
+            best = (total, chosen)
+        for index in range(start, len(items)):
+            item = items[index]
+            if used.isdisjoint(item[3]):
+                extend(index + 1, used | frozenset(item[3]), total + item[2], (*chosen, item))
+
+    extend(0, frozenset(), 0, ())
+    return best
+
+
+@lru_cache(maxsize=65536)
+def _evaluate_faces(faces: tuple[Face, ...], rules: Rules) -> tuple[int, tuple[_Found, ...]]:
+    """Card points and the chosen combinations (positions into ``faces``) of sorted faces."""
+    card_points = 0
+    for face in faces:
+        value = _CARD_POINTS.get(Rank(_rank(face)), 0)
+        if rules.trump is not None and _suit(face) == rules.trump:
+            value *= 2
+        card_points += value
+    chosen: list[_Found] = []
+    found = _candidates(faces, rules.bezique_cards == BEZIQUE_ANY_QJ)
+    for cls in CLASSES:
+        items = sorted(found[cls], key=lambda item: -item[2])
+        chosen += _best_disjoint(items)[1]
+    if rules.trump is not None and rules.trump_doubles_combinations:
+        chosen = [(name, cls, points * 2, where) if all(_suit(faces[i]) == rules.trump
+                                                         for i in where)
+                  else (name, cls, points, where) for name, cls, points, where in chosen]
+    return card_points, tuple(chosen)
+
+
+class Evaluator:
+    """Scores hands of one shoe under one set of :class:`Rules` (built once per deal)."""
+
+    __slots__ = ("_faces", "rules")
+
+    def __init__(self, shoe: Shoe, rules: Rules) -> None:
+        self._faces: tuple[Face, ...] = tuple(int(c.rank) * 4 + int(c.suit) for c in shoe.cards)
+        self.rules = rules
+
+    def face(self, card: int) -> Face:
+        return self._faces[card]
+
+    def evaluate(self, cards: tuple[int, ...] | list[int]) -> HandReport:
+        ordered = tuple(sorted(cards, key=lambda c: (self._faces[c], c)))
+        card_points, chosen = _evaluate_faces(tuple(self._faces[c] for c in ordered), self.rules)
+        combos = tuple(Combination(name, cls, points, tuple(ordered[i] for i in where))
+                       for name, cls, points, where in chosen)
+        return HandReport(ordered, card_points, sum(c.points for c in combos), combos)
+
+
+def evaluate(shoe: Shoe, cards: tuple[int, ...] | list[int], rules: Rules | None = None
+             ) -> HandReport:
+    """Score ``cards`` (ids of ``shoe``) once; games keep an :class:`Evaluator` instead."""
+    return Evaluator(shoe, rules or Rules()).evaluate(cards)
