@@ -305,7 +305,7 @@ def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_
         check_census(variant, game, start_chips[0], where)
         check_event_redaction(variant, before, game, events, seats, where)
         check_views(variant, game, seats, where)
-        if moves % probe_every == 0:
+        if moves % probe_every == 1:
             check_illegal_refused(variant, game, seats, rng, where)
             check_every_legal_move_applies(variant, game, where)
 

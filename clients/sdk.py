@@ -1,0 +1,265 @@
+"""The Python SDK: an async client (grpc.aio) and a sync wrapper over the same code.
+
+* Seat tokens travel as ``authorization: Bearer <token>`` metadata.
+* Safe calls (reads, and SubmitMove thanks to its request id) are retried on UNAVAILABLE with
+  exponential backoff; CreateTable and JoinTable are not (a retry could create a second table).
+* ``watch`` resumes by itself after a cut stream, from the last version it delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+
+from bezique.v1 import table_service_pb2 as pb
+from bezique.v1 import table_service_pb2_grpc as pb_grpc
+
+T = TypeVar("T")
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+@dataclass(frozen=True)
+class SeatHandle:
+    """What JoinTable gave: the seat and its secret token."""
+
+    table_id: str
+    seat: int
+    token: str
+
+
+def auth_metadata(token: str | None, api_key: str = "") -> tuple[tuple[str, str], ...]:
+    metadata: list[tuple[str, str]] = []
+    if token:
+        metadata.append(("authorization", f"Bearer {token}"))
+    if api_key:
+        metadata.append(("x-api-key", api_key))
+    return tuple(metadata)
+
+
+def make_channel(target: str, *, root_certificates: bytes | None = None,
+                 private_key: bytes | None = None, certificate_chain: bytes | None = None,
+                 tls: bool = False) -> grpc.aio.Channel:
+    """An aio channel, TLS when certificates are given or ``tls`` is set."""
+    if tls or root_certificates or certificate_chain:
+        credentials = grpc.ssl_channel_credentials(root_certificates, private_key,
+                                                   certificate_chain)
+        return grpc.aio.secure_channel(target, credentials)
+    return grpc.aio.insecure_channel(target)
+
+
+def move_request(move: pb.Move) -> pb.Move:
+    """A legal move as offered, ready to submit (only ids, kind, amount and label matter)."""
+    return pb.Move(kind=move.kind, cards=[pb.Card(id=c.id, code=c.code) for c in move.cards],
+                   amount=move.amount, label=move.label)
+
+
+class AsyncTableClient:
+    """Every TableService call, with auth metadata, retries and watch resumption."""
+
+    def __init__(self, target: str | grpc.aio.Channel, *, api_key: str = "", retries: int = 4,
+                 backoff: float = 0.1, timeout: float | None = 30.0, **tls: Any) -> None:
+        self.channel = make_channel(target, **tls) if isinstance(target, str) else target
+        self.stub = pb_grpc.TableServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.api_key = api_key
+        self.retries = retries
+        self.backoff = backoff
+        self.timeout = timeout
+
+    async def close(self) -> None:
+        await self.channel.close(None)
+
+    async def __aenter__(self) -> AsyncTableClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _retry(self, call: Callable[[], Awaitable[T]]) -> T:
+        delay = self.backoff
+        for attempt in range(self.retries + 1):
+            try:
+                return await call()
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RETRYABLE or attempt == self.retries:
+                    raise
+            await asyncio.sleep(delay)
+            delay *= 2
+        raise AssertionError("unreachable")
+
+    def _md(self, token: str | None = None) -> tuple[tuple[str, str], ...]:
+        return auth_metadata(token, self.api_key)
+
+    async def list_variants(self) -> list[pb.VariantInfo]:
+        response = await self._retry(lambda: self.stub.ListVariants(
+            pb.ListVariantsRequest(), metadata=self._md(), timeout=self.timeout))
+        return list(response.variants)
+
+    async def create_table(self, variant_id: str, options: Mapping[str, object] | None = None,
+                           *, bots: Mapping[int, str] | None = None, turn_seconds: int = 0,
+                           seed: bytes = b"", stacked_shoe: Sequence[str] = (),
+                           first_dealer: int | None = None) -> pb.CreateTableResponse:
+        test = pb.TestSettings(seed=seed, stacked_shoe=list(stacked_shoe))
+        if first_dealer is not None:
+            test.first_dealer = first_dealer
+        request = pb.CreateTableRequest(
+            variant_id=variant_id,
+            options={k: _option_text(v) for k, v in (options or {}).items()},
+            bots=[pb.BotSeat(seat=s, policy=p) for s, p in (bots or {}).items()],
+            turn_seconds=turn_seconds)
+        if seed or stacked_shoe or first_dealer is not None:
+            request.test.CopyFrom(test)
+        response: pb.CreateTableResponse = await self.stub.CreateTable(
+            request, metadata=self._md(), timeout=self.timeout)
+        return response
+
+    async def list_tables(self, variant_id: str = "", only_open: bool = False
+                          ) -> list[pb.TableSummary]:
+        tables: list[pb.TableSummary] = []
+        token = ""
+        while True:
+            request = pb.ListTablesRequest(variant_id=variant_id, only_open=only_open,
+                                           page_token=token)
+            page = await self._retry(lambda r=request: self.stub.ListTables(  # type: ignore[misc]
+                r, metadata=self._md(), timeout=self.timeout))
+            tables.extend(page.tables)
+            token = page.next_page_token
+            if not token:
+                return tables
+
+    async def join(self, table_id: str, seat: int | None = None, name: str = ""
+                   ) -> SeatHandle:
+        request = pb.JoinTableRequest(table_id=table_id, display_name=name)
+        if seat is not None:
+            request.seat = seat
+        response = await self.stub.JoinTable(request, metadata=self._md(), timeout=self.timeout)
+        return SeatHandle(table_id, response.seat, response.seat_token)
+
+    async def leave(self, seat: SeatHandle) -> int:
+        response = await self.stub.LeaveTable(pb.LeaveTableRequest(table_id=seat.table_id),
+                                              metadata=self._md(seat.token), timeout=self.timeout)
+        return int(response.version)
+
+    async def view(self, table_id: str, token: str | None = None) -> pb.View:
+        response = await self._retry(lambda: self.stub.GetView(
+            pb.GetViewRequest(table_id=table_id), metadata=self._md(token),
+            timeout=self.timeout))
+        view: pb.View = response.view
+        return view
+
+    async def submit(self, seat: SeatHandle, move: pb.Move, expected_version: int,
+                     request_id: str | None = None) -> pb.SubmitMoveResponse:
+        """Submit a move; retried with the same request id, so it is applied at most once."""
+        request = pb.SubmitMoveRequest(table_id=seat.table_id, move=move_request(move),
+                                       expected_version=expected_version,
+                                       request_id=request_id or uuid.uuid4().hex)
+        response: pb.SubmitMoveResponse = await self._retry(lambda: self.stub.SubmitMove(
+            request, metadata=self._md(seat.token), timeout=self.timeout))
+        return response
+
+    async def history(self, table_id: str, token: str | None = None) -> pb.GetHistoryResponse:
+        response: pb.GetHistoryResponse = await self._retry(lambda: self.stub.GetHistory(
+            pb.GetHistoryRequest(table_id=table_id), metadata=self._md(token),
+            timeout=self.timeout))
+        return response
+
+    async def watch(self, table_id: str, token: str | None = None, from_version: int = 0,
+                    *, resume: bool = True) -> AsyncIterator[pb.WatchTableResponse]:
+        """Updates from ``from_version`` on; a cut stream is resumed where it stopped."""
+        last = from_version
+        failures = 0
+        while True:
+            call = self.stub.WatchTable(pb.WatchTableRequest(table_id=table_id,
+                                                             from_version=last),
+                                        metadata=self._md(token))
+            try:
+                async for update in call:
+                    failures = 0
+                    if update.version > last:
+                        last = update.version
+                        yield update
+                return
+            except grpc.aio.AioRpcError as error:
+                resumable = error.code() in RETRYABLE | {grpc.StatusCode.RESOURCE_EXHAUSTED}
+                failures += 1
+                if not resume or not resumable or failures > self.retries:
+                    raise
+                await asyncio.sleep(self.backoff * 2 ** (failures - 1))
+            finally:
+                call.cancel()
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
+
+
+class TableClient:
+    """The sync SDK: the async client driven on a private event-loop thread."""
+
+    def __init__(self, target: str, **kwargs: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name="bezique-sdk")
+        self._thread.start()
+        self._client: AsyncTableClient = self._run(self._make(target, kwargs))
+
+    @staticmethod
+    async def _make(target: str, kwargs: dict[str, Any]) -> AsyncTableClient:
+        return AsyncTableClient(target, **kwargs)
+
+    def _run(self, coroutine: Awaitable[T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self._run(self._client.close())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> TableClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def list_variants(self) -> list[pb.VariantInfo]:
+        return self._run(self._client.list_variants())
+
+    def create_table(self, variant_id: str, options: Mapping[str, object] | None = None,
+                     **kwargs: Any) -> pb.CreateTableResponse:
+        return self._run(self._client.create_table(variant_id, options, **kwargs))
+
+    def list_tables(self, variant_id: str = "", only_open: bool = False
+                    ) -> list[pb.TableSummary]:
+        return self._run(self._client.list_tables(variant_id, only_open))
+
+    def join(self, table_id: str, seat: int | None = None, name: str = "") -> SeatHandle:
+        return self._run(self._client.join(table_id, seat, name))
+
+    def leave(self, seat: SeatHandle) -> int:
+        return self._run(self._client.leave(seat))
+
+    def view(self, table_id: str, token: str | None = None) -> pb.View:
+        return self._run(self._client.view(table_id, token))
+
+    def submit(self, seat: SeatHandle, move: pb.Move, expected_version: int,
+               request_id: str | None = None) -> pb.SubmitMoveResponse:
+        return self._run(self._client.submit(seat, move, expected_version, request_id))
+
+    def history(self, table_id: str, token: str | None = None) -> pb.GetHistoryResponse:
+        return self._run(self._client.history(table_id, token))
+
+    def watch(self, table_id: str, token: str | None = None, from_version: int = 0
+              ) -> Iterator[pb.WatchTableResponse]:
+        stream = self._client.watch(table_id, token, from_version).__aiter__()
+        while True:
+            try:
+                yield self._run(stream.__anext__())
+            except StopAsyncIteration:
+                return

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import pytest
+
+from variants.cards import Rank, Suit, parse_code, piquet_shoe, short_shoe
+
+
+def test_shoes_have_the_right_cards() -> None:
+    assert len(piquet_shoe(1)) == 32 and len(piquet_shoe(2)) == 64 and len(piquet_shoe(3)) == 96
+    assert len(short_shoe(6)) == 144
+    assert {c.rank for c in short_shoe(1).cards} == {Rank.NINE, Rank.TEN, Rank.JACK,
+                                                     Rank.QUEEN, Rank.KING, Rank.ACE}
+    shoe = piquet_shoe(2)
+    assert [shoe[i].id for i in shoe.ids] == list(shoe.ids)
+    assert shoe.ids_of(Rank.QUEEN, Suit.SPADES) == (5, 37)
+    assert piquet_shoe(2) is shoe, "shoes are shared"
+
+
+def test_codes() -> None:
+    shoe = piquet_shoe(1)
+    assert shoe.codes(range(8)) == ["7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
+    assert parse_code("10h") == (Rank.TEN, Suit.HEARTS) == parse_code("TH")
+    for bad in ("", "1S", "QX", "QSS"):
+        with pytest.raises(ValueError):
+            parse_code(bad)
+
+
+def test_a_stacked_order_must_be_exactly_the_shoe() -> None:
+    shoe = piquet_shoe(2)
+    codes = shoe.codes(shoe.ids)
+    backwards = shoe.order_from_codes(codes[::-1])
+    assert shoe.codes(backwards) == codes[::-1] and sorted(backwards) == list(shoe.ids)
+    identical = shoe.order_from_codes(["QS", *codes[:5], *codes[6:37], *codes[38:], "QS"])
+    assert identical[0] == 5 and identical[-1] == 37
+    with pytest.raises(ValueError, match="64 cards"):
+        shoe.order_from_codes(codes[:-1])
+    with pytest.raises(ValueError, match="more often"):
+        shoe.order_from_codes(["AS", *codes[1:]])
+    with pytest.raises(ValueError, match="card 3"):
+        shoe.order_from_codes([*codes[:3], "ZZ", *codes[4:]])

@@ -1,0 +1,102 @@
+"""Discovery through entry points, hook checking, and the conformance kit itself."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from collections.abc import Sequence
+
+import pluggy
+import pytest
+
+from bezique_highcard.game import HighCard, HighCardGame
+from variants.api import Move, OptionSpec, OptionType, RandomPolicy, View, resolve_options
+from variants.conformance import ConformanceError, check_options_refused, check_variant
+from variants.hookspecs import hookimpl
+from variants.registry import Registry, load_registry, make_plugin_manager
+
+
+def test_entry_points_find_the_example_plugin() -> None:
+    registry = load_registry()
+    assert "highcard" in registry.variants
+    assert list(registry.bot_policies("highcard")) == ["random", "highest"]
+
+
+def test_a_misspelled_hook_is_an_error() -> None:
+    class Misspelled:
+        @hookimpl
+        def bezique_variant(self) -> list[object]:
+            return []
+
+    with pytest.raises(pluggy.PluginValidationError):
+        make_plugin_manager(entry_points=False, plugins=[Misspelled()])
+
+
+def test_duplicate_variant_ids_are_refused() -> None:
+    class Twice:
+        @hookimpl
+        def bezique_variants(self) -> Sequence[HighCard]:
+            return [HighCard(), HighCard()]
+
+    with pytest.raises(ValueError, match="highcard"):
+        Registry(make_plugin_manager(entry_points=False, plugins=[Twice()]))
+
+
+def test_the_example_variant_conforms() -> None:
+    check_variant(HighCard(), options=({}, {"players": 4, "hand_size": 8}))
+
+
+class LeakyGame(HighCardGame):
+    def view(self, viewer: int | None) -> View:
+        honest = super().view(viewer)
+        return View(honest.viewer, honest.phase, honest.to_move,
+                    tuple(card for hand in self.hands for card in hand), honest.zones,
+                    honest.scores, shoe=honest.shoe)
+
+
+class LeakyVariant(HighCard):
+    def start(self, options, chance, first_dealer=None):  # type: ignore[no-untyped-def]
+        game, events = super().start(options, chance, first_dealer)
+        game.__class__ = LeakyGame
+        return game, events
+
+
+class LaxGame(HighCardGame):
+    def apply(self, seat, move):  # type: ignore[no-untyped-def]
+        if move.kind == "no-such-move":
+            return ()
+        return super().apply(seat, move)
+
+
+class LaxVariant(HighCard):
+    def start(self, options, chance, first_dealer=None):  # type: ignore[no-untyped-def]
+        game, events = super().start(options, chance, first_dealer)
+        game.__class__ = LaxGame
+        return game, events
+
+
+@pytest.mark.parametrize(("variant", "message"), [
+    (LeakyVariant(), "shows hidden cards"),
+    (LaxVariant(), "accepted the illegal"),
+])
+def test_the_kit_catches_broken_variants(variant: HighCard, message: str) -> None:
+    with pytest.raises(ConformanceError, match=message):
+        check_variant(variant, games=1)
+
+
+def test_the_kit_catches_unchecked_options() -> None:
+    class Unchecked(HighCard):
+        options = (OptionSpec("hand_size", OptionType.INT, 3, "no range"),)
+
+    check_options_refused(Unchecked())  # no range declared: nothing to refuse but types
+    with pytest.raises(Exception, match="hand_size"):
+        resolve_options(Unchecked.options, {"hand_size": "x"})
+
+
+def test_games_pickle_for_snapshots() -> None:
+    game, _ = HighCard().start({"players": 2, "hand_size": 3},
+                               __import__("variants.chance").chance.SeededChance(b"k" * 32))
+    copy = pickle.loads(pickle.dumps(game))
+    move = RandomPolicy().choose(game.view(0), game.legal_moves(0), random.Random(1))
+    assert isinstance(move, Move)
+    assert copy.apply(0, move) == game.apply(0, move)

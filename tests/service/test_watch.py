@@ -1,0 +1,106 @@
+"""WatchTable: every update once, in order, across a cut and a resume."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from bezique.v1 import table_service_pb2 as pb
+from clients.sdk import AsyncTableClient
+from service.server import RunningServer
+from tests.service.test_rpcs import STACK, expect_error, play_out, two_seats
+
+
+async def collect(client: AsyncTableClient, table_id: str, token: str | None, start: int,
+                  until: int) -> list[pb.WatchTableResponse]:
+    updates = []
+    async for update in client.watch(table_id, token, start):
+        updates.append(update)
+        if update.version >= until:
+            break
+    return updates
+
+
+async def test_watch_replays_the_backlog_then_follows_live(client: AsyncTableClient) -> None:
+    table_id, first, second = await two_seats(client, stacked_shoe=STACK)
+    watcher = asyncio.create_task(collect(client, table_id, second.token, 0, 10))
+    final = await play_out(client, table_id, first, second)
+    updates = await asyncio.wait_for(watcher, 10)
+    assert [u.version for u in updates] == list(range(1, final.version + 1))
+    assert updates[-1].view.HasField("outcome")
+    # seat 1 saw its own deal, and seat 0's only as a count until the cards were played
+    deals = [e for u in updates for e in u.events if e.kind == "deal"]
+    assert [len(d.cards) for d in deals] == [0, 3] and deals[0].hidden_count == 3
+
+
+async def test_a_cut_watch_resumes_with_no_gap_and_no_duplicate(
+        client: AsyncTableClient, server: RunningServer) -> None:
+    table_id, first, second = await two_seats(client)
+    seen: list[int] = []
+    stream = client.watch(table_id, None, 0, resume=False)
+    async for update in stream:
+        seen.append(update.version)
+        if update.version == 4:
+            break
+    await stream.aclose()
+    # two moves happen while nobody watches
+    for seat in (first, second):
+        view = await client.view(table_id, seat.token)
+        await client.submit(seat, view.legal_moves[0], view.version)
+    final = await play_out(client, table_id, first, second)
+    async for update in client.watch(table_id, None, seen[-1]):
+        seen.append(update.version)
+        if update.version == final.version:
+            break
+    assert seen == list(range(1, final.version + 1))
+
+
+async def test_the_sdk_resumes_after_the_server_cuts_the_stream(
+        client: AsyncTableClient, server: RunningServer) -> None:
+    table_id, first, second = await two_seats(client)
+    seen: list[int] = []
+
+    async def watch() -> None:
+        async with AsyncTableClient(server.address, retries=3, backoff=0.01) as resuming:
+            async for update in resuming.watch(table_id, None, 0):
+                seen.append(update.version)
+                if update.HasField("view") and update.view.HasField("outcome"):
+                    return
+
+    task = asyncio.create_task(watch())
+    await asyncio.sleep(0.2)
+    # cut every stream of this table as a slow consumer would be cut
+    live = await server.manager.table(table_id)
+    assert len(live.watchers) == 1 and seen == [1, 2, 3, 4]
+    for stream in list(live.watchers):
+        live.watchers.discard(stream)
+        stream.queue.put_nowait(None)
+    await play_out(client, table_id, first, second)
+    await asyncio.wait_for(task, 10)
+    assert seen == sorted(set(seen)) == list(range(1, seen[-1] + 1))
+
+
+async def test_watch_errors(client: AsyncTableClient) -> None:
+    table_id, _, _ = await two_seats(client)
+
+    async def first_update(table: str, start: int) -> None:
+        async for _ in client.watch(table, None, start, resume=False):
+            return
+
+    await expect_error(grpc.StatusCode.NOT_FOUND, first_update("0123456789abcdef", 0))
+    await expect_error(grpc.StatusCode.INVALID_ARGUMENT, first_update(table_id, 99))
+    await expect_error(grpc.StatusCode.INVALID_ARGUMENT, first_update(table_id, -1))
+
+
+@pytest.mark.parametrize("watchers", [5])
+async def test_many_watchers_share_one_rendering(client: AsyncTableClient, watchers: int) -> None:
+    table_id, first, second = await two_seats(client)
+    tasks = [asyncio.create_task(collect(client, table_id, None, 0, 6)) for _ in range(watchers)]
+    await asyncio.sleep(0.2)
+    for seat in (first, second):
+        view = await client.view(table_id, seat.token)
+        await client.submit(seat, view.legal_moves[0], view.version)
+    results = await asyncio.wait_for(asyncio.gather(*tasks), 10)
+    assert all([u.version for u in r] == [1, 2, 3, 4, 5, 6] for r in results)
