@@ -19,6 +19,7 @@ from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from service.config import Config
 from service.servicer import TableServicer
 from service.store import Store, open_store
+from service.store.postgres import PostgresStore
 from service.store.sqlite import SqliteStore
 from service.tables import Limits, Settings, TableManager
 from variants.registry import Registry, load_registry
@@ -86,6 +87,8 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
         limits=Limits(max_tables=config.max_tables,
                       max_watchers_per_table=config.max_watchers_per_table))
     manager = TableManager(registry, store, settings)
+    if isinstance(store, PostgresStore):
+        store.listen(manager.on_remote_entry, manager.on_reconnect)
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
                ("grpc.so_reuseport", 0)]
     server = grpc.aio.server(options=options)

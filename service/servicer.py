@@ -17,8 +17,9 @@ import structlog
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from service import auth, translate
-from service.errors import InvalidArgument, ServiceError, Unauthenticated
+from service.errors import InvalidArgument, ServiceError, Unauthenticated, Unavailable
 from service.status import to_status
+from service.store import StoreError
 from service.tables import TableManager, Update
 
 log = structlog.get_logger("bezique.rpc")
@@ -40,6 +41,12 @@ def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return auth.bearer_token(metadata)
 
 
+def _unavailable(error: StoreError) -> Unavailable:
+    log.warning("store_unavailable", error=str(error))
+    return Unavailable("the table store is unavailable for a moment; retry (moves are "
+                       "idempotent by request_id)", reason="STORE_UNAVAILABLE")
+
+
 def unary(method: Callable[[Any, Req, Any], Awaitable[Resp]]
           ) -> Callable[[Any, Req, Any], Awaitable[Resp]]:
     """Map ServiceError to its status and hide unexpected errors behind INTERNAL."""
@@ -50,6 +57,8 @@ def unary(method: Callable[[Any, Req, Any], Awaitable[Resp]]
             return await method(self, request, context)
         except ServiceError as error:
             await context.abort_with_status(to_status(error))
+        except StoreError as error:
+            await context.abort_with_status(to_status(_unavailable(error)))
         except (grpc.aio.AbortError, grpc.aio.UsageError):
             raise
         except Exception:
@@ -180,6 +189,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 yield _render_update(update, viewer, shoe)
         except ServiceError as error:
             await context.abort_with_status(to_status(error))
+        except StoreError as error:
+            await context.abort_with_status(to_status(_unavailable(error)))
 
     @unary
     async def GetHistory(self, request: pb.GetHistoryRequest, context: Any

@@ -115,6 +115,7 @@ class TableManager:
         self._tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
         self.closing = False
 
     # ------------------------------------------------------------------ loading
@@ -160,6 +161,30 @@ class TableManager:
         for entry in await self.store.read_log(live.table_id, live.version):
             live.apply_entry(entry)
             self._publish(live, entry)
+
+    def on_remote_entry(self, table_id: str, version: int) -> None:
+        """A replica committed ``version`` of a table (PostgreSQL NOTIFY): catch up if we hold
+        it, so our watchers and bots see the move."""
+        live = self._tables.get(table_id)
+        if live is None or version <= live.version or self.closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._remote_catch_up(live))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def on_reconnect(self) -> None:
+        """Notifications may have been lost: catch up every table somebody watches."""
+        for live in list(self._tables.values()):
+            if live.watchers:
+                self.on_remote_entry(live.table_id, live.version + 1)
+
+    async def _remote_catch_up(self, live: LiveTable) -> None:
+        try:
+            await self.catch_up(live)
+        except Exception as exc:
+            log.warning("catch_up_failed", table_id=live.table_id, error=repr(exc))
+            self._tables.pop(live.table_id, None)
+        self._schedule_bot(live)
 
     def forget(self, table_id: str) -> None:
         """Drop a table from memory (it is rebuilt from the store when next used)."""
@@ -514,31 +539,31 @@ class TableManager:
         self._bot_tasks[live.table_id] = task
 
     async def _run_bots(self, live: LiveTable) -> None:
+        table_id = live.table_id
         try:
-            while not self.closing and live.game is not None and not live.finished:
-                seats = [s for s in live.game.to_move if live.seats[s].bot]
+            while not self.closing:
+                live = await self.table(table_id)
+                await self.catch_up(live)
+                game = live.game
+                if game is None or live.finished:
+                    return
+                seats = [s for s in game.to_move if live.seats[s].bot]
                 if not seats:
                     return
-                if self.settings.bot_delay:
-                    await asyncio.sleep(self.settings.bot_delay)
-                else:
-                    await asyncio.sleep(0)
+                await asyncio.sleep(self.settings.bot_delay)
                 seat, version = seats[0], live.version
-                if live.game is None or seat not in live.game.to_move or version != live.version:
+                if seat not in game.to_move or version != live.version:
                     continue
                 policy = self.registry.bot_policies(live.variant.id)[live.seats[seat].bot]
-                rng = random.Random(f"{live.table_id}:{version}")
-                move = policy.choose(live.game.view(seat), live.game.legal_moves(seat), rng)
-                try:
-                    await self.submit(live.table_id, seat, move, version,
-                                      f"bot:{version}:{seat}", kind="bot_move")
-                except StaleVersion:
-                    continue
-                live = await self.table(live.table_id)
+                rng = random.Random(f"{table_id}:{version}")
+                move = policy.choose(game.view(seat), game.legal_moves(seat), rng)
+                with contextlib.suppress(StaleVersion):
+                    await self.submit(table_id, seat, move, version, f"bot:{version}:{seat}",
+                                      kind="bot_move")
         except Exception as exc:
-            log.error("bot_failed", table_id=live.table_id, error=repr(exc))
+            log.error("bot_failed", table_id=table_id, error=repr(exc))
         finally:
-            self._bot_tasks.pop(live.table_id, None)
+            self._bot_tasks.pop(table_id, None)
 
     async def fire_due_deadlines(self, now: float | None = None) -> int:
         """Apply the default move of every seat whose turn clock ran out; exactly once, since

@@ -10,6 +10,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -32,7 +33,7 @@ def highcard_registry() -> Registry:
     return load_registry(entry_points=False, plugins=[plugin])
 
 
-def test_config(**overrides: object) -> Config:
+def server_config(**overrides: object) -> Config:
     values: dict[str, object] = {"address": "127.0.0.1:0", "store": "memory:",
                                  "test_mode": True, "bot_delay": 0.0, "clock_interval": 0.05,
                                  "grace_seconds": 1.0}
@@ -42,7 +43,7 @@ def test_config(**overrides: object) -> Config:
 
 @pytest.fixture
 async def server() -> AsyncIterator[RunningServer]:
-    running = await start_server(test_config(), highcard_registry())
+    running = await start_server(server_config(), highcard_registry())
     yield running
     await running.stop()
 
@@ -118,3 +119,49 @@ def server_process_factory() -> Iterator[list[ServerProcess]]:
     for proc in started:
         if proc.process.poll() is None:
             proc.kill()
+
+
+# ---------------------------------------------------------------------------- PostgreSQL
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[object]:
+    """One private PostgreSQL server for the session (never skipped: CI installs it)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from pgcluster import Cluster, scratch_folder
+
+    cluster = Cluster(scratch_folder())
+    cluster.start()
+    yield cluster
+    cluster.stop("immediate")
+
+
+def run_in_thread(coroutine: Any) -> Any:
+    """Run a coroutine to completion on a private loop (usable inside a running loop)."""
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def _admin(url: str, statement: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: object) -> Iterator[str]:
+    """A fresh, empty database on the session's PostgreSQL server."""
+    import uuid
+
+    base: str = postgres_cluster.url  # type: ignore[attr-defined]
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    run_in_thread(_admin(base, f"CREATE DATABASE {name}"))
+    yield base.rsplit("/", 1)[0] + "/" + name
+    run_in_thread(_admin(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))

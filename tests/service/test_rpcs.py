@@ -272,9 +272,9 @@ async def test_history_and_view_of_an_unknown_table(client: AsyncTableClient) ->
 
 async def test_test_settings_need_test_mode() -> None:
     from service.server import start_server
-    from tests.conftest import highcard_registry, test_config
+    from tests.conftest import highcard_registry, server_config
 
-    running = await start_server(test_config(test_mode=False), highcard_registry())
+    running = await start_server(server_config(test_mode=False), highcard_registry())
     try:
         async with AsyncTableClient(running.address, retries=0) as sdk:
             for settings in ({"seed": b"x" * 32}, {"stacked_shoe": STACK},

@@ -1,0 +1,268 @@
+"""The store for several replicas: PostgreSQL through asyncpg.
+
+Any replica serves any table. ``append`` is one transaction: a compare-and-set UPDATE of the
+table's summary row on its version, the log rows, and ``pg_notify('bezique_log', 'id:version')``
+which PostgreSQL delivers at commit to every replica listening, so watchers connected anywhere
+see the move. A connection lost mid-call is a StoreError (UNAVAILABLE): the client retries with
+the same request id, and the unique (table_id, request_id) index makes a doubled move impossible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import asyncpg
+import structlog
+
+from service.store.base import LogEntry, StoreError, TableRecord, TableState, VersionConflict
+from service.store.codec import dumps, loads, state_from_row
+
+log = structlog.get_logger("bezique.postgres")
+CHANNEL = "bezique_log"
+
+MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE tables (
+        table_id text PRIMARY KEY,
+        variant_id text NOT NULL,
+        variant_version integer NOT NULL,
+        options jsonb NOT NULL,
+        seed bytea NOT NULL,
+        commitment text NOT NULL,
+        test jsonb NOT NULL,
+        turn_seconds integer NOT NULL,
+        created_at double precision NOT NULL,
+        version bigint NOT NULL,
+        phase text NOT NULL,
+        free_seats integer NOT NULL,
+        finished boolean NOT NULL,
+        seats jsonb NOT NULL,
+        deadline double precision
+    );
+    CREATE INDEX tables_open ON tables (finished, variant_id, table_id);
+    CREATE INDEX tables_deadline ON tables (deadline) WHERE deadline IS NOT NULL;
+    CREATE TABLE log (
+        table_id text NOT NULL,
+        version bigint NOT NULL,
+        kind text NOT NULL,
+        seat integer,
+        payload jsonb NOT NULL,
+        request_id text,
+        created_at double precision NOT NULL,
+        PRIMARY KEY (table_id, version)
+    );
+    CREATE UNIQUE INDEX log_request ON log (table_id, request_id) WHERE request_id IS NOT NULL;
+    """,
+}
+
+_COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
+            "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
+_TRANSIENT = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
+              asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError, asyncio.TimeoutError)
+
+
+def _table(row: asyncpg.Record) -> tuple[TableRecord, TableState]:
+    record = TableRecord(row["table_id"], row["variant_id"], row["variant_version"],
+                         loads(row["options"]), bytes(row["seed"]), row["commitment"],
+                         row["created_at"], row["turn_seconds"], loads(row["test"]))
+    return record, state_from_row(row["version"], row["phase"], row["free_seats"],
+                                  row["finished"], row["seats"], row["deadline"])
+
+
+def _entry(row: asyncpg.Record) -> LogEntry:
+    return LogEntry(row["version"], row["kind"], row["seat"], loads(row["payload"]),
+                    row["request_id"], row["created_at"])
+
+
+class PostgresStore:
+    shared = True
+
+    def __init__(self, url: str, pool_size: int = 10) -> None:
+        self.url = url
+        self.pool_size = pool_size
+        self._pool: asyncpg.Pool | None = None
+        self._listener: asyncpg.Connection | None = None
+        self._listen_task: asyncio.Task[None] | None = None
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise StoreError("the postgres store is not open")
+        return self._pool
+
+    async def open(self) -> None:
+        try:
+            self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
+                                                   command_timeout=10)
+        except _TRANSIENT as exc:
+            raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
+        await self._migrate()
+
+    async def _migrate(self) -> None:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(724315)")
+            await conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                               "(version integer PRIMARY KEY, applied_at timestamptz "
+                               "NOT NULL DEFAULT now())")
+            done = {r["version"] for r in await conn.fetch("SELECT version FROM "
+                                                           "schema_migrations")}
+            for version in sorted(MIGRATIONS):
+                if version not in done:
+                    await conn.execute(MIGRATIONS[version])
+                    await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)",
+                                       version)
+                    log.info("schema_migrated", version=version)
+
+    async def close(self) -> None:
+        if self._listen_task is not None:
+            self._listen_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listen_task
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await self._listener.close()
+        if self._pool is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._pool.close(), 5)
+            self._pool = None
+
+    async def _run(self, what: str, call: Callable[[asyncpg.Connection], Any]) -> Any:
+        try:
+            async with self.pool.acquire() as conn:
+                return await call(conn)
+        except (VersionConflict, StoreError):
+            raise
+        except _TRANSIENT as exc:
+            raise StoreError(f"{what}: PostgreSQL unavailable ({type(exc).__name__})") from exc
+        except asyncpg.PostgresError as exc:
+            raise StoreError(f"{what}: {exc}") from exc
+
+    @staticmethod
+    async def _insert(conn: asyncpg.Connection, table_id: str, entries: Sequence[LogEntry]
+                      ) -> None:
+        await conn.executemany(
+            "INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at) "
+            "VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)",
+            [(table_id, e.version, e.kind, e.seat, dumps(e.payload), e.request_id, e.created_at)
+             for e in entries])
+        if entries:
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL,
+                               f"{table_id}:{entries[-1].version}")
+
+    async def create_table(self, record: TableRecord, state: TableState,
+                           entries: Sequence[LogEntry]) -> None:
+        async def call(conn: asyncpg.Connection) -> None:
+            async with conn.transaction():
+                await conn.execute(
+                    f"INSERT INTO tables ({_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, "
+                    "$7::jsonb, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)",
+                    record.table_id, record.variant_id, record.variant_version,
+                    dumps(record.options), record.seed, record.commitment, dumps(record.test),
+                    record.turn_seconds, record.created_at, state.version, state.phase,
+                    state.free_seats, state.finished, dumps(state.seats), state.deadline)
+                await self._insert(conn, record.table_id, entries)
+
+        await self._run(f"create table {record.table_id}", call)
+
+    async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
+                     state: TableState) -> None:
+        async def call(conn: asyncpg.Connection) -> None:
+            async with conn.transaction():
+                updated = await conn.execute(
+                    "UPDATE tables SET version = $1, phase = $2, free_seats = $3, finished = $4,"
+                    " seats = $5::jsonb, deadline = $6 WHERE table_id = $7 AND version = $8",
+                    state.version, state.phase, state.free_seats, state.finished,
+                    dumps(state.seats), state.deadline, table_id, expected_version)
+                if updated != "UPDATE 1":
+                    current = await conn.fetchval(
+                        "SELECT version FROM tables WHERE table_id = $1", table_id)
+                    if current is None:
+                        raise StoreError(f"no table {table_id}")
+                    raise VersionConflict(table_id, expected_version, int(current))
+                try:
+                    await self._insert(conn, table_id, entries)
+                except asyncpg.UniqueViolationError as exc:
+                    raise VersionConflict(table_id, expected_version,
+                                          expected_version + 1) from exc
+
+        await self._run(f"append to table {table_id}", call)
+
+    async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
+        row = await self._run("load table", lambda c: c.fetchrow(
+            f"SELECT {_COLUMNS} FROM tables WHERE table_id = $1", table_id))
+        return None if row is None else _table(row)
+
+    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
+        rows = await self._run("read log", lambda c: c.fetch(
+            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
+            "WHERE table_id = $1 AND version > $2 ORDER BY version", table_id, after_version))
+        return [_entry(row) for row in rows]
+
+    async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:
+        row = await self._run("find request", lambda c: c.fetchrow(
+            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
+            "WHERE table_id = $1 AND request_id = $2", table_id, request_id))
+        return None if row is None else _entry(row)
+
+    async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
+                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          ) -> list[tuple[TableRecord, TableState]]:
+        clauses, params = ["table_id > $1"], [after]
+        if not include_finished:
+            clauses.append("NOT finished")
+        if variant_id:
+            params.append(variant_id)
+            clauses.append(f"variant_id = ${len(params)}")
+        if only_open:
+            clauses.append("free_seats > 0")
+        query = (f"SELECT {_COLUMNS} FROM tables WHERE {' AND '.join(clauses)} "
+                 f"ORDER BY table_id LIMIT {int(limit)}")
+        rows = await self._run("list tables", lambda c: c.fetch(query, *params))
+        return [_table(row) for row in rows]
+
+    async def count_tables(self, *, include_finished: bool = False) -> int:
+        where = "" if include_finished else " WHERE NOT finished"
+        count = await self._run("count tables",
+                                lambda c: c.fetchval(f"SELECT count(*) FROM tables{where}"))
+        return int(count)
+
+    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
+        rows = await self._run("due deadlines", lambda c: c.fetch(
+            "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= $1"
+            " AND NOT finished ORDER BY deadline LIMIT $2", now, limit))
+        return [(row["table_id"], int(row["version"])) for row in rows]
+
+    # ---------------------------------------------------------------- fan-out
+
+    def listen(self, on_entry: Callable[[str, int], None],
+               on_reconnect: Callable[[], None]) -> None:
+        """Call ``on_entry(table_id, version)`` for every entry any replica commits; after a
+        lost listener connection is back, call ``on_reconnect`` (notifications may be lost)."""
+        self._listen_task = asyncio.get_running_loop().create_task(
+            self._listen(on_entry, on_reconnect))
+
+    async def _listen(self, on_entry: Callable[[str, int], None],
+                      on_reconnect: Callable[[], None]) -> None:
+        def received(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+            table_id, _, version = payload.rpartition(":")
+            on_entry(table_id, int(version))
+
+        first = True
+        while True:
+            try:
+                conn = await asyncpg.connect(self.url)
+                self._listener = conn
+                await conn.add_listener(CHANNEL, received)
+                if not first:
+                    on_reconnect()
+                first = False
+                while not conn.is_closed():
+                    await asyncio.sleep(0.5)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("listener_lost", error=type(exc).__name__)
+            await asyncio.sleep(0.5)
