@@ -36,6 +36,9 @@ test: lint
 bench: $(GEN)
 	$(BIN)/python -m bench
 
+soak: $(GEN)
+	$(BIN)/python tools/soak.py --seconds $(or $(SECONDS),180) --tables $(or $(TABLES),40) $(SOAK_ARGS)
+
 play: $(GEN)
 	$(BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
