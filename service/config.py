@@ -20,6 +20,7 @@ class Config:
     metrics_port: int = 0
     bot_delay: float = 0.5
     clock_interval: float = 0.25
+    snapshot_every: int = 64
     max_tables: int = 100_000
     max_watchers_per_table: int = 1000
     max_message_bytes: int = 1 << 20
@@ -40,6 +41,7 @@ _HELP = {
     "metrics_port": "serve Prometheus metrics on this HTTP port (0: off)",
     "bot_delay": "seconds a server bot waits before it moves",
     "clock_interval": "seconds between looks for turn deadlines that ran out",
+    "snapshot_every": "moves between snapshots of a table's state (faster rebuilds)",
     "max_tables": "most unfinished tables this store may hold",
     "max_watchers_per_table": "most open WatchTable streams on one table",
     "max_message_bytes": "largest request message accepted",

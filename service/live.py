@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.store import LogEntry, TableRecord, TableState
+from service.store import LogEntry, Snapshot, TableRecord, TableState
 from variants.api import Event, Game, LogVersionError, Move, Variant
 from variants.chance import Chance, SeededChance, stacked_shoe
 
@@ -63,7 +64,17 @@ class LiveTable:
         self.deadline: float | None = None
         self.lock = asyncio.Lock()
         self.watchers: set[Watcher] = set()
-        self.last_used = 0.0
+        self.snapshot_version = 0
+
+    def snapshot(self) -> Snapshot:
+        """The table's state now, for a faster rebuild (the log stays the truth)."""
+        state = pickle.dumps((self.game, self.seats, self.version, self.deadline),
+                             protocol=pickle.HIGHEST_PROTOCOL)
+        return Snapshot(self.version, self.variant.version, state)
+
+    def restore(self, snapshot: Snapshot) -> None:
+        self.game, self.seats, self.version, self.deadline = pickle.loads(snapshot.state)
+        self.snapshot_version = snapshot.version
 
     @property
     def table_id(self) -> str:
@@ -148,13 +159,15 @@ MOVE_KINDS = frozenset({"move", "bot_move", "timeout"})
 
 
 def rebuild(record: TableRecord, variant: Variant, seats: int,
-            entries: Sequence[LogEntry]) -> LiveTable:
-    """A table replayed from its whole log."""
+            entries: Sequence[LogEntry], snapshot: Snapshot | None = None) -> LiveTable:
+    """A table replayed from its log (after ``snapshot``, when one is given)."""
     if not variant.accepts_log_version(record.variant_version):
         raise LogVersionError(
             f"table {record.table_id} was written by {variant.id} version "
             f"{record.variant_version}; the installed version {variant.version} cannot replay it")
     live = LiveTable(record, variant, seats)
+    if snapshot is not None:
+        live.restore(snapshot)
     for entry in entries:
         live.apply_entry(entry)
     return live

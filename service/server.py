@@ -84,6 +84,7 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
     await store.open()
     settings = Settings(
         test_mode=config.test_mode, bot_delay=config.bot_delay,
+        snapshot_every=max(1, config.snapshot_every),
         limits=Limits(max_tables=config.max_tables,
                       max_watchers_per_table=config.max_watchers_per_table))
     manager = TableManager(registry, store, settings)

@@ -54,6 +54,7 @@ class Limits:
 class Settings:
     test_mode: bool = False
     bot_delay: float = 0.0
+    snapshot_every: int = 64
     limits: Limits = field(default_factory=Limits)
 
 
@@ -145,6 +146,13 @@ class TableManager:
         try:
             variant = self.registry.variant(record.variant_id)
             seats = variant.seat_count(record.options)
+            snapshot = await self.store.load_snapshot(table_id)
+            if snapshot is not None and snapshot.variant_version == variant.version:
+                try:
+                    entries = await self.store.read_log(table_id, snapshot.version)
+                    return rebuild(record, variant, seats, entries, snapshot)
+                except Exception as exc:  # a bad snapshot costs a full replay, nothing more
+                    log.warning("snapshot_ignored", table_id=table_id, error=repr(exc))
             return rebuild(record, variant, seats, await self.store.read_log(table_id))
         except (UnknownVariantError, LogVersionError) as exc:
             raise FailedPrecondition(f"table {table_id} cannot be served here: {exc}",
@@ -344,6 +352,14 @@ class TableManager:
         for entry in entries:
             self._publish(live, entry)
 
+    async def _save_snapshot(self, live: LiveTable) -> None:
+        snapshot = live.snapshot()
+        try:
+            await self.store.save_snapshot(live.table_id, snapshot)
+            live.snapshot_version = snapshot.version
+        except StoreError as exc:
+            log.warning("snapshot_failed", table_id=live.table_id, error=str(exc))
+
     # ------------------------------------------------------------------ auth
 
     def seat_of(self, live: LiveTable, token: str | None) -> int | None:
@@ -422,6 +438,8 @@ class TableManager:
             await self._store(live, expected_version, [entry])
         log.debug("move_applied", table_id=table_id, seat=seat, version=live.version,
                   request_id=request_id, kind=move.kind)
+        if live.version - live.snapshot_version >= self.settings.snapshot_every:
+            await self._save_snapshot(live)
         self._schedule_bot(live)
         after = self.view_of(live, seat)
         assert after.view is not None

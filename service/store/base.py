@@ -67,6 +67,18 @@ class LogEntry:
     created_at: float = 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A table's state at ``version``, pickled, so loading replays only the entries after it.
+
+    Written by this server, inside the same trust boundary as the seeds in the same database;
+    used only when ``variant_version`` is the installed plugin's version."""
+
+    version: int
+    variant_version: int
+    state: bytes
+
+
 class Store(Protocol):
     """The storage backend of the table service."""
 
@@ -111,3 +123,9 @@ class Store(Protocol):
     async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
         """(table id, version) of unfinished tables whose turn deadline has passed."""
         ...
+
+    async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
+        """Keep the newest snapshot of a table (an older one never replaces a newer one)."""
+        ...
+
+    async def load_snapshot(self, table_id: str) -> Snapshot | None: ...

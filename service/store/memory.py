@@ -5,7 +5,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from service.store.base import LogEntry, StoreError, TableRecord, TableState, VersionConflict
+from service.store.base import (
+    LogEntry,
+    Snapshot,
+    StoreError,
+    TableRecord,
+    TableState,
+    VersionConflict,
+)
 
 
 class MemoryStore:
@@ -16,6 +23,7 @@ class MemoryStore:
         self._states: dict[str, TableState] = {}
         self._logs: dict[str, list[LogEntry]] = {}
         self._requests: dict[tuple[str, str], LogEntry] = {}
+        self._snapshots: dict[str, Snapshot] = {}
 
     async def open(self) -> None:
         return None
@@ -84,3 +92,11 @@ class MemoryStore:
         due = [(t, s.version) for t, s in self._states.items()
                if not s.finished and s.deadline is not None and s.deadline <= now]
         return sorted(due)[:limit]
+
+    async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
+        current = self._snapshots.get(table_id)
+        if current is None or current.version < snapshot.version:
+            self._snapshots[table_id] = snapshot
+
+    async def load_snapshot(self, table_id: str) -> Snapshot | None:
+        return self._snapshots.get(table_id)

@@ -17,7 +17,14 @@ from typing import Any
 import asyncpg
 import structlog
 
-from service.store.base import LogEntry, StoreError, TableRecord, TableState, VersionConflict
+from service.store.base import (
+    LogEntry,
+    Snapshot,
+    StoreError,
+    TableRecord,
+    TableState,
+    VersionConflict,
+)
 from service.store.codec import dumps, loads, state_from_row
 
 log = structlog.get_logger("bezique.postgres")
@@ -55,6 +62,14 @@ MIGRATIONS: dict[int, str] = {
         PRIMARY KEY (table_id, version)
     );
     CREATE UNIQUE INDEX log_request ON log (table_id, request_id) WHERE request_id IS NOT NULL;
+    """,
+    2: """
+    CREATE TABLE snapshots (
+        table_id text PRIMARY KEY,
+        version bigint NOT NULL,
+        variant_version integer NOT NULL,
+        state bytea NOT NULL
+    );
     """,
 }
 
@@ -234,6 +249,22 @@ class PostgresStore:
             "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= $1"
             " AND NOT finished ORDER BY deadline LIMIT $2", now, limit))
         return [(row["table_id"], int(row["version"])) for row in rows]
+
+    async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
+        await self._run("save snapshot", lambda c: c.execute(
+            "INSERT INTO snapshots (table_id, version, variant_version, state) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (table_id) DO UPDATE SET "
+            "version = excluded.version, variant_version = excluded.variant_version, "
+            "state = excluded.state WHERE excluded.version > snapshots.version",
+            table_id, snapshot.version, snapshot.variant_version, snapshot.state))
+
+    async def load_snapshot(self, table_id: str) -> Snapshot | None:
+        row = await self._run("load snapshot", lambda c: c.fetchrow(
+            "SELECT version, variant_version, state FROM snapshots WHERE table_id = $1",
+            table_id))
+        return None if row is None else Snapshot(int(row["version"]),
+                                                 int(row["variant_version"]),
+                                                 bytes(row["state"]))
 
     # ---------------------------------------------------------------- fan-out
 

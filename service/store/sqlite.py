@@ -13,10 +13,17 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from service.store.base import LogEntry, StoreError, TableRecord, TableState, VersionConflict
+from service.store.base import (
+    LogEntry,
+    Snapshot,
+    StoreError,
+    TableRecord,
+    TableState,
+    VersionConflict,
+)
 from service.store.codec import dumps, loads, state_from_row
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS = {
     1: """
@@ -50,6 +57,14 @@ _MIGRATIONS = {
         PRIMARY KEY (table_id, version)
     ) WITHOUT ROWID;
     CREATE UNIQUE INDEX log_request ON log (table_id, request_id) WHERE request_id IS NOT NULL;
+    """,
+    2: """
+    CREATE TABLE snapshots (
+        table_id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        variant_version INTEGER NOT NULL,
+        state BLOB NOT NULL
+    );
     """,
 }
 
@@ -196,3 +211,19 @@ class SqliteStore:
             "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= ? "
             "AND finished = 0 ORDER BY deadline LIMIT ?", (now, limit))
         return [(str(t), int(v)) for t, v in rows]
+
+    async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
+        try:
+            self.db.execute(
+                "INSERT INTO snapshots (table_id, version, variant_version, state) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
+                "version = excluded.version, variant_version = excluded.variant_version, "
+                "state = excluded.state WHERE excluded.version > snapshots.version",
+                (table_id, snapshot.version, snapshot.variant_version, snapshot.state))
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not save a snapshot of {table_id}: {exc}") from exc
+
+    async def load_snapshot(self, table_id: str) -> Snapshot | None:
+        row = self.db.execute("SELECT version, variant_version, state FROM snapshots "
+                              "WHERE table_id = ?", (table_id,)).fetchone()
+        return None if row is None else Snapshot(int(row[0]), int(row[1]), bytes(row[2]))

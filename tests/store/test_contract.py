@@ -103,3 +103,15 @@ async def test_due_deadlines(store: Store) -> None:
     assert await store.due_deadlines(20.0) == [("a", 1)]
     await store.append("a", 1, [entry(2)], state(2))
     assert await store.due_deadlines(20.0) == []
+
+
+async def test_snapshots_keep_the_newest(store: Store) -> None:
+    from service.store import Snapshot
+
+    await store.create_table(record("a"), state(1), [])
+    assert await store.load_snapshot("a") is None
+    await store.save_snapshot("a", Snapshot(9, 1, b"new"))
+    await store.save_snapshot("a", Snapshot(5, 1, b"old"))
+    assert await store.load_snapshot("a") == Snapshot(9, 1, b"new")
+    await store.save_snapshot("a", Snapshot(12, 2, b"\x00\xff"))
+    assert await store.load_snapshot("a") == Snapshot(12, 2, b"\x00\xff")

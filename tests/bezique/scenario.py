@@ -1,0 +1,150 @@
+"""Test helpers: stacked shoes described by hands, scripted moves named by card codes."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from variants.api import Event, Move, resolve_options
+from variants.bezique.game import BeziqueGame
+from variants.bezique.rules import Rules
+from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
+from variants.chance import SeededChance, stacked_shoe
+
+FALLBACK = SeededChance(hashlib.sha256(b"bezique-tests").digest())
+
+
+def variant_for(seats: int) -> BeziqueVariant:
+    return BEZIQUE_2P if seats == 2 else BEZIQUE_3P
+
+
+def stack_order(variant: BeziqueVariant, hands: Sequence[Sequence[str]], turnup: str,
+                stock_top: Sequence[str] = (), *, dealer: int = 0,
+                options: Mapping[str, object] | None = None) -> list[int]:
+    """The shoe order (card ids, top first) that deals ``hands`` (one list of 8 codes per seat),
+    turns up ``turnup``, and puts ``stock_top`` on top of the stock (first drawn first). The
+    rest of the stock follows in canonical order."""
+    resolved = resolve_options(variant.options, dict(options or {}))
+    rules = Rules.from_options(variant.seats, resolved)
+    shoe = variant.shoe(resolved)
+    first = rules.next_seat(dealer)
+    play_order = [first]
+    while len(play_order) < rules.seats:
+        play_order.append(rules.next_seat(play_order[-1]))
+    codes: list[str] = []
+    taken = [0] * rules.seats
+    for size in rules.packets:
+        for seat in play_order:
+            codes += hands[seat][taken[seat]:taken[seat] + size]
+            taken[seat] += size
+    assert all(n == 8 for n in taken) and all(len(h) == 8 for h in hands), "8 cards each"
+    codes += [turnup, *stock_top]
+    left = Counter(card.code for card in shoe.cards)
+    left.subtract(Counter(c.upper().replace("10", "T") for c in codes))
+    assert all(n >= 0 for n in left.values()), f"too many copies: {+left - left}"
+    for card in shoe.cards:
+        if left[card.code] > 0:
+            codes.append(card.code)
+            left[card.code] -= 1
+    return shoe.order_from_codes(codes)
+
+
+def stacked_game(seats: int, hands: Sequence[Sequence[str]], turnup: str,
+                 stock_top: Sequence[str] = (), *, dealer: int = 0,
+                 options: Mapping[str, object] | None = None
+                 ) -> tuple[BeziqueGame, tuple[Event, ...]]:
+    """A game whose first deal is exactly the given one (test mode: stacked shoe, dealer)."""
+    variant = variant_for(seats)
+    order = stack_order(variant, hands, turnup, stock_top, dealer=dealer, options=options)
+    resolved = resolve_options(variant.options, dict(options or {}))
+    return variant.start(resolved, stacked_shoe(FALLBACK, order), first_dealer=dealer)
+
+
+def seeded_game(seats: int, seed: int, options: Mapping[str, object] | None = None,
+                first_dealer: int | None = None) -> tuple[BeziqueGame, tuple[Event, ...]]:
+    variant = variant_for(seats)
+    resolved = resolve_options(variant.options, dict(options or {}))
+    chance = SeededChance(hashlib.sha256(f"bezique-{seed}".encode()).digest())
+    return variant.start(resolved, chance, first_dealer=first_dealer)
+
+
+def codes(game: BeziqueGame, cards: Iterable[int]) -> list[str]:
+    return [game.t.code(c) for c in cards]
+
+
+def holding(game: BeziqueGame, seat: int, code: str, *, table: bool = False) -> int:
+    """The id of a card with ``code`` in ``seat``'s hand (or, with ``table``, its melds)."""
+    place = game.tables[seat] if table else game.hands[seat]
+    for card in sorted(place):
+        if game.t.code(card) == code:
+            return card
+    raise AssertionError(f"seat {seat} holds no {code} in its {'melds' if table else 'hand'}: "
+                         f"hand {codes(game, game.hands[seat])} "
+                         f"melds {codes(game, game.tables[seat])}")
+
+
+def play(game: BeziqueGame, seat: int, code: str, *, table: bool = False) -> tuple[Event, ...]:
+    return game.apply(seat, Move("play", (holding(game, seat, code, table=table),)))
+
+
+def trick(game: BeziqueGame, *plays: tuple[int, str]) -> tuple[Event, ...]:
+    """Play one card per (seat, code); returns every event of the trick."""
+    events: list[Event] = []
+    for seat, code in plays:
+        events += play(game, seat, code)
+    return tuple(events)
+
+
+def declarations(game: BeziqueGame, seat: int, label: str, wanted: Sequence[str]
+                 ) -> list[Move]:
+    """The legal ``declare`` moves of ``seat`` named ``label`` whose cards have these codes."""
+    want = Counter(wanted)
+    return [m for m in game.legal_moves(seat) if m.kind == "declare" and m.label == label
+            and Counter(codes(game, m.cards)) == want]
+
+
+def declare(game: BeziqueGame, seat: int, label: str, wanted: Sequence[str]
+            ) -> tuple[Event, ...]:
+    """Declare the one (or, among equivalents, the most table-reusing) matching meld."""
+    found = declarations(game, seat, label, wanted)
+    assert found, (f"{label} {wanted} is not legal; legal: "
+                   f"{[(m.label, codes(game, m.cards)) for m in game.legal_moves(seat)]}")
+    best = max(found, key=lambda m: sum(c in game.tables[seat] for c in m.cards))
+    return game.apply(seat, best)
+
+
+def points(events: Iterable[Event], seat: int | None = None) -> int:
+    return sum(e.amount for e in events if seat is None or e.seat == seat)
+
+
+def kinds(events: Iterable[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def play_defaults(game: BeziqueGame, until: object = None, limit: int = 10_000) -> list[Event]:
+    """Apply default (timeout) moves until ``until(game)`` is true or the game ends; returns
+    every event."""
+    events: list[Event] = []
+    for _ in range(limit):
+        if game.outcome() is not None or (callable(until) and until(game)):
+            return events
+        seat = game.to_move[0]
+        events += game.apply(seat, game.default_move(seat))
+    raise AssertionError("play_defaults did not stop")
+
+
+def card_ids(packs: int, *wanted: str) -> tuple[int, ...]:
+    """Distinct card ids for codes (repeated codes take the next pack's copy)."""
+    from variants.bezique.tables import tables_for
+    from variants.cards import parse_code
+
+    t = tables_for(packs)
+    used: Counter[str] = Counter()
+    found = []
+    for code in wanted:
+        rank, suit = parse_code(code)
+        copies = t.shoe.ids_of(rank, suit)
+        found.append(copies[used[code]])
+        used[code] += 1
+    return tuple(found)

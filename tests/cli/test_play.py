@@ -1,0 +1,107 @@
+"""``bezique play`` in a pseudo-terminal: whole games, chosen by number at the prompt."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pexpect
+import pytest
+
+from tests.cli.conftest import BIN, ROOT, Run, clean_env, require_variant
+
+PROMPT = r"Your move \(1-(\d+), q to quit\): "
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def spawn(*argv: str) -> pexpect.spawn:
+    return pexpect.spawn(str(BIN / "bezique"), list(argv), cwd=str(ROOT), encoding="utf-8",
+                         timeout=30, dimensions=(50, 120),
+                         env=clean_env(TERM="xterm-256color"))
+
+
+def play_to_the_end(child: pexpect.spawn, seed: int = 7, limit: int = 400) -> tuple[int, str]:
+    """Answer every prompt with a random legal number until the game ends; the number of
+    moves made and everything the terminal showed."""
+    rng = random.Random(seed)
+    moves = 0
+    shown: list[str] = []
+    while True:
+        found = child.expect([PROMPT, r"Game over"])
+        shown.append(child.before)
+        if found == 1:
+            break
+        moves += 1
+        assert moves <= limit, "the game does not end"
+        child.sendline(str(rng.randint(1, int(child.match.group(1)))))
+    child.expect(pexpect.EOF)
+    shown.append(child.before)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    return moves, ANSI.sub("", "".join(shown))
+
+
+def test_play_highcard_against_a_server(server: str) -> None:
+    child = spawn("--server", server, "play", "highcard", "-o", "hand_size=5")
+    moves, screen = play_to_the_end(child)
+    assert moves == 5
+    assert "Your hand:" in screen and "Seat 1 (highest bot)" in screen
+    assert re.search(r"[♠♥♦♣]", screen)
+
+
+def test_play_highcard_on_an_embedded_server() -> None:
+    child = spawn("play", "highcard", "-o", "players=3", "--bot-policy", "random",
+                  "--bot-delay", "0")
+    moves, screen = play_to_the_end(child)
+    assert moves == 3
+    assert "Seat 2 (random bot)" in screen
+
+
+def test_bad_input_is_refused_and_q_quits(server: str) -> None:
+    child = spawn("--server", server, "play", "highcard")
+    child.expect(PROMPT)
+    count = child.match.group(1)
+    for answer in ("x", "0", str(int(count) + 1)):
+        child.sendline(answer)
+        child.expect(rf"'{answer}' is not a move: type a number from 1 to {count}, or q")
+        child.expect(PROMPT)
+    child.sendline("q")
+    child.expect(r"You left table \w+")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_play_names_an_unknown_variant_or_policy(run: Run) -> None:
+    unknown = run("play", "nosuch")
+    assert unknown.code == 2 and "no variant 'nosuch'" in unknown.err
+    policy = run("play", "highcard", "--bot-policy", "psychic")
+    assert policy.code == 2 and "no bot policy 'psychic'" in policy.err
+
+
+def test_play_a_whole_bezique_deal(server: str) -> None:
+    require_variant(server, "bezique-2p", "variants/bezique")
+    child = spawn("--server", server, "play", "bezique-2p", "-o", "target=10",
+                  "-o", "claims=false")
+    moves, screen = play_to_the_end(child)
+    assert moves >= 16  # at least the player's 16 cards of the deal
+    assert "deal end" in screen and "Trump card" in screen and "Melds of" in screen
+
+
+def test_play_a_whole_quart_bezique_deal(server: str) -> None:
+    require_variant(server, "quart-bezique", "variants/quart")
+    child = spawn("--server", server, "play", "quart-bezique", "-o", "deals=1")
+    _, screen = play_to_the_end(child)  # no move is due if every bot folds first
+    assert "table end" in screen and "Stack" in screen
+
+
+@pytest.mark.parametrize("answer", ["", "  ", "1.5"])
+def test_blank_or_odd_answers_reprompt(server: str, answer: str) -> None:
+    child = spawn("--server", server, "play", "highcard", "-o", "hand_size=1")
+    child.expect(PROMPT)
+    child.sendline(answer)
+    child.expect("is not a move")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect("Game over")
+    child.expect(pexpect.EOF)

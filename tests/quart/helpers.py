@@ -1,0 +1,91 @@
+"""Shared helpers for the Quart-Bezique tests: stacked deals and hands by card code."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from variants.api import Event, Move, resolve_options
+from variants.cards import Shoe, parse_code, short_shoe
+from variants.chance import SeededChance, StackedChance
+from variants.quart.game import QuartGame
+from variants.quart.variant import QuartBezique, TrumpQuartBezique
+
+SHOE = short_shoe(6)
+QUART = QuartBezique()
+TRUMP = TrumpQuartBezique()
+
+
+def ids(*codes: str, shoe: Shoe = SHOE, taken: set[int] | None = None) -> list[int]:
+    """Card ids for codes, each copy distinct (the lowest unused pack first)."""
+    used = taken if taken is not None else set()
+    result = []
+    for code in codes:
+        card = next(c for c in shoe.ids_of(*parse_code(code)) if c not in used)
+        used.add(card)
+        result.append(card)
+    return result
+
+
+def stacked_order(dealer: int, seats: int, hands: Mapping[int, Sequence[str]],
+                  stock_top: Sequence[str] = (), players: Sequence[int] | None = None
+                  ) -> list[int]:
+    """A whole-shoe order that deals ``hands`` (seat -> 4 codes; unnamed seats get filler)
+    one card at a time clockwise from the dealer's left, with ``stock_top`` next."""
+    order_seats = [s for s in ((dealer + i) % seats for i in range(1, seats + 1))
+                   if players is None or s in players]
+    taken: set[int] = set()
+    named = {seat: ids(*codes, taken=taken) for seat, codes in hands.items()}
+    top = ids(*stock_top, taken=taken)
+    # filler: aces and nines of mixed suits, no combination among four of them
+    filler_codes = ["AS", "9H", "AD", "9C"]
+    for seat in order_seats:
+        if seat not in named:
+            named[seat] = ids(*filler_codes, taken=taken)
+    dealt = [named[order_seats[i % len(order_seats)]][i // len(order_seats)]
+             for i in range(4 * len(order_seats))]
+    rest = [c for c in SHOE.ids if c not in taken]
+    return dealt + top + rest
+
+
+def seed(n: int = 0) -> bytes:
+    return hashlib.sha256(f"quart-test-{n}".encode()).digest()
+
+
+def stacked_game(options: Mapping[str, Any], dealer: int, hands: Mapping[int, Sequence[str]],
+                 *, trump: bool = False, stock_top: Sequence[str] = (),
+                 later: Mapping[int, Mapping[int, Sequence[str]]] | None = None,
+                 stacks: Sequence[int] | None = None) -> tuple[QuartGame, tuple[Event, ...]]:
+    """A game whose first dealer is ``dealer`` and whose deal 1 deals ``hands``; ``later``
+    stacks later deals (deal number -> hands), the dealer moving one seat each deal."""
+    variant = TRUMP if trump else QUART
+    resolved = resolve_options(variant.options, dict(options))
+    seats = variant.seat_count(resolved)
+    players = None if stacks is None else [s for s in range(seats)
+                                           if stacks[s] >= int(resolved["ante"])]
+    orders = {"deal/1": stacked_order(dealer, seats, hands, stock_top, players)}
+    for number, more in (later or {}).items():
+        orders[f"deal/{number}"] = stacked_order((dealer + number - 1) % seats, seats, more)
+    chance = StackedChance(SeededChance(seed()), orders=orders)
+    rules = variant.table_rules(resolved)
+    return QuartGame.begin(variant.shoe(resolved), rules, chance, dealer, stacks)
+
+
+def play(game: QuartGame, *moves: tuple[int, Move]) -> list[Event]:
+    """Apply moves in order; return all their events."""
+    events: list[Event] = []
+    for seat, move in moves:
+        events += game.apply(seat, move)
+    return events
+
+
+def kinds(events: Sequence[Event], kind: str) -> list[Event]:
+    return [e for e in events if e.kind == kind]
+
+
+FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
+
+
+def RAISE(level: int) -> Move:
+    return Move("raise", amount=level)
