@@ -7,6 +7,7 @@ import contextlib
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import grpc
 import structlog
@@ -17,6 +18,7 @@ from grpc_reflection.v1alpha import reflection
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from service.config import Config
+from service.metrics import Metrics, TimedStore
 from service.servicer import TableServicer
 from service.store import Store, open_store
 from service.store.postgres import PostgresStore
@@ -39,6 +41,7 @@ class RunningServer:
     health: health_aio.HealthServicer
     clock: asyncio.Task[None]
     grace: float
+    metrics: Metrics
 
     @property
     def address(self) -> str:
@@ -53,6 +56,7 @@ class RunningServer:
             await self.clock
         await self.server.stop(self.grace)
         await self.store.close()
+        self.metrics.shutdown()
 
 
 def _credentials(config: Config) -> grpc.ServerCredentials | None:
@@ -87,13 +91,17 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
         snapshot_every=max(1, config.snapshot_every),
         limits=Limits(max_tables=config.max_tables,
                       max_watchers_per_table=config.max_watchers_per_table))
-    manager = TableManager(registry, store, settings)
+    metrics = Metrics()
+    manager = TableManager(registry, cast(Store, TimedStore(store, metrics)), settings, metrics)
+    metrics.watch_tables(manager.live_tables)
+    if config.metrics_port:
+        metrics.serve(config.metrics_port, config.address.rsplit(":", 1)[0].strip("[]"))
     if isinstance(store, PostgresStore):
         store.listen(manager.on_remote_entry, manager.on_reconnect)
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
                ("grpc.so_reuseport", 0)]
     server = grpc.aio.server(options=options)
-    servicer = TableServicer(manager, config.api_key)
+    servicer = TableServicer(manager, config.api_key, metrics)
     pb_grpc.add_TableServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -114,7 +122,7 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
     log.info("server_started", port=port, store=config.store.split("@")[-1],
              variants=list(registry.variants), test_mode=config.test_mode)
     return RunningServer(server, port, manager, store, health_servicer, clock,
-                         config.grace_seconds)
+                         config.grace_seconds, metrics)
 
 
 async def serve(config: Config) -> None:

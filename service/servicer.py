@@ -6,8 +6,10 @@ other exception is logged and becomes INTERNAL without leaking its text.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hmac
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -18,6 +20,7 @@ from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from service import auth, translate
 from service.errors import InvalidArgument, ServiceError, Unauthenticated, Unavailable
+from service.metrics import Metrics
 from service.status import to_status
 from service.store import StoreError
 from service.tables import TableManager, Update
@@ -26,6 +29,7 @@ log = structlog.get_logger("bezique.rpc")
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
+Method = Callable[["TableServicer", Req, Any], Awaitable[Resp]]
 
 
 def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
@@ -47,32 +51,43 @@ def _unavailable(error: StoreError) -> Unavailable:
                        "idempotent by request_id)", reason="STORE_UNAVAILABLE")
 
 
-def unary(method: Callable[[Any, Req, Any], Awaitable[Resp]]
-          ) -> Callable[[Any, Req, Any], Awaitable[Resp]]:
+def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
     """Map ServiceError to its status and hide unexpected errors behind INTERNAL."""
 
+    name = method.__name__
+
     @functools.wraps(method)
-    async def wrapper(self: Any, request: Req, context: Any) -> Resp:
+    async def wrapper(self: TableServicer, request: Req, context: Any) -> Resp:
+        start = time.perf_counter()
+        code = "OK"
         try:
             return await method(self, request, context)
         except ServiceError as error:
+            code = error.code
             await context.abort_with_status(to_status(error))
         except StoreError as error:
+            code = "UNAVAILABLE"
             await context.abort_with_status(to_status(_unavailable(error)))
         except (grpc.aio.AbortError, grpc.aio.UsageError):
             raise
         except Exception:
-            log.exception("rpc_failed", method=method.__name__)
+            code = "INTERNAL"
+            log.exception("rpc_failed", method=name)
             await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+        finally:
+            if self.metrics is not None:
+                self.metrics.observe_rpc(name, code, time.perf_counter() - start)
         raise AssertionError("unreachable")
 
     return wrapper
 
 
 class TableServicer(pb_grpc.TableServiceServicer):
-    def __init__(self, manager: TableManager, api_key: str = "") -> None:
+    def __init__(self, manager: TableManager, api_key: str = "",
+                 metrics: Metrics | None = None) -> None:
         self.manager = manager
         self.api_key = api_key
+        self.metrics = metrics
 
     def _check_api_key(self, context: Any) -> None:
         if not self.api_key:
@@ -179,6 +194,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
     async def WatchTable(self, request: pb.WatchTableRequest, context: Any
                          ) -> AsyncIterator[pb.WatchTableResponse]:
+        start = time.perf_counter()
+        code = "OK"
+        if self.metrics is not None:
+            self.metrics.watch_streams.inc()
         try:
             token = _token(context)
             live = await self.manager.table(request.table_id)
@@ -188,9 +207,18 @@ class TableServicer(pb_grpc.TableServiceServicer):
                                                    request.from_version):
                 yield _render_update(update, viewer, shoe)
         except ServiceError as error:
+            code = error.code
             await context.abort_with_status(to_status(error))
         except StoreError as error:
+            code = "UNAVAILABLE"
             await context.abort_with_status(to_status(_unavailable(error)))
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        finally:
+            if self.metrics is not None:
+                self.metrics.watch_streams.dec()
+                self.metrics.observe_rpc("WatchTable", code, time.perf_counter() - start)
 
     @unary
     async def GetHistory(self, request: pb.GetHistoryRequest, context: Any

@@ -12,7 +12,7 @@ import contextlib
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from service.errors import (
     Unavailable,
 )
 from service.live import MOVE_KINDS, Broadcast, LiveTable, Watcher, events_json, rebuild
+from service.metrics import Metrics
 from service.store import LogEntry, Store, StoreError, TableRecord, VersionConflict
 from variants.api import Event, LogVersionError, Move, OptionError, View, resolve_options
 from variants.chance import commitment
@@ -109,8 +110,10 @@ def _visible_move(entry: LogEntry, viewer: int | None, events: Sequence[Event],
 class TableManager:
     """Owns the live tables of this process and every path that changes them."""
 
-    def __init__(self, registry: Registry, store: Store, settings: Settings | None = None) -> None:
+    def __init__(self, registry: Registry, store: Store, settings: Settings | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.registry = registry
+        self.metrics = metrics
         self.store = store
         self.settings = settings or Settings()
         self._tables: dict[str, LiveTable] = {}
@@ -193,6 +196,11 @@ class TableManager:
             log.warning("catch_up_failed", table_id=live.table_id, error=repr(exc))
             self._tables.pop(live.table_id, None)
         self._schedule_bot(live)
+
+    def live_tables(self) -> Iterator[tuple[str, str]]:
+        """(variant, phase) of every table held in memory, for the metrics."""
+        for live in list(self._tables.values()):
+            yield live.variant.id, live.phase
 
     def forget(self, table_id: str) -> None:
         """Drop a table from memory (it is rebuilt from the store when next used)."""
@@ -438,6 +446,8 @@ class TableManager:
             await self._store(live, expected_version, [entry])
         log.debug("move_applied", table_id=table_id, seat=seat, version=live.version,
                   request_id=request_id, kind=move.kind)
+        if self.metrics is not None:
+            self.metrics.moves.labels(live.variant.id, kind).inc()
         if live.version - live.snapshot_version >= self.settings.snapshot_every:
             await self._save_snapshot(live)
         self._schedule_bot(live)

@@ -28,8 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from clients.sdk import AsyncTableClient, SeatHandle  # noqa: E402
 from pgcluster import Cluster, scratch_folder  # noqa: E402
+
+from clients.sdk import AsyncTableClient, SeatHandle  # noqa: E402
 
 SERVER = str(Path(sys.executable).with_name("bezique-server"))
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED,

@@ -18,8 +18,8 @@ Nothing here is derived from the published hash, so the commitment predicts noth
 from __future__ import annotations
 
 import hashlib
-import hmac
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from struct import unpack as _unpack
 from typing import Protocol, TypeVar
 
 T = TypeVar("T")
@@ -44,34 +44,65 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+class _HmacKey:
+    """HMAC-SHA256 with the key's pads hashed once (RFC 2104, the same bytes as hmac.digest);
+    re-keying for every block would cost more than the shuffle itself."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) > 64:
+            key = hashlib.sha256(key).digest()
+        key = key.ljust(64, b"\0")
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+
+    def mac(self, message: bytes) -> bytes:
+        inner = self._inner.copy()
+        inner.update(message)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
+
+
 class _Stream:
-    """The HMAC byte stream of one purpose, read as 64-bit integers."""
+    """The HMAC byte stream of one purpose, read as 64-bit integers (4 per HMAC block)."""
 
-    __slots__ = ("_blocks", "_buffer")
+    __slots__ = ("_counter", "_key", "_prefix", "values")
 
-    def __init__(self, seed: bytes, purpose: str) -> None:
-        self._blocks = self._generate(seed, purpose)
-        self._buffer = b""
+    def __init__(self, key: _HmacKey, purpose: str) -> None:
+        self._key = key
+        self._prefix = purpose.encode("ascii") + b":"
+        self._counter = 0
+        self.values: list[int] = []
 
-    @staticmethod
-    def _generate(seed: bytes, purpose: str) -> Iterator[bytes]:
-        counter = 0
-        prefix = purpose.encode("ascii") + b":"
-        while True:
-            yield hmac.new(seed, prefix + str(counter).encode("ascii"), hashlib.sha256).digest()
-            counter += 1
+    def _refill(self, blocks: int) -> None:
+        mac = self._key.mac
+        data = b"".join(mac(self._prefix + str(c).encode("ascii"))
+                        for c in range(self._counter, self._counter + blocks))
+        self._counter += blocks
+        # reversed, so that pop() reads the stream in order
+        fresh = list(_unpack(f">{len(data) // 8}Q", data))
+        fresh.reverse()
+        fresh.extend(self.values)
+        self.values[:] = fresh
 
     def below(self, n: int) -> int:
         if n < 1:
             raise ValueError("below() needs n >= 1")
         limit = _TWO_64 - (_TWO_64 % n)
         while True:
-            while len(self._buffer) < 8:
-                self._buffer += next(self._blocks)
-            value = int.from_bytes(self._buffer[:8], "big")
-            self._buffer = self._buffer[8:]
+            if not self.values:
+                self._refill(1)
+            value = self.values.pop()
             if value < limit:
                 return value % n
+
+    def reserve(self, count: int) -> None:
+        """Compute the blocks for ``count`` more integers at once (a speed-up only)."""
+        missing = count - len(self.values)
+        if missing > 0:
+            self._refill((missing + 3) // 4)
 
 
 class SeededChance:
@@ -81,15 +112,26 @@ class SeededChance:
         if len(seed) < 16:
             raise ValueError("a shuffle seed must have at least 16 bytes")
         self.seed = seed
+        self._key = _HmacKey(seed)
 
     def below(self, purpose: str, n: int) -> int:
-        return _Stream(self.seed, purpose).below(n)
+        return _Stream(self._key, purpose).below(n)
 
     def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
-        stream = _Stream(self.seed, purpose)
+        stream = _Stream(self._key, purpose)
         result = list(items)
+        stream.reserve(len(result))
+        values = stream.values
         for i in range(len(result) - 1, 0, -1):
-            j = stream.below(i + 1)
+            n = i + 1
+            limit = _TWO_64 - (_TWO_64 % n)
+            while True:  # stream.below(n), inlined: this loop is the cost of every deal
+                if not values:
+                    stream.reserve(1)
+                value = values.pop()
+                if value < limit:
+                    break
+            j = value % n
             result[i], result[j] = result[j], result[i]
         return result
 

@@ -27,10 +27,11 @@ def reference_below(seed: bytes, purpose: str, n: int) -> int:
             return value % n
 
 
-def test_below_follows_the_documented_construction() -> None:
-    chance = SeededChance(SEED)
+@pytest.mark.parametrize("seed", [SEED, bytes(range(16)), bytes(range(100))])
+def test_below_follows_the_documented_construction(seed: bytes) -> None:
+    chance = SeededChance(seed)
     for n in (1, 2, 3, 7, 32, 1000, 2**63 + 5):
-        assert chance.below("cut/1", n) == reference_below(SEED, "cut/1", n)
+        assert chance.below("cut/1", n) == reference_below(seed, "cut/1", n)
 
 
 def test_a_shuffle_is_fisher_yates_over_one_stream() -> None:
@@ -55,10 +56,10 @@ def test_a_shuffle_is_fisher_yates_over_one_stream() -> None:
 
 def test_same_seed_same_deal_other_seed_other_deal() -> None:
     deck = list(range(96))
-    assert SeededChance(SEED).shuffled("deal/1", deck) == SeededChance(SEED).shuffled("deal/1", deck)
-    assert SeededChance(SEED).shuffled("deal/1", deck) != SeededChance(SEED).shuffled("deal/2", deck)
-    assert SeededChance(SEED).shuffled("deal/1", deck) != SeededChance(
-        bytes(32)).shuffled("deal/1", deck)
+    first = SeededChance(SEED).shuffled("deal/1", deck)
+    assert first == SeededChance(SEED).shuffled("deal/1", deck)
+    assert first != SeededChance(SEED).shuffled("deal/2", deck)
+    assert first != SeededChance(bytes(32)).shuffled("deal/1", deck)
 
 
 def test_the_commitment_does_not_predict_the_deal() -> None:

@@ -86,7 +86,7 @@ def test_the_kit_catches_broken_variants(variant: HighCard, message: str) -> Non
 
 def test_the_kit_catches_unchecked_options() -> None:
     class Unchecked(HighCard):
-        options = (OptionSpec("hand_size", OptionType.INT, 3, "no range"),)
+        options: tuple[OptionSpec, ...] = (OptionSpec("hand_size", OptionType.INT, 3, "no range"),)
 
     check_options_refused(Unchecked())  # no range declared: nothing to refuse but types
     with pytest.raises(Exception, match="hand_size"):

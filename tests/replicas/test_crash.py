@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from bezique.v1 import table_service_pb2 as pb
 from clients.sdk import AsyncTableClient, SeatHandle
 from service.server import start_server
 from tests.conftest import ServerProcess, highcard_registry, server_config, spawn_server
@@ -22,7 +23,7 @@ class Ledger:
     """What the clients were told: acknowledged moves, and moves whose fate is unknown."""
 
     acked: dict[str, tuple[str, int]] = field(default_factory=dict)  # request id -> table, version
-    unknown: dict[str, tuple[SeatHandle, object, int]] = field(default_factory=dict)
+    unknown: dict[str, tuple[SeatHandle, pb.Move, int]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
 
 
@@ -85,7 +86,7 @@ async def check_nothing_lost(client: AsyncTableClient, ledger: Ledger,
     # a request whose answer was lost is applied at most once, whatever the retry says
     for request_id, (seat, move, expected) in ledger.unknown.items():
         try:
-            await client.submit(seat, move, expected, request_id)  # type: ignore[arg-type]
+            await client.submit(seat, move, expected, request_id)
         except grpc.aio.AioRpcError as error:
             assert error.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
     for table_id, _ in tables:
@@ -94,9 +95,7 @@ async def check_nothing_lost(client: AsyncTableClient, ledger: Ledger,
         assert len(ids) == len(set(ids))
 
 
-def _any_move() -> object:
-    from bezique.v1 import table_service_pb2 as pb
-
+def _any_move() -> pb.Move:
     return pb.Move(kind="play", cards=[pb.Card(id=0)])
 
 

@@ -44,7 +44,7 @@ async def test_a_cut_watch_resumes_with_no_gap_and_no_duplicate(
         seen.append(update.version)
         if update.version == 4:
             break
-    await stream.aclose()
+    await stream.aclose()  # type: ignore[attr-defined]
     # two moves happen while nobody watches
     for seat in (first, second):
         view = await client.view(table_id, seat.token)

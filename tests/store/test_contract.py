@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from service.store import LogEntry, Store, StoreError, TableRecord, TableState, VersionConflict
-from service.store import open_store
+from service.store import (
+    LogEntry,
+    Store,
+    StoreError,
+    TableRecord,
+    TableState,
+    VersionConflict,
+    open_store,
+)
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])

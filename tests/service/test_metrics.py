@@ -1,0 +1,62 @@
+"""Prometheus metrics, scraped over HTTP after a game."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import socket
+import urllib.request
+
+import grpc
+
+from clients.sdk import AsyncTableClient
+from service.server import start_server
+from tests.conftest import highcard_registry, server_config
+from tests.service.test_rpcs import play_out, two_seats
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    for line in text.splitlines():
+        if not line.startswith(name + "{") and not line.startswith(name + " "):
+            continue
+        found = dict(re.findall(r'(\w+)="([^"]*)"', line.split(" ")[0]))
+        if all(found.get(k) == v for k, v in labels.items()):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"no sample {name} {labels}")
+
+
+async def test_metrics_after_a_game() -> None:
+    port = free_port()
+    server = await start_server(server_config(metrics_port=port), highcard_registry())
+    try:
+        async with AsyncTableClient(server.address, retries=0) as client:
+            table_id, first, second = await two_seats(client)
+
+            async def watch() -> None:
+                async for _ in client.watch(table_id, None, 0):
+                    pass
+
+            watcher = asyncio.create_task(watch())
+            await asyncio.sleep(0.2)
+            await play_out(client, table_id, first, second)
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                await client.view("feedfeedfeedfeed")
+            text = await asyncio.to_thread(
+                lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode())
+            watcher.cancel()
+        assert sample(text, "bezique_rpcs_total", method="SubmitMove", code="OK") == 6
+        assert sample(text, "bezique_rpcs_total", method="GetView", code="NOT_FOUND") == 1
+        assert sample(text, "bezique_rpc_seconds_count", method="SubmitMove") == 6
+        assert sample(text, "bezique_moves_applied_total", variant="highcard", kind="move") == 6
+        assert sample(text, "bezique_tables", variant="highcard", phase="over") == 1
+        assert sample(text, "bezique_watch_streams") == 1
+        assert sample(text, "bezique_store_seconds_count", operation="append") >= 6
+    finally:
+        await server.stop()
