@@ -114,6 +114,10 @@ class SeededChance:
         self.seed = seed
         self._key = _HmacKey(seed)
 
+    def __reduce__(self) -> tuple[type[SeededChance], tuple[bytes]]:
+        """Games keep their chance source and must pickle (snapshots): keep only the seed."""
+        return (SeededChance, (self.seed,))
+
     def below(self, purpose: str, n: int) -> int:
         return _Stream(self._key, purpose).below(n)
 

@@ -90,3 +90,11 @@ def test_a_stacked_shoe_replaces_only_the_first_deal() -> None:
     assert stacked.shuffled("deal/2", range(32)) == base.shuffled("deal/2", range(32))
     with pytest.raises(ValueError):
         StackedChance(base, orders={"deal/1": [1, 1]}).shuffled("deal/1", [0, 1])
+
+
+def test_a_chance_source_pickles_to_the_same_stream() -> None:
+    import pickle
+
+    chance = SeededChance(SEED)
+    copy = pickle.loads(pickle.dumps(chance))
+    assert copy.shuffled("deal/3", range(50)) == chance.shuffled("deal/3", range(50))

@@ -25,7 +25,7 @@ whole layer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 OPEN = "open"
@@ -228,6 +228,19 @@ def side_pots(contrib: Sequence[int], live: Sequence[int], order: Sequence[int],
         pots.append(Pot(amount, eligible))
         previous = level
     return pots
+
+
+def pot_winners(pot: Pot, scores: Mapping[int, int | None]) -> tuple[list[int], str] | None:
+    """Who takes ``pot`` and why: its only player (``uncontested``), or the best score among
+    the hands in it that may win (``showdown``; ``scores`` is None for a hand that may not,
+    i.e. one without a combination). None when nobody in it may win."""
+    if len(pot.eligible) == 1:
+        return [pot.eligible[0]], "uncontested"
+    contenders = [s for s in pot.eligible if scores[s] is not None]
+    if not contenders:
+        return None
+    best = max(scores[s] or 0 for s in contenders)
+    return [s for s in contenders if scores[s] == best], "showdown"
 
 
 def split(amount: int, winners: Sequence[int]) -> list[tuple[int, int]]:

@@ -13,6 +13,7 @@ puts only names and points into public event details).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -178,26 +179,33 @@ def _evaluate_faces(faces: tuple[Face, ...], rules: Rules) -> tuple[int, tuple[_
 
 
 class Evaluator:
-    """Scores hands of one shoe under one set of :class:`Rules` (built once per deal)."""
+    """Scores hands of one shoe; the faces of its cards are computed once per shoe."""
 
-    __slots__ = ("_faces", "rules")
+    __slots__ = ("_faces",)
 
-    def __init__(self, shoe: Shoe, rules: Rules) -> None:
+    def __init__(self, shoe: Shoe) -> None:
         self._faces: tuple[Face, ...] = tuple(int(c.rank) * 4 + int(c.suit) for c in shoe.cards)
-        self.rules = rules
 
-    def face(self, card: int) -> Face:
-        return self._faces[card]
-
-    def evaluate(self, cards: tuple[int, ...] | list[int]) -> HandReport:
-        ordered = tuple(sorted(cards, key=lambda c: (self._faces[c], c)))
-        card_points, chosen = _evaluate_faces(tuple(self._faces[c] for c in ordered), self.rules)
+    def evaluate(self, cards: Sequence[int], rules: Rules) -> HandReport:
+        faces = self._faces
+        ordered = tuple(sorted(cards, key=lambda c: (faces[c], c)))
+        card_points, chosen = _evaluate_faces(tuple(faces[c] for c in ordered), rules)
         combos = tuple(Combination(name, cls, points, tuple(ordered[i] for i in where))
                        for name, cls, points, where in chosen)
         return HandReport(ordered, card_points, sum(c.points for c in combos), combos)
 
 
-def evaluate(shoe: Shoe, cards: tuple[int, ...] | list[int], rules: Rules | None = None
-             ) -> HandReport:
-    """Score ``cards`` (ids of ``shoe``) once; games keep an :class:`Evaluator` instead."""
-    return Evaluator(shoe, rules or Rules()).evaluate(cards)
+_EVALUATORS: dict[int, tuple[Shoe, Evaluator]] = {}
+
+
+def evaluator_for(shoe: Shoe) -> Evaluator:
+    """The shared evaluator of a shoe (shoes are immutable and shared, so this is a cache)."""
+    entry = _EVALUATORS.get(id(shoe))
+    if entry is None or entry[0] is not shoe:
+        entry = _EVALUATORS[id(shoe)] = (shoe, Evaluator(shoe))
+    return entry[1]
+
+
+def evaluate(shoe: Shoe, cards: Sequence[int], rules: Rules | None = None) -> HandReport:
+    """Score ``cards`` (ids of ``shoe``) under ``rules`` (default: no trump, Q♠+J♦)."""
+    return evaluator_for(shoe).evaluate(cards, rules or Rules())

@@ -1,13 +1,23 @@
-"""Registers the built-in variants of this package through the ``bezique`` entry points."""
+"""Registers the Quart-Bezique variants and their bot policy through the ``bezique`` entry
+points, like any third-party plugin."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from variants.api import Variant
+from variants.api import BotPolicy, Variant
 from variants.hookspecs import hookimpl
+from variants.quart.bots import HeuristicPolicy
+from variants.quart.variant import QuartBezique, TrumpQuartBezique
+
+VARIANT_IDS = (QuartBezique.id, TrumpQuartBezique.id)
 
 
 @hookimpl
 def bezique_variants() -> Sequence[Variant]:
-    return []
+    return [QuartBezique(), TrumpQuartBezique()]
+
+
+@hookimpl
+def bezique_bot_policies(variant_id: str) -> Sequence[BotPolicy]:
+    return [HeuristicPolicy()] if variant_id in VARIANT_IDS else []

@@ -1,0 +1,479 @@
+"""One Quart-Bezique table: deal after deal of ante, deal, betting, showdown and settlement.
+
+Moves (all with empty ``cards`` and ``label``):
+
+* ``fold``; ``bet`` (call up to the level, three or more players in); ``show`` (two players in:
+  call and force the showdown); ``allin`` (the whole stack, only when it is short of a call or
+  of a minimum raise);
+* ``raise`` with ``amount`` = **the new level**, i.e. the seat's total contribution this deal
+  after the raise (antes not counted), from ``level + min_bet`` to ``level + max_bet`` and at most
+  the contribution plus the stack.
+
+**The one exception to "legal_moves lists every legal move":** the raises in ``legal_moves`` are
+a representative list (the minimum, a few multiples of ``min_bet`` above the level, and the
+highest, which is the all-in when the stack is the limit), but :meth:`QuartGame.apply` accepts
+*every* integer raise level in the allowed range. Anything outside the range, or any other
+malformed move, is refused with IllegalMoveError and changes nothing.
+
+Chance: the first dealer is drawn by lot (purposes ``lot/1``, ``lot/2``, ... one per card drawn;
+lowest rank deals, 9 < 10 < J < Q < K < A, ties draw again) unless ``first_dealer`` is given;
+deal ``N`` shuffles the whole shoe with purpose ``deal/N``.
+
+Visibility (rules §7): own hand; every ante, bet, fold and show; stacks and pot; the turned
+trump card. At a showdown the hands of the players in are revealed by ``reveal`` events whose
+detail holds the faces (codes such as ``QS``), points and combination names: the cards then go
+back into the next deal's shuffle within the same move, so they are published as faces, never
+as card ids. A folded hand is never revealed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from variants.api import (
+    Census,
+    Event,
+    GameOverError,
+    IllegalMoveError,
+    Move,
+    NotYourTurnError,
+    Outcome,
+    Pile,
+    View,
+    Zone,
+)
+from variants.cards import Shoe
+from variants.chance import Chance
+from variants.quart.betting import (
+    LAST_STANDING,
+    OPEN,
+    Betting,
+    BettingError,
+    pot_winners,
+    side_pots,
+    split,
+)
+from variants.quart.evaluator import HandReport, Rules, evaluator_for
+from variants.quart.lot import draw_dealer
+
+CARRY_OVER = "carry_over"
+SPLIT = "split"
+NO_COMBINATION_CHOICES = (CARRY_OVER, SPLIT)
+HAND_SIZE = 4
+RAISE_STEPS = (2, 3, 5, 10)
+MOVE_KINDS = frozenset({"fold", "bet", "show", "raise", "allin"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Public:
+    """The viewer-independent part of every view of one state."""
+
+    hands: tuple[Zone, ...]
+    common: tuple[Zone, ...]
+    detail: Mapping[str, Any]
+    stacks: tuple[int, ...]
+    pot: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableRules:
+    """The resolved options of a table."""
+
+    seats: int
+    starting_stack: int
+    ante: int
+    min_bet: int
+    max_bet: int | None
+    multiway_showdown: bool
+    no_combination: str
+    bezique_cards: str
+    deals: int | None
+    trump: bool
+    trump_doubles_combinations: bool
+
+
+class QuartGame:
+    """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`."""
+
+    def __init__(self, shoe: Shoe, rules: TableRules, chance: Chance, dealer: int,
+                 stacks: Sequence[int] | None = None) -> None:
+        self._shoe = shoe
+        self.rules = rules
+        self.chance = chance
+        self.seats = rules.seats
+        self.stacks = [rules.starting_stack] * rules.seats if stacks is None else list(stacks)
+        if len(self.stacks) != rules.seats or min(self.stacks) < 0:
+            raise ValueError(f"need {rules.seats} stacks of at least 0, got {self.stacks}")
+        self.dealer = dealer
+        self.deal_no = 0
+        self.carried = 0
+        self.dead = 0
+        self.hands: list[list[int]] = [[] for _ in range(rules.seats)]
+        self.stock: list[int] = list(shoe.ids)
+        self.trump_card: int | None = None
+        self.muck_folded: list[int] = []
+        self.muck_shown: list[int] = []
+        self.betting: Betting | None = None
+        self.hand_rules = Rules(rules.bezique_cards)
+        self.settled = True
+        self.end_reason = ""
+        self._legal: dict[int, tuple[Move, ...]] = {}
+        self._views: dict[int | None, View] = {}
+        self._public: _Public | None = None
+
+    # ------------------------------------------------------------------ chance steps
+
+    @classmethod
+    def begin(cls, shoe: Shoe, rules: TableRules, chance: Chance, first_dealer: int | None,
+              stacks: Sequence[int] | None = None) -> tuple[QuartGame, tuple[Event, ...]]:
+        """A new table: the lot for the first dealer (unless given), then the first deal.
+
+        ``stacks`` sets per-seat starting stacks (a platform may set them at join; the default
+        is ``starting_stack`` for every seat)."""
+        events: list[Event] = []
+        if first_dealer is None:
+            first_dealer, events = draw_dealer(shoe, rules.seats, chance)
+        dealer = first_dealer
+        game = cls(shoe, rules, chance, dealer, stacks)
+        start = len(events)
+        game._begin_deal(events, first=True)
+        game._run(events, start)
+        return game, tuple(events)
+
+    def _begin_deal(self, events: list[Event], *, first: bool = False) -> None:
+        rules = self.rules
+        payers = [s for s in range(self.seats) if self.stacks[s] >= rules.ante]
+        if len(payers) < 2:
+            self._end(events, "fewer than two seats can pay the ante")
+            return
+        if rules.deals is not None and self.deal_no >= rules.deals:
+            self._end(events, f"{rules.deals} deals played")
+            return
+        self.deal_no += 1
+        if not first or self.dealer not in payers:
+            self.dealer = next(s for s in ((self.dealer + i) % self.seats
+                                           for i in range(1, self.seats + 1)) if s in payers)
+        order = [s for s in ((self.dealer + i) % self.seats for i in range(1, self.seats + 1))
+                 if s in payers]
+        events.append(Event("deal_start", self.dealer, detail={
+            "deal": self.deal_no, "dealer": self.dealer, "seats": order,
+            "carried": self.carried}))
+        for seat in range(self.seats):
+            if seat not in payers:
+                events.append(Event("sit_out", seat, detail={"stack": self.stacks[seat]}))
+        self.dead, self.carried = self.carried, 0
+        for seat in order:
+            self.stacks[seat] -= rules.ante
+            self.dead += rules.ante
+            events.append(Event("ante", seat, amount=rules.ante,
+                                detail={"stack": self.stacks[seat]}))
+        shuffled = self.chance.shuffled(f"deal/{self.deal_no}", list(self._shoe.ids))
+        count = len(order)
+        self.hands = [[] for _ in range(self.seats)]
+        for index in range(HAND_SIZE * count):
+            self.hands[order[index % count]].append(shuffled[index])
+        for seat in order:
+            events.append(Event("deal", seat, tuple(self.hands[seat]),
+                                visible_to=frozenset({seat})))
+        self.stock = shuffled[HAND_SIZE * count:]
+        self.muck_folded, self.muck_shown = [], []
+        self.trump_card = None
+        self.hand_rules = Rules(rules.bezique_cards)
+        if rules.trump:
+            self.trump_card = self.stock.pop(0)
+            suit = self._shoe[self.trump_card].suit
+            self.hand_rules = Rules(rules.bezique_cards, int(suit),
+                                    rules.trump_doubles_combinations)
+            events.append(Event("trump", None, (self.trump_card,), detail={
+                "suit": suit.letter, "card": self._shoe.code(self.trump_card)}))
+        self.betting = Betting(order, self.stacks, min_bet=rules.min_bet,
+                               max_bet=rules.max_bet, multiway=rules.multiway_showdown)
+        self.settled = False
+
+    def _run(self, events: list[Event], deal_start: int | None) -> None:
+        """Settle closed deals and deal again until someone must act or the table ends.
+
+        ``deal_start`` is where the current deal's events begin if nobody has acted in it yet.
+        A deal that closes before anyone can act (every seat but one all-in on the ante) is
+        dealt, shown and reshuffled within this one step, so its ``deal`` and ``trump`` events
+        carry no card ids: its hands are published as faces by the ``reveal`` events.
+        """
+        while not self.end_reason and self.betting is not None and self.betting.status != OPEN:
+            if deal_start is not None:
+                events[deal_start:] = [_concealed(e) for e in events[deal_start:]]
+            self._settle(events)
+            deal_start = len(events)
+            self._begin_deal(events)
+        self._touch()
+
+    # ------------------------------------------------------------------ settlement
+
+    def _next_deal_possible(self) -> bool:
+        rules = self.rules
+        if rules.deals is not None and self.deal_no >= rules.deals:
+            return False
+        return sum(1 for stack in self.stacks if stack >= rules.ante) >= 2
+
+    def _pay(self, events: list[Event], pot: int, amount: int, winners: list[int],
+             reason: str) -> None:
+        for seat, share in split(amount, winners):
+            self.stacks[seat] += share
+            events.append(Event("pot_won", seat, amount=share, detail={
+                "pot": pot, "reason": reason, "stack": self.stacks[seat]}))
+
+    def _settle(self, events: list[Event]) -> None:
+        betting = self.betting
+        assert betting is not None
+        live = betting.live
+        if betting.status == LAST_STANDING:
+            self._pay(events, 0, self.dead + sum(betting.contrib), live, "last-standing")
+        else:
+            reports = self._reveal(events, live)
+            unresolved: list[tuple[int, int, list[int]]] = []
+            scores = {s: r.points if r.has_combination else None for s, r in reports.items()}
+            pots = side_pots(betting.contrib, live, betting.order, self.dead)
+            for index, pot in enumerate(pots):
+                taken = pot_winners(pot, scores)
+                if taken is None:
+                    unresolved.append((index, pot.amount, list(pot.eligible)))
+                else:
+                    self._pay(events, index, pot.amount, *taken)
+            carry = self.rules.no_combination == CARRY_OVER and self._next_deal_possible()
+            for index, amount, eligible in unresolved:
+                if carry:
+                    self.carried += amount
+                    events.append(Event("carry_over", None, amount=amount, detail={"pot": index}))
+                else:
+                    self._pay(events, index, amount, eligible, "no-combination-split")
+        self.dead = 0
+        betting.contrib = [0] * self.seats
+        self.settled = True
+        events.append(Event("deal_end", None, detail={
+            "deal": self.deal_no, "stacks": list(self.stacks), "carried": self.carried}))
+
+    def _reveal(self, events: list[Event], live: list[int]) -> dict[int, HandReport]:
+        """Show the hands of the players in: faces and scores, published in the detail."""
+        evaluator = evaluator_for(self._shoe)
+        reports: dict[int, HandReport] = {}
+        for seat in live:
+            report = evaluator.evaluate(self.hands[seat], self.hand_rules)
+            reports[seat] = report
+            detail: dict[str, Any] = {"hand": self._shoe.codes(self.hands[seat])}
+            detail.update(report.summary())
+            events.append(Event("reveal", seat, amount=report.points, detail=detail))
+            self.muck_shown.extend(self.hands[seat])
+            self.hands[seat] = []
+        return reports
+
+    def _end(self, events: list[Event], reason: str) -> None:
+        self.end_reason = reason
+        self.betting = None
+        events.append(Event("table_end", None, detail={
+            "reason": reason, "stacks": list(self.stacks), "deals": self.deal_no}))
+
+    # ------------------------------------------------------------------ the Game protocol
+
+    @property
+    def shoe(self) -> Shoe:
+        return self._shoe
+
+    @property
+    def phase(self) -> str:
+        return "over" if self.end_reason else "betting"
+
+    @property
+    def to_move(self) -> tuple[int, ...]:
+        betting = self.betting
+        if self.end_reason or betting is None or betting.turn is None:
+            return ()
+        return (betting.turn,)
+
+    @property
+    def pot(self) -> int:
+        betting = self.betting
+        live = 0 if self.settled or betting is None else self.dead + sum(betting.contrib)
+        return self.carried + live
+
+    def legal_moves(self, seat: int) -> tuple[Move, ...]:
+        cached = self._legal.get(seat)
+        if cached is not None:
+            return cached
+        betting = self.betting
+        moves: list[Move] = []
+        if not self.end_reason and betting is not None and betting.turn == seat:
+            moves.append(Move("fold"))
+            if betting.can_bet(seat):
+                moves.append(Move("bet"))
+            if betting.can_show(seat):
+                moves.append(Move("show"))
+            span = betting.raise_range(seat)
+            if span is not None:
+                low, high = span
+                levels = {low, high}
+                levels.update(betting.level + step * self.rules.min_bet for step in RAISE_STEPS)
+                moves += [Move("raise", amount=level) for level in sorted(levels)
+                          if low <= level <= high]
+            if betting.can_allin(seat):
+                moves.append(Move("allin"))
+        result = tuple(moves)
+        self._legal[seat] = result
+        return result
+
+    def _refuse(self, seat: int, move: Move) -> None:
+        """Raise the narrowest error for a move that may not be made now."""
+        if self.end_reason:
+            raise GameOverError(seat, move, "the table is over", self.phase)
+        betting = self.betting
+        assert betting is not None
+        if seat != betting.turn:
+            raise NotYourTurnError(seat, move, f"it is seat {betting.turn}'s turn", self.phase)
+        if move.kind not in MOVE_KINDS:
+            raise IllegalMoveError(seat, move, f"unknown move kind {move.kind!r} (one of "
+                                   f"{', '.join(sorted(MOVE_KINDS))})", self.phase)
+        if move.cards or move.label or (move.amount and move.kind != "raise"):
+            raise IllegalMoveError(seat, move, f"{move.kind} takes no cards or label"
+                                   + ("" if move.kind == "raise" else " and no amount"),
+                                   self.phase)
+        if move.kind == "raise":
+            span = betting.raise_range(seat)
+            if span is None:
+                raise IllegalMoveError(seat, move, "no raise is possible now", self.phase)
+            if not span[0] <= move.amount <= span[1]:
+                raise IllegalMoveError(seat, move, f"the raise amount is the new level, from "
+                                       f"{span[0]} to {span[1]}", self.phase)
+            return
+        legal = self.legal_moves(seat)
+        if move not in legal:
+            offered = ", ".join(str(m) for m in legal)
+            raise IllegalMoveError(seat, move, f"not allowed now (legal: {offered})", self.phase)
+
+    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
+        if move not in self.legal_moves(seat):
+            self._refuse(seat, move)
+        betting = self.betting
+        assert betting is not None
+        try:
+            if move.kind == "fold":
+                chips = betting.fold(seat)
+                self.muck_folded.extend(self.hands[seat])
+                self.hands[seat] = []
+            elif move.kind == "bet":
+                chips = betting.bet(seat)
+            elif move.kind == "show":
+                chips = betting.show(seat)
+            elif move.kind == "raise":
+                chips = betting.raise_to(seat, move.amount)
+            else:
+                chips = betting.allin(seat)
+        except BettingError as exc:  # pragma: no cover - the checks above come first
+            raise IllegalMoveError(seat, move, str(exc), self.phase) from None
+        events = [Event(move.kind, seat, amount=chips, detail={
+            "contribution": betting.contrib[seat], "level": betting.level,
+            "stack": self.stacks[seat], "all_in": betting.all_in[seat]})]
+        self._touch()
+        self._run(events, None)
+        return tuple(events)
+
+    def default_move(self, seat: int) -> Move:
+        """Fold, or show/bet when that costs nothing (rules §8)."""
+        betting = self.betting
+        if betting is not None and betting.turn == seat and betting.to_call(seat) == 0:
+            for move in (Move("show"), Move("bet")):
+                if move in self.legal_moves(seat):
+                    return move
+        return Move("fold")
+
+    def outcome(self) -> Outcome | None:
+        if not self.end_reason:
+            return None
+        best = max(self.stacks)
+        winners = tuple(s for s in range(self.seats) if self.stacks[s] == best)
+        return Outcome(winners, tuple(self.stacks), self.end_reason,
+                       MappingProxyType({"deals": self.deal_no}))
+
+    def _public_detail(self) -> dict[str, Any]:
+        betting = self.betting
+        detail: dict[str, Any] = {
+            "deal": self.deal_no, "dealer": self.dealer, "ante": self.rules.ante,
+            "min_bet": self.rules.min_bet, "max_bet": self.rules.max_bet,
+            "carried": self.carried, "seats": self.seats,
+            "bezique_cards": self.rules.bezique_cards,
+            "trump_doubles_combinations": self.rules.trump_doubles_combinations,
+            "trump": None if self.trump_card is None else self._shoe[self.trump_card].suit.letter,
+        }
+        if betting is not None:
+            turn = betting.turn
+            span = None if turn is None else betting.raise_range(turn)
+            detail.update({
+                "in_deal": list(betting.order), "level": betting.level,
+                "contributions": list(betting.contrib), "folded": list(betting.folded),
+                "all_in": list(betting.all_in), "players_in": len(betting.live),
+                "to_call": 0 if turn is None else betting.to_call(turn),
+                "raise_range": None if span is None else list(span),
+            })
+        return detail
+
+    def _touch(self) -> None:
+        """Forget the cached legal moves and views: the state has changed."""
+        self._legal.clear()
+        self._views.clear()
+        self._public = None
+
+    def _public_part(self) -> _Public:
+        """What every viewer sees alike, built once per state."""
+        public = self._public
+        if public is None:
+            hands = tuple(Zone("hand", seat, (), len(self.hands[seat]))
+                          for seat in range(self.seats) if self.hands[seat])
+            common = [Zone("stock", None, (), len(self.stock))]
+            if self.trump_card is not None:
+                common.append(Zone("trump", None, (self.trump_card,)))
+            common.append(Zone("muck/folded", None, (), len(self.muck_folded)))
+            if self.muck_shown:
+                common.append(Zone("muck/shown", None, tuple(self.muck_shown)))
+            public = self._public = _Public(hands, tuple(common), MappingProxyType(
+                self._public_detail()), tuple(self.stacks), self.pot)
+        return public
+
+    def view(self, viewer: int | None) -> View:
+        cached = self._views.get(viewer)
+        if cached is not None:
+            return cached
+        public = self._public_part()
+        if viewer is None:
+            hand: tuple[int, ...] = ()
+            zones = public.hands + public.common
+        else:
+            hand = tuple(self.hands[viewer])
+            zones = tuple(z for z in public.hands if z.owner != viewer) + public.common
+        view = View(viewer, self.phase, self.to_move, hand, zones, scores=(),
+                    stacks=public.stacks, pot=public.pot, detail=public.detail,
+                    shoe=self._shoe)
+        self._views[viewer] = view
+        return view
+
+    def census(self) -> Census:
+        piles = [Pile("stock", tuple(self.stock), frozenset())]
+        if self.trump_card is not None:
+            piles.append(Pile("trump", (self.trump_card,)))
+        piles += [Pile(f"hand/{s}", tuple(self.hands[s]), frozenset({s}))
+                  for s in range(self.seats)]
+        piles.append(Pile("muck/folded", tuple(self.muck_folded), frozenset()))
+        piles.append(Pile("muck/shown", tuple(self.muck_shown)))
+        return Census(tuple(piles), chips=sum(self.stacks) + self.pot)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_legal"], state["_views"], state["_public"] = {}, {}, None
+        return state
+
+
+def _concealed(event: Event) -> Event:
+    """The event without card ids (for a deal dealt and reshuffled within one step)."""
+    if event.kind not in ("deal", "trump") or not event.cards:
+        return event
+    return Event(event.kind, event.seat, (), event.amount, event.label,
+                 {**event.detail, "concealed": True}, event.visible_to, len(event.cards))

@@ -1,0 +1,34 @@
+"""The draw for the first dealer: a chance step of its own, with public events."""
+
+from __future__ import annotations
+
+from variants.api import Event
+from variants.cards import Shoe
+from variants.chance import Chance
+
+
+def draw_dealer(shoe: Shoe, seats: int, chance: Chance) -> tuple[int, list[Event]]:
+    """Each candidate, in seat order, draws a card face up from the unshuffled pack; the lowest
+    rank deals (9 < 10 < J < Q < K < A, suits do not matter); only the tied seats draw again.
+
+    Draw number ``k`` picks uniformly among the cards not yet drawn with purpose ``lot/k`` (one
+    purpose per draw, since ``below`` answers once per purpose).
+    """
+    events: list[Event] = []
+    pack = list(shoe.ids)
+    candidates = list(range(seats))
+    draw = 0
+    while True:
+        drawn: dict[int, int] = {}
+        for seat in candidates:
+            if not pack:  # pragma: no cover - 144 cards outlast any run of ties
+                pack = list(shoe.ids)
+            draw += 1
+            card = pack.pop(chance.below(f"lot/{draw}", len(pack)))
+            drawn[seat] = card
+            events.append(Event("lot", seat, (card,), detail={"draw": draw}))
+        low = min(shoe[card].rank for card in drawn.values())
+        candidates = [seat for seat in candidates if shoe[drawn[seat]].rank == low]
+        if len(candidates) == 1:
+            events.append(Event("dealer", candidates[0], detail={"by": "lot"}))
+            return candidates[0], events
