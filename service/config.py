@@ -23,6 +23,9 @@ class Config:
     snapshot_every: int = 64
     max_tables: int = 100_000
     max_watchers_per_table: int = 1000
+    max_watchers_per_caller: int = 100
+    rate_limit: float = 0.0
+    rate_burst: float = 200.0
     max_message_bytes: int = 1 << 20
     grace_seconds: float = 5.0
     tls_cert: str = ""
@@ -44,6 +47,9 @@ _HELP = {
     "snapshot_every": "moves between snapshots of a table's state (faster rebuilds)",
     "max_tables": "most unfinished tables this store may hold",
     "max_watchers_per_table": "most open WatchTable streams on one table",
+    "max_watchers_per_caller": "most open WatchTable streams of one caller (0: no limit)",
+    "rate_limit": "requests a second allowed per caller (seat token, else address; 0: off)",
+    "rate_burst": "requests a caller may send at once before the rate limit applies",
     "max_message_bytes": "largest request message accepted",
     "grace_seconds": "on SIGTERM, how long in-flight calls may finish",
     "tls_cert": "PEM certificate chain for TLS (with --tls-key)",

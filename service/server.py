@@ -18,6 +18,7 @@ from grpc_reflection.v1alpha import reflection
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from service.config import Config
+from service.limits import RateLimiter, StreamCounter
 from service.metrics import Metrics, TimedStore
 from service.servicer import TableServicer
 from service.store import Store, open_store
@@ -101,7 +102,9 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
                ("grpc.so_reuseport", 0)]
     server = grpc.aio.server(options=options)
-    servicer = TableServicer(manager, config.api_key, metrics)
+    servicer = TableServicer(manager, config.api_key, metrics,
+                             RateLimiter(config.rate_limit, max(1.0, config.rate_burst)),
+                             StreamCounter(config.max_watchers_per_caller))
     pb_grpc.add_TableServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -19,7 +19,14 @@ import structlog
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from service import auth, translate
-from service.errors import InvalidArgument, ServiceError, Unauthenticated, Unavailable
+from service.errors import (
+    InvalidArgument,
+    ResourceExhausted,
+    ServiceError,
+    Unauthenticated,
+    Unavailable,
+)
+from service.limits import RateLimiter, StreamCounter
 from service.metrics import Metrics
 from service.status import to_status
 from service.store import StoreError
@@ -35,6 +42,16 @@ Method = Callable[["TableServicer", Req, Any], Awaitable[Resp]]
 def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
     return {key.lower(): value for key, value in (context.invocation_metadata() or ())
             if isinstance(value, str)}
+
+
+def caller_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """Who is calling, for per-caller limits: the hash of its seat token, else its peer."""
+    token = auth.bearer_token(_metadata(context))
+    if token:
+        return "token:" + auth.token_hash(token)
+    peer = str(context.peer() or "unknown")
+    host = peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
+    return "peer:" + host
 
 
 def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
@@ -61,6 +78,7 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
         start = time.perf_counter()
         code = "OK"
         try:
+            self.check_rate(context)
             return await method(self, request, context)
         except ServiceError as error:
             code = error.code
@@ -84,10 +102,20 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
 
 class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, manager: TableManager, api_key: str = "",
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, rate: RateLimiter | None = None,
+                 streams: StreamCounter | None = None) -> None:
         self.manager = manager
         self.api_key = api_key
         self.metrics = metrics
+        self.rate = rate or RateLimiter(0, 0)
+        self.streams = streams or StreamCounter(0)
+
+    def check_rate(self, context: Any) -> None:
+        if not self.rate.allow(caller_of(context)):
+            raise ResourceExhausted(
+                f"rate limit: at most {self.rate.rate:g} requests a second per caller "
+                f"(bursts of {self.rate.burst:g}); slow down and retry",
+                reason="RATE_LIMITED")
 
     def _check_api_key(self, context: Any) -> None:
         if not self.api_key:
@@ -196,9 +224,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
                          ) -> AsyncIterator[pb.WatchTableResponse]:
         start = time.perf_counter()
         code = "OK"
+        caller = caller_of(context)
+        counted = False
         if self.metrics is not None:
             self.metrics.watch_streams.inc()
         try:
+            self.check_rate(context)
+            if not self.streams.acquire(caller):
+                raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
+                                        "caller", reason="TOO_MANY_STREAMS")
+            counted = True
             token = _token(context)
             live = await self.manager.table(request.table_id)
             viewer = self.manager.seat_of(live, token)
@@ -216,6 +251,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             code = "CANCELLED"
             raise
         finally:
+            if counted:
+                self.streams.release(caller)
             if self.metrics is not None:
                 self.metrics.watch_streams.dec()
                 self.metrics.observe_rpc("WatchTable", code, time.perf_counter() - start)
