@@ -16,11 +16,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from bezique.v1 import table_service_pb2 as pb
-from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from service.config import Config
 from service.limits import RateLimiter, StreamCounter
 from service.metrics import Metrics, TimedStore
-from service.servicer import TableServicer
+from service.servicer import TableServicer, generic_handler
 from service.store import Store, open_store
 from service.store.postgres import PostgresStore
 from service.store.sqlite import SqliteStore
@@ -105,7 +104,7 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
     servicer = TableServicer(manager, config.api_key, metrics,
                              RateLimiter(config.rate_limit, max(1.0, config.rate_burst)),
                              StreamCounter(config.max_watchers_per_caller))
-    pb_grpc.add_TableServiceServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    server.add_generic_rpc_handlers((generic_handler(servicer),))
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(

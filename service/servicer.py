@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
+from google.protobuf import message_factory
+from google.protobuf.message import DecodeError
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
@@ -311,3 +313,54 @@ def _render_update(update: Update, viewer: int | None, shoe: Any) -> pb.WatchTab
     if broadcast is not None:
         broadcast.rendered[viewer] = message
     return message
+
+
+def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[Any, Any]:
+    """The service's handlers, parsing requests here rather than in grpc: a request that is
+    not valid protobuf gets INVALID_ARGUMENT naming its type, not grpc's UNKNOWN."""
+    service = pb.DESCRIPTOR.services_by_name["TableService"]
+    handlers = {}
+    for method in service.methods:
+        request_type = message_factory.GetMessageClass(method.input_type)
+        response_type = message_factory.GetMessageClass(method.output_type)
+        implementation = getattr(servicer, method.name)
+        parse = _parser(request_type, method.name)
+        if method.server_streaming:
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                _streaming(implementation, parse),
+                response_serializer=response_type.SerializeToString)
+        else:
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                _unary(implementation, parse), response_serializer=response_type.SerializeToString)
+    return grpc.method_handlers_generic_handler(service.full_name, handlers)
+
+
+def _parser(request_type: Any, name: str) -> Callable[[bytes], Any]:
+    def parse(raw: bytes) -> Any:
+        try:
+            return request_type.FromString(raw)
+        except DecodeError:
+            raise InvalidArgument(f"the request is not a valid {request_type.DESCRIPTOR.full_name}"
+                                  f" ({name})", field="request") from None
+    return parse
+
+
+def _unary(implementation: Any, parse: Callable[[bytes], Any]) -> Any:
+    async def handle(raw: bytes, context: Any) -> Any:
+        try:
+            request = parse(raw)
+        except InvalidArgument as error:
+            await context.abort_with_status(to_status(error))
+        return await implementation(request, context)
+    return handle
+
+
+def _streaming(implementation: Any, parse: Callable[[bytes], Any]) -> Any:
+    async def handle(raw: bytes, context: Any) -> AsyncIterator[Any]:
+        try:
+            request = parse(raw)
+        except InvalidArgument as error:
+            await context.abort_with_status(to_status(error))
+        async for response in implementation(request, context):
+            yield response
+    return handle

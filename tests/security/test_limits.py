@@ -1,0 +1,103 @@
+"""Every limit is configurable and answers RESOURCE_EXHAUSTED (or the option's error)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import grpc
+
+from clients.sdk import AsyncTableClient
+from service.limits import RateLimiter
+from service.server import RunningServer, start_server
+from tests.conftest import details, highcard_registry, server_config
+from tests.service.test_rpcs import expect_error, two_seats
+
+
+@asynccontextmanager
+async def serving(**overrides: object) -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
+    server = await start_server(server_config(**overrides), highcard_registry())
+    try:
+        async with AsyncTableClient(server.address, retries=0) as client:
+            yield server, client
+    finally:
+        await server.stop()
+
+
+async def test_rate_limit_per_caller() -> None:
+    async with serving(rate_limit=2.0, rate_burst=4.0) as (_, client):
+        table_id, first, _ = await two_seats(client)  # 3 calls from this peer
+        await client.list_variants()  # the 4th
+        error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, client.list_variants())
+        assert details(error)["reason"] == "RATE_LIMITED"
+        # a seat token is its own caller, with its own bucket
+        assert (await client.view(table_id, first.token)).version
+        await asyncio.sleep(0.6)  # the bucket refills at 2 a second
+        assert await client.list_variants()
+
+
+def test_the_bucket_refills_and_forgets_idle_callers() -> None:
+    limiter = RateLimiter(rate=10, burst=2, max_callers=2)
+    assert limiter.allow("a", 0.0) and limiter.allow("a", 0.0)
+    assert not limiter.allow("a", 0.0)
+    assert limiter.allow("a", 0.1)
+    assert limiter.allow("b", 0.1)
+    assert limiter.allow("c", 10.0)  # a and b were full again: forgotten, not refused
+    assert RateLimiter(rate=0, burst=0).allow("anyone")
+
+
+async def test_watch_streams_per_caller_and_per_table() -> None:
+    async with serving(max_watchers_per_caller=2, max_watchers_per_table=3) as (server, client):
+        table_id, first, second = await two_seats(client)
+
+        async def hold(token: str | None) -> None:
+            async for _ in client.watch(table_id, token, 0, resume=False):
+                pass
+
+        held = [asyncio.create_task(hold(None)) for _ in range(2)]
+        await asyncio.sleep(0.3)
+        error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(None))
+        assert details(error)["reason"] == "TOO_MANY_STREAMS"
+        held.append(asyncio.create_task(hold(first.token)))  # another caller: allowed
+        await asyncio.sleep(0.3)
+        error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(second.token))
+        assert "watchers" in (error.details() or "")
+        for task in held:
+            task.cancel()
+        await asyncio.gather(*held, return_exceptions=True)
+        await asyncio.sleep(0.2)
+        live = await server.manager.table(table_id)
+        assert not live.watchers and not server.manager.closing
+
+
+async def test_tables_per_server() -> None:
+    async with serving(max_tables=2) as (_, client):
+        await client.create_table("highcard")
+        await client.create_table("highcard")
+        await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, client.create_table("highcard"))
+
+
+async def test_maximum_message_size() -> None:
+    async with serving(max_message_bytes=4096) as (_, client):
+        error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                   client.create_table("highcard", {"players": "9" * 10_000}))
+        assert "message" in (error.details() or "").lower()
+        assert await client.list_variants()
+
+
+async def test_option_values_are_range_checked(client: AsyncTableClient) -> None:
+    for value in ("1", "5", "-3", "99999999999999999999"):
+        error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
+                                   client.create_table("highcard", {"players": value}))
+        assert details(error)["fields"] == ["options[players]"]
+
+
+async def test_long_names_and_request_ids_are_refused(client: AsyncTableClient) -> None:
+    table = await client.create_table("highcard")
+    await expect_error(grpc.StatusCode.INVALID_ARGUMENT, client.join(table.table_id,
+                                                                     name="x" * 65))
+    table_id, first, _ = await two_seats(client)
+    view = await client.view(table_id, first.token)
+    await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
+                       client.submit(first, view.legal_moves[0], view.version, "r" * 129))
