@@ -8,8 +8,9 @@ import secrets
 
 
 def new_token() -> str:
-    """A fresh seat token (256 bits from the OS CSPRNG, URL-safe text)."""
-    return secrets.token_urlsafe(32)
+    """A fresh seat token: 256 bits from the OS CSPRNG as hex (never starts with '-', so
+    command lines take it as a value)."""
+    return secrets.token_hex(32)
 
 
 def token_hash(token: str) -> str:

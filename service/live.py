@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.store import LogEntry, Snapshot, TableRecord, TableState
-from variants.api import Event, Game, LogVersionError, Move, Variant
+from variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, View
 from variants.chance import Chance, SeededChance, stacked_shoe
 
 
@@ -33,6 +33,20 @@ class Seat:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "bot": self.bot, "occupied": self.occupied}
+
+
+@dataclass(frozen=True)
+class ViewResult:
+    """A viewer's view of a table at ``version``, with what it needs to be rendered later
+    (a watch update is rendered after the table may have moved on)."""
+
+    live: LiveTable
+    viewer: int | None
+    version: int
+    view: View | None
+    legal: tuple[Move, ...]
+    outcome: Outcome | None = None
+    deadline: float | None = None
 
 
 @dataclass

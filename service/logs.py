@@ -12,7 +12,19 @@ import sys
 import structlog
 
 
+class _StderrNow:
+    """Writes to whatever ``sys.stderr`` is at the moment of writing (tests swap it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(fmt: str = "auto", level: str = "info") -> None:
+    """Configure structlog for the process. Loggers are not cached on first use, so a later
+    call (a test raising the level, say) applies to every module's logger."""
     use_console = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
     renderer: structlog.typing.Processor = (
         structlog.dev.ConsoleRenderer() if use_console else structlog.processors.JSONRenderer())
@@ -26,6 +38,6 @@ def configure_logging(fmt: str = "auto", level: str = "info") -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
+        logger_factory=structlog.PrintLoggerFactory(_StderrNow()),  # type: ignore[arg-type]
+        cache_logger_on_first_use=False,
     )

@@ -175,9 +175,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
         seat, token, live = await self.manager.join(request.table_id, seat, request.display_name)
-        result = self.manager.view_of(live, seat)
         return pb.JoinTableResponse(seat=seat, seat_token=token, view=translate.view_to_pb(
-            live, result.version, result.view, result.legal, seat))
+            self.manager.view_of(live, seat)))
 
     @unary
     async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any
@@ -198,9 +197,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         result = await self.manager.get_view(request.table_id, _token(context))
-        viewer = self.manager.seat_of(result.live, _token(context))
-        return pb.GetViewResponse(view=translate.view_to_pb(
-            result.live, result.version, result.view, result.legal, viewer))
+        return pb.GetViewResponse(view=translate.view_to_pb(result))
 
     @unary
     async def SubmitMove(self, request: pb.SubmitMoveRequest, context: Any
@@ -214,11 +211,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         seat = self._seat(live, context)
         result = await self.manager.submit(request.table_id, seat, move,
                                            request.expected_version, request.request_id)
-        shoe = result.view.shoe or live.variant.shoe(live.record.options)
+        shoe = live.variant.shoe(live.record.options)
         return pb.SubmitMoveResponse(
-            version=result.version,
-            view=translate.view_to_pb(result.live, result.live.version, result.view,
-                                      result.legal, seat),
+            version=result.version, view=translate.view_to_pb(result.after),
             events=translate.events_to_pb(shoe, result.version, result.events),
             duplicate=result.duplicate)
 
@@ -307,9 +302,7 @@ def _render_update(update: Update, viewer: int | None, shoe: Any) -> pb.WatchTab
     if update.seat is not None:
         message.seat = update.seat
     if update.view is not None:
-        result = update.view
-        message.view.CopyFrom(translate.view_to_pb(result.live, result.version, result.view,
-                                                   result.legal, viewer))
+        message.view.CopyFrom(translate.view_to_pb(update.view))
     if broadcast is not None:
         broadcast.rendered[viewer] = message
     return message

@@ -29,10 +29,24 @@ from service.errors import (
     StaleVersion,
     Unavailable,
 )
-from service.live import MOVE_KINDS, Broadcast, LiveTable, Watcher, events_json, rebuild
+from service.live import (
+    MOVE_KINDS,
+    Broadcast,
+    LiveTable,
+    ViewResult,
+    Watcher,
+    events_json,
+    rebuild,
+)
 from service.metrics import Metrics
 from service.store import LogEntry, Store, StoreError, TableRecord, VersionConflict
-from variants.api import Event, LogVersionError, Move, OptionError, View, resolve_options
+from variants.api import (
+    Event,
+    LogVersionError,
+    Move,
+    OptionError,
+    resolve_options,
+)
 from variants.chance import commitment
 from variants.registry import Registry, UnknownVariantError
 
@@ -62,19 +76,9 @@ class Settings:
 @dataclass(frozen=True)
 class MoveResult:
     version: int
-    view: View
-    legal: tuple[Move, ...]
+    after: ViewResult
     events: tuple[Event, ...]
     duplicate: bool
-    live: LiveTable
-
-
-@dataclass(frozen=True)
-class ViewResult:
-    live: LiveTable
-    version: int
-    view: View | None
-    legal: tuple[Move, ...]
 
 
 @dataclass(frozen=True)
@@ -387,9 +391,10 @@ class TableManager:
 
     def view_of(self, live: LiveTable, viewer: int | None) -> ViewResult:
         if live.game is None:
-            return ViewResult(live, live.version, None, ())
+            return ViewResult(live, viewer, live.version, None, ())
         legal = live.game.legal_moves(viewer) if viewer is not None else ()
-        return ViewResult(live, live.version, live.game.view(viewer), legal)
+        return ViewResult(live, viewer, live.version, live.game.view(viewer), legal,
+                          live.game.outcome(), live.deadline)
 
     async def get_view(self, table_id: str, token: str | None) -> ViewResult:
         live = await self.table(table_id)
@@ -451,19 +456,15 @@ class TableManager:
         if live.version - live.snapshot_version >= self.settings.snapshot_every:
             await self._save_snapshot(live)
         self._schedule_bot(live)
-        after = self.view_of(live, seat)
-        assert after.view is not None
         redacted = tuple(event.redacted_for(seat) for event in events)
-        return MoveResult(entry.version, after.view, after.legal, redacted, False, live)
+        return MoveResult(entry.version, self.view_of(live, seat), redacted, False)
 
     def _duplicate(self, live: LiveTable, seat: int, earlier: LogEntry) -> MoveResult:
         if earlier.seat != seat:
             raise FailedPrecondition("request_id was used by another seat at this table",
                                      field="request_id", reason="REQUEST_ID_REUSED")
-        current = self.view_of(live, seat)
-        assert current.view is not None
         events = tuple(self._events_for(earlier, seat, False))
-        return MoveResult(earlier.version, current.view, current.legal, events, True, live)
+        return MoveResult(earlier.version, self.view_of(live, seat), events, True)
 
     def _illegal(self, live: LiveTable, seat: int, move: Move, legal: Sequence[Move]
                  ) -> IllegalMove:

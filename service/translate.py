@@ -9,7 +9,7 @@ from google.protobuf import struct_pb2, timestamp_pb2
 
 from bezique.v1 import table_service_pb2 as pb
 from service.errors import InvalidArgument
-from service.live import LiveTable
+from service.live import LiveTable, ViewResult
 from service.store import TableRecord, TableState
 from variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
 from variants.cards import Shoe
@@ -121,9 +121,11 @@ def seat_states(live: LiveTable, view: View | None) -> list[pb.SeatState]:
     return states
 
 
-def view_to_pb(live: LiveTable, version: int, view: View | None, legal: Sequence[Move],
-               viewer: int | None) -> pb.View:
-    message = pb.View(table_id=live.table_id, version=version, variant_id=live.variant.id,
+def view_to_pb(result: ViewResult) -> pb.View:
+    """The wire view of a ViewResult (its outcome and deadline are those of its version)."""
+    live, view, viewer = result.live, result.view, result.viewer
+    outcome, deadline, legal = result.outcome, result.deadline, result.legal
+    message = pb.View(table_id=live.table_id, version=result.version, variant_id=live.variant.id,
                       phase=live.phase if view is None else view.phase,
                       seats=seat_states(live, view), waiting_for_players=not live.started,
                       seed_commitment=live.record.commitment)
@@ -144,9 +146,8 @@ def view_to_pb(live: LiveTable, version: int, view: View | None, legal: Sequence
     message.pot = view.pot
     message.legal_moves.extend(move_to_pb(shoe, m) for m in legal)
     message.detail.CopyFrom(struct(view.detail))
-    if live.deadline is not None and not live.finished:
-        message.deadline.CopyFrom(timestamp(live.deadline))
-    outcome = live.game.outcome() if live.game is not None else None
+    if deadline is not None and outcome is None:
+        message.deadline.CopyFrom(timestamp(deadline))
     if outcome is not None:
         message.outcome.CopyFrom(outcome_to_pb(outcome))
     return message

@@ -310,7 +310,9 @@ def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_
             check_every_legal_move_applies(variant, game, where)
 
     played = random_game(variant, options, game_no=game_no, observe=observe)
-    fresh, _ = variant.start(played.options, SeededChance(played.seed))
+    fresh, opening = variant.start(played.options, SeededChance(played.seed))
+    start = fresh.census()
+    check_event_redaction(variant, start, fresh, opening, seats, f"game {game_no} opening")
     check_census(variant, played.game, fresh.census().chips, f"game {game_no} end")
     check_views(variant, played.game, seats, f"game {game_no} end")
     rebuilt, events = replay(played)

@@ -57,7 +57,7 @@ def test_rule2_royal_marriage_builds_up_to_the_sequence() -> None:
     assert points(declare(game, 0, "royal_marriage", ["KH", "QH"]), 0) == 40
     win(game, "8C")
     events = declare(game, 0, "sequence", ["AH", "TH", "KH", "QH", "JH"])
-    declared = [e for e in events if e.kind == "declare"][0]
+    declared = next(e for e in events if e.kind == "declare")
     assert declared.amount == 250 and declared.detail["upgrade"] is True
     assert game.scores[0] == 290
 

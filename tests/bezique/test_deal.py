@@ -27,10 +27,11 @@ def test_lot_lowest_card_deals_and_is_shown(seats: int) -> None:
     variant = variant_for(seats)
     game, events = variant.start(resolve_options(variant.options, {}), chance)
     lots = [e for e in events if e.kind == "lot"]
-    assert [(e.seat, game.t.code(e.cards[0])) for e in lots] == list(enumerate(draws))
+    assert [(e.seat, e.detail["card"]) for e in lots] == list(enumerate(draws))
+    assert not any(e.cards for e in lots)
     assert all(e.visible_to is None for e in lots)
     assert game.dealer == 1
-    assert [e for e in events if e.kind == "dealer"][0].detail["by"] == "lot"
+    assert next(e for e in events if e.kind == "dealer").detail["by"] == "lot"
 
 
 def test_lot_ties_among_the_lowest_draw_again() -> None:
@@ -99,7 +100,7 @@ def test_the_turnup_is_the_17th_or_25th_card(seats: int) -> None:
     position = 16 if seats == 2 else 24
     assert game.turnup == order[position]
     assert game.t.code(game.turnup) == "KH" and game.trump == 1
-    turnup = [e for e in events if e.kind == "turnup"][0]
+    turnup = next(e for e in events if e.kind == "turnup")
     assert turnup.visible_to is None and turnup.detail["trump"] == "H"
     assert len(game.stock) == len(order) - position - 1
     assert game.stock[-1] == order[position + 1]  # the top of the stock is drawn first

@@ -145,7 +145,7 @@ def test_turned_up_seven_scores_the_dealer() -> None:
 
 def test_exchange_seven_for_the_turnup() -> None:
     game = winner_holding(["7H"], turnup="AH")
-    move = [m for m in game.legal_moves(0) if m.kind == "exchange_seven"][0]
+    move = next(m for m in game.legal_moves(0) if m.kind == "exchange_seven")
     events = game.apply(0, move)
     assert events[0].kind == "exchange_seven" and events[0].amount == 10
     assert codes(game, game.hands[0]).count("AH") == 1
@@ -154,7 +154,7 @@ def test_exchange_seven_for_the_turnup() -> None:
 
 def test_show_seven_scores_and_lies_with_the_melds() -> None:
     game = winner_holding(["7H"], turnup="AH")
-    move = [m for m in game.legal_moves(0) if m.kind == "show_seven"][0]
+    move = next(m for m in game.legal_moves(0) if m.kind == "show_seven")
     events = game.apply(0, move)
     assert events[0].amount == 10 and codes(game, game.tables[0]) == ["7H"]
     assert game.t.code(game.turnup) == "AH"
@@ -167,7 +167,7 @@ def test_no_exchange_once_the_turnup_is_a_seven() -> None:
 
 def test_seven_is_the_tricks_declaration_by_default() -> None:
     game = winner_holding(["7H", "KS", "QS"], turnup="AH")
-    exchange = [m for m in game.legal_moves(0) if m.kind == "exchange_seven"][0]
+    exchange = next(m for m in game.legal_moves(0) if m.kind == "exchange_seven")
     game.apply(0, exchange)
     assert game.stage == "play"  # the one declaration is used: drew at once
 
@@ -175,7 +175,7 @@ def test_seven_is_the_tricks_declaration_by_default() -> None:
 def test_seven_not_a_declaration_option() -> None:
     game = winner_holding(["7H", "KS", "QS"], turnup="AH",
                           options={"seven_is_declaration": False})
-    exchange = [m for m in game.legal_moves(0) if m.kind == "exchange_seven"][0]
+    exchange = next(m for m in game.legal_moves(0) if m.kind == "exchange_seven")
     game.apply(0, exchange)
     assert game.stage == "declare"
     events = declare(game, 0, "common_marriage", ["KS", "QS"])
@@ -194,5 +194,49 @@ def test_seven_scores_when_played_option() -> None:
 
 def test_a_shown_seven_does_not_score_again_when_played() -> None:
     game = winner_holding(["7H"], turnup="AH", options={"seven_scores_when_played": True})
-    game.apply(0, [m for m in game.legal_moves(0) if m.kind == "show_seven"][0])
+    game.apply(0, next(m for m in game.legal_moves(0) if m.kind == "show_seven"))
     assert points(play(game, 0, "7H", table=True), 0) == 0
+
+
+def test_exchange_on_the_last_stock_trick_is_known_to_all() -> None:
+    """The exchanged seven is then drawn face up by the last drawer: everyone knows he holds
+    it, so the census shows it as public although it is in a hand."""
+    from tests.bezique.scenario import play_defaults, seeded_game
+    from variants.bezique.tables import SEVEN
+
+    for seed in range(60):
+        game, _ = seeded_game(2, seed, {"claims": False}, first_dealer=0)
+        play_defaults(game, until=lambda g: g.stage == "play" and not g.trick
+                      and len(g.stock) == 1)
+        if game.t.rank[game.turnup] == SEVEN:
+            continue
+        leader, other = game.turn, 1 - game.turn
+        sevens = [c for c in game.t.ids_of(SEVEN, game.trump) if c not in game.sevens_scored]
+        # put an unscored seven of trumps in the leader's hand by swapping it with a plain card
+        seven = next((c for c in sevens if c in game.hands[other]), None)
+        if seven is None or seven in game.hands[leader]:
+            continue
+        plain = next(c for c in game.hands[leader] if game.t.suit[c] != game.trump)
+        game.hands[other][game.hands[other].index(seven)] = plain
+        game.hands[leader][game.hands[leader].index(plain)] = seven
+        game._legal = game._public = None
+        lead = max((c for c in game.hands[leader] if c != seven),
+                   key=lambda c: (game.t.suit[c] == game.trump, game.t.strength[c]))
+        game.apply(leader, Move("play", (lead,)))
+        losing = [m for m in game.legal_moves(other)
+                  if game.t.suit[m.cards[0]] not in (game.trump, game.t.suit[lead])]
+        if not losing:
+            continue
+        game.apply(other, losing[0])
+        exchange = Move("exchange_seven", (seven,))
+        assert exchange in game.legal_moves(leader)
+        before = {c for p in game.census().piles if p.visible_to is None for c in p.cards}
+        events = game.apply(leader, exchange)
+        after = {c for p in game.census().piles if p.visible_to is None for c in p.cards}
+        assert [e.kind for e in events][-2:] == ["draw", "endgame"]
+        assert seven in game.hands[other] and seven in game.known
+        for event in events:
+            if event.visible_to is None:
+                assert set(event.cards) <= before | after
+        return
+    pytest.fail("no seed gave a usable last stock trick")

@@ -63,7 +63,7 @@ def random_play(seats: int, seed: int, options: dict[str, object], choice_seed: 
 def test_random_games_keep_every_invariant_and_end(seats: int, seed: int,
                                                    options: dict[str, object],
                                                    choice_seed: int) -> None:
-    game, moves, events = random_play(seats, seed, options, choice_seed)
+    game, _moves, events = random_play(seats, seed, options, choice_seed)
     outcome = game.outcome()
     assert outcome is not None and game.to_move == ()
     assert outcome.scores == tuple(game.scores)

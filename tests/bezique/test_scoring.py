@@ -50,11 +50,12 @@ def test_brisques_count_aces_and_tens_won(seats: int, total: int) -> None:
     play_defaults(game, until=deal_over)
     events = play_defaults(game, until=lambda g: g.deal_no == 2)
     final = [e for e in events if e.kind == "trick"][-1]
+    assert final.seat is not None
     won[final.seat].extend(final.cards)
     brisques = [e for e in events if e.kind == "brisques"]
     assert [e.seat for e in brisques] == list(range(seats))
-    for event in brisques:
-        aces_tens = sum(1 for c in won[event.seat] if game.t.code(c)[0] in "AT")
+    for seat, event in enumerate(brisques):
+        aces_tens = sum(1 for c in won[seat] if game.t.code(c)[0] in "AT")
         assert event.amount == 10 * aces_tens == 10 * event.detail["count"]
     assert sum(e.amount for e in brisques) == total
 
@@ -127,7 +128,7 @@ def test_engine_tie_break_three_players_equal_plays_another_deal() -> None:
     game.scores[taker] = 0  # a and b end level at 3000 with their brisques
     game.scores[a], game.scores[b] = 3000 - game._brisques(a), 3000 - game._brisques(b)
     events = play_defaults(game, until=lambda g: g.deal_no == 2)
-    assert [e.detail["scores"] for e in events if e.kind == "deal_end"][0][a] == 3000
+    assert next(e.detail["scores"] for e in events if e.kind == "deal_end")[a] == 3000
     assert game.outcome() is None and game.deal_no == 2
 
 
@@ -165,7 +166,7 @@ def test_right_claim_wins_at_once(seats: int) -> None:
     brisques = game._brisques(seat)
     game.scores[seat] = 1000 - brisques
     events = game.apply(seat, CLAIM)
-    claim = [e for e in events if e.kind == "claim"][0]
+    claim = next(e for e in events if e.kind == "claim")
     assert claim.detail == {"count": 1000, "target": 1000, "right": True}
     outcome = game.outcome()
     assert outcome is not None and outcome.winners == (seat,) and outcome.reason == "claim"

@@ -42,7 +42,7 @@ def test_identical_cards_first_played_wins_in_a_real_trick() -> None:
              ["AS", "KC", "QC", "JC", "KD", "QD", "JD", "8H"]]
     game, _ = stacked_game(2, hands, "9H")  # dealer 0: seat 1 leads
     events = trick(game, (1, "AS"), (0, "AS"))
-    won = [e for e in events if e.kind == "trick"][0]
+    won = next(e for e in events if e.kind == "trick")
     assert won.seat == 1
 
 

@@ -103,7 +103,7 @@ def test_draws_are_private_except_the_turnup() -> None:
     assert len(draws) == 48
     assert all(e.visible_to == frozenset({e.seat}) for e in draws[:-1])
     assert draws[-1].visible_to is None and draws[-1].detail == {"turnup": True}
-    hidden = draws[0].redacted_for(1 - draws[0].seat)
+    hidden = draws[0].redacted_for(1 - (draws[0].seat or 0))
     assert hidden.cards == () and hidden.hidden == 1
 
 

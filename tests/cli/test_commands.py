@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
 
 import pytest
 
-from tests.cli.conftest import Result, Run, finish
+from tests.cli.conftest import BIN, Result, Run, clean_env, finish
 
 
 def field(result: Result, name: str) -> str:
@@ -70,14 +71,14 @@ def test_tables_filters_by_variant_and_open(run: Run) -> None:
 
 def test_view_numbers_legal_moves_and_move_by_index(run: Run) -> None:
     table, token = new_highcard(run)
-    view = run("view", table, "--token", token)
+    view = run("view", table, f"--token={token}")
     assert view.code == 0
     moves = re.findall(r"^\W*(\d+)\. play (\S+)", view.out, re.MULTILINE)
     assert [number for number, _ in moves] == ["1", "2", "3"]
     assert "Your hand:" in view.out and "To move: Seat 0 (you)" in view.out
     spectator = run("view", table)
     assert spectator.code == 0 and "Your legal moves" not in spectator.out
-    moved = run("move", table, "1", "--token", token)
+    moved = run("move", table, "1", f"--token={token}")
     assert moved.code == 0, moved.err
     assert f"play {moves[0][1]}" in moved.out
     assert re.search(r"move accepted at version \d+", moved.out)
@@ -99,11 +100,11 @@ def test_move_errors_are_clear(run: Run) -> None:
     table, token = new_highcard(run)
     no_token = run("move", table, "1")
     assert no_token.code == 2 and "BEZIQUE_TOKEN" in no_token.err
-    out_of_range = run("move", table, "9", "--token", token)
+    out_of_range = run("move", table, "9", f"--token={token}")
     assert out_of_range.code == 2 and "no legal move 9" in out_of_range.err
-    both = run("move", table, "1", "--kind", "play", "--token", token)
+    both = run("move", table, "1", "--kind", "play", f"--token={token}")
     assert both.code == 2
-    illegal = run("move", table, "--kind", "pass", "--token", token)
+    illegal = run("move", table, "--kind", "pass", f"--token={token}")
     assert illegal.code == 1
     assert "FAILED_PRECONDITION" in illegal.err and "legal moves now: play" in illegal.err
     wrong_token = run("move", table, "1", "--token", "not-a-token")
@@ -140,7 +141,7 @@ def test_watch_history_replay_verify_of_a_finished_game(run: Run, server: str) -
     unfinished = run("verify", table)
     assert unfinished.code == 2 and "has not finished" in unfinished.err
     asyncio.run(finish(server, table, token))
-    watched = run("watch", table, "--token", token)
+    watched = run("watch", table, f"--token={token}")
     assert watched.code == 0
     assert re.search(r"^v4\s+started", watched.out, re.MULTILINE)
     assert "Game over" in watched.out
@@ -163,7 +164,17 @@ def test_watch_history_replay_verify_of_a_finished_game(run: Run, server: str) -
 
 def test_history_of_an_unfinished_game_hides_other_hands(run: Run) -> None:
     table, token = new_highcard(run)
-    mine = run("history", table, "--token", token)
+    mine = run("history", table, f"--token={token}")
     assert mine.code == 0 and "[3 hidden]" in mine.out
     replay = run("history", table, "--replay")
     assert "still going" in replay.out
+
+
+def test_the_console_script_exits_with_the_code(server: str) -> None:
+    done = subprocess.run([str(BIN / "bezique"), "view", "nosuchtable"], capture_output=True,
+                          text=True, timeout=30, env=clean_env(BEZIQUE_SERVER=server))
+    assert done.returncode == 1
+    assert "no table 'nosuchtable'" in done.stderr and "Traceback" not in done.stderr
+    listed = subprocess.run([str(BIN / "bezique"), "--server", server, "variants"],
+                            capture_output=True, text=True, timeout=30, env=clean_env())
+    assert listed.returncode == 0 and "highcard" in listed.stdout

@@ -105,3 +105,23 @@ def test_blank_or_odd_answers_reprompt(server: str, answer: str) -> None:
     child.sendline("1")
     child.expect("Game over")
     child.expect(pexpect.EOF)
+
+
+def test_ctrl_c_at_the_prompt_stops_at_once() -> None:
+    child = spawn("play", "highcard", "--bot-delay", "0")
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect("interrupted")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+
+
+def test_end_of_input_leaves_the_table(server: str) -> None:
+    child = spawn("--server", server, "play", "highcard")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect("You left table")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

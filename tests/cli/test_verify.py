@@ -129,7 +129,7 @@ def test_stacked_shoe_and_first_dealer_verify(server: str) -> None:
     assert verify_history(history).moves == 6
     unstacked = copy(history)
     del unstacked.test.stacked_shoe[:]
-    with pytest.raises(VerificationError, match="version 4: event 1 .*cards differ"):
+    with pytest.raises(VerificationError, match=r"version 4: event 1 .*cards differ"):
         verify_history(unstacked)
 
 

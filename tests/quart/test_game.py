@@ -31,7 +31,7 @@ def test_dealer_by_lot_lowest_card_ties_draw_again() -> None:
     chance = StackedChance(SeededChance(seed()), picks=picks)
     options = resolve_options(QUART.options, {"players": 2})
     game, events = QUART.start(options, chance)
-    lots = [(e.seat, SHOE.code(e.cards[0])) for e in kinds(events, "lot")]
+    lots = [(e.seat, e.detail["card"]) for e in kinds(events, "lot")]
     assert lots == [(0, "9S"), (1, "9H"), (0, "JS"), (1, "TS")]
     assert kinds(events, "dealer")[0].seat == 1 and game.dealer == 1
     assert all(e.visible_to is None for e in kinds(events, "lot"))

@@ -1,13 +1,24 @@
-"""Registers the built-in variants of this package through the ``bezique`` entry points."""
+"""Registers the built-in Bezique variants (2 and 3 players) and their bot policy."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from variants.api import Variant
+from variants.api import BotPolicy, Variant
+from variants.bezique.bots import HeuristicPolicy
+from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P
 from variants.hookspecs import hookimpl
+
+VARIANTS = (BEZIQUE_2P, BEZIQUE_3P)
 
 
 @hookimpl
 def bezique_variants() -> Sequence[Variant]:
+    return list(VARIANTS)
+
+
+@hookimpl
+def bezique_bot_policies(variant_id: str) -> Sequence[BotPolicy]:
+    if variant_id in {variant.id for variant in VARIANTS}:
+        return [HeuristicPolicy()]
     return []

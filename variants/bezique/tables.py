@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from variants.api import Move
 from variants.cards import Rank, Shoe, Suit, piquet_shoe
 
 SPADES, HEARTS, DIAMONDS, CLUBS = int(Suit.SPADES), int(Suit.HEARTS), int(Suit.DIAMONDS), \
@@ -37,6 +38,8 @@ class Tables:
     low_key: tuple[int, ...]
     """Sort key of the default move: trick strength, then suit order S H D C, then id."""
     codes: tuple[str, ...]
+    play: tuple[Move, ...]
+    """The ``play`` move of each card id, built once (legal moves are rebuilt every turn)."""
 
     def __reduce__(self) -> tuple[object, tuple[int]]:
         return (tables_for, (self.packs,))
@@ -67,6 +70,7 @@ def tables_for(packs: int) -> Tables:
         points = tuple(10 if r in (ACE, TEN) else 0 for r in rank)
         low_key = tuple((strength[i] * 4 + suit[i]) * size + i for i in range(size))
         codes = tuple(card.code for card in shoe.cards)
+        play = tuple(Move("play", (i,)) for i in range(size))
         tables = _TABLES[packs] = Tables(packs, shoe, suit, rank, strength, points, low_key,
-                                         codes)
+                                         codes, play)
     return tables

@@ -1,0 +1,62 @@
+"""A bare grpc.aio echo server: the transport's own ceiling for the service benchmark.
+
+It answers ``/bezique.v1.TableService/SubmitMove`` with a generic unary handler that does no
+work: the request bytes are not parsed and the answer is a fixed blob, a real SubmitMoveResponse
+captured from the measured server, so the client parses exactly what it parses there. The
+same client code and concurrency then drive both servers.
+
+Run: ``python -m bench.echo --response-file PATH`` (prints ``echo listening on HOST:PORT``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+SERVICE = "bezique.v1.TableService"
+METHOD = "SubmitMove"
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+def echo_handler(response: bytes) -> grpc.GenericRpcHandler:
+    async def submit(request: bytes, context: Any) -> bytes:
+        return response
+
+    handler = grpc.unary_unary_rpc_method_handler(
+        submit, request_deserializer=_identity, response_serializer=_identity)
+    return grpc.method_handlers_generic_handler(SERVICE, {METHOD: handler})
+
+
+async def serve(address: str, response: bytes) -> None:
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((echo_handler(response),))
+    port = server.add_insecure_port(address)
+    await server.start()
+    print(f"echo listening on {address.rsplit(':', 1)[0]}:{port}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(0.5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.echo")
+    parser.add_argument("--address", default="127.0.0.1:0")
+    parser.add_argument("--response-file", type=Path, required=True,
+                        help="the bytes every call answers with")
+    args = parser.parse_args()
+    asyncio.run(serve(args.address, args.response_file.read_bytes()))
+
+
+if __name__ == "__main__":
+    main()

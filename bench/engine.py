@@ -1,0 +1,240 @@
+"""Engine speed: random legal play on every registered variant, beside the baselines.
+
+Three measurements per variant, each a median over repetitions interleaved with pokerkit's:
+
+* ``engine``: a decision is ``legal_moves`` + a uniform choice + ``apply``;
+* ``+view``: the same plus ``view(seat)`` per decision (a bot, or a client, reads its view);
+* ``server``: what SubmitMove does in Python beside the store and the transport: the legality
+  check, ``apply``, the events as JSON for the log, the mover's legal moves and view after the
+  move, the redaction, and the response built and serialized as protobuf.
+
+Deals are counted generically: a deal is a distinct ``deal/N`` shuffle the game asked of its
+chance source (a Quart deal is one hand; a Bezique match counts every deal it played).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from bench.baselines import Sample, time_poker, time_trick_loop
+from bench.common import Section, fmt_rate, fmt_ratio, fmt_us, median, options_for
+from variants.api import Game, Move, Variant, resolve_options
+from variants.chance import Chance, SeededChance, commitment
+from variants.conformance import seed_bytes
+
+T = TypeVar("T")
+
+MODES = ("engine", "view", "server")
+DECISION_TARGET = 5.0
+DEAL_TARGET = 5.0
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    reps: int = 5
+    budget: float = 0.4
+    variants: tuple[str, ...] = ()  # empty: every registered variant
+
+
+class CountingChance:
+    """A chance source that remembers which deals (``deal/N`` shuffles) were asked for."""
+
+    def __init__(self, inner: Chance) -> None:
+        self.inner = inner
+        self.deals: set[str] = set()
+
+    def below(self, purpose: str, n: int) -> int:
+        return self.inner.below(purpose, n)
+
+    def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
+        if purpose.startswith("deal/"):
+            self.deals.add(purpose)
+        return self.inner.shuffled(purpose, items)
+
+
+Step = Callable[[Game, int, random.Random], None]
+
+
+def _engine_step(game: Game, seat: int, rng: random.Random) -> None:
+    legal = game.legal_moves(seat)
+    game.apply(seat, legal[rng.randrange(len(legal))])
+
+
+def _view_step(game: Game, seat: int, rng: random.Random) -> None:
+    game.view(seat)
+    legal = game.legal_moves(seat)
+    game.apply(seat, legal[rng.randrange(len(legal))])
+
+
+def _server_step_factory(variant: Variant, options: Mapping[str, object]) -> Callable[[Game],
+                                                                                      Step]:
+    """SubmitMove's Python work around the game, with the service's own helpers."""
+    from bezique.v1 import table_service_pb2 as pb
+    from service import translate
+    from service.live import LiveTable, events_json
+    from service.store import TableRecord
+
+    seed = seed_bytes(0)
+    record = TableRecord("benchtable", variant.id, variant.version, dict(options), seed,
+                         commitment(seed), time.time())
+
+    def bind(game: Game) -> Step:
+        live = LiveTable(record, variant, variant.seat_count(options))
+        live.game = game
+        shoe = game.shoe
+
+        def step(game: Game, seat: int, rng: random.Random) -> None:
+            legal = game.legal_moves(seat)
+            move: Move = legal[rng.randrange(len(legal))]
+            if move not in legal:
+                raise AssertionError("unreachable: the move was chosen from the legal ones")
+            events = game.apply(seat, move)
+            events_json(events)
+            live.version += 1
+            after = game.legal_moves(seat)
+            view = game.view(seat)
+            redacted = tuple(event.redacted_for(seat) for event in events)
+            pb.SubmitMoveResponse(
+                version=live.version,
+                view=translate.view_to_pb(live, live.version, view, after, seat),
+                events=translate.events_to_pb(shoe, live.version, redacted),
+            ).SerializeToString()
+
+        return step
+
+    return bind
+
+
+def time_variant(variant: Variant, options: Mapping[str, object], budget: float, mode: str,
+                 seed: int = 0) -> Sample:
+    """Random games of ``variant`` for about ``budget`` seconds, every decision made by
+    ``mode``'s step."""
+    resolved = resolve_options(variant.options, options)
+    rng = random.Random(seed)
+    bind = _server_step_factory(variant, resolved) if mode == "server" else None
+    plain = _view_step if mode == "view" else _engine_step
+    game_no = seed * 1_000_003
+    decisions = deals = 0
+    start = time.perf_counter()
+    while True:
+        chance = CountingChance(SeededChance(seed_bytes(game_no)))
+        game_no += 1
+        game, _ = variant.start(resolved, chance)
+        step = bind(game) if bind is not None else plain
+        while True:
+            to_move = game.to_move
+            if not to_move:
+                break
+            step(game, to_move[0], rng)
+            decisions += 1
+        deals += len(chance.deals)
+        elapsed = time.perf_counter() - start
+        if elapsed >= budget:
+            return Sample(decisions, deals, elapsed)
+
+
+@dataclass
+class Series:
+    """Per-repetition rates of one subject, and its ratios to pokerkit's rates of the same
+    repetition (a ratio per repetition, then the median: drift cancels out)."""
+
+    decisions: list[float]
+    deals: list[float]
+    dec_ratio: list[float]
+    deal_ratio: list[float]
+
+
+def _series() -> Series:
+    return Series([], [], [], [])
+
+
+def run(config: EngineConfig | None = None) -> Section:
+    from variants.registry import load_registry
+
+    config = config or EngineConfig()
+    started = time.perf_counter()
+    registry = load_registry()
+    variants = {vid: v for vid, v in registry.variants.items()
+                if not config.variants or vid in config.variants}
+    poker = _series()
+    trick = _series()
+    series: dict[tuple[str, str], Series] = {(vid, m): _series() for vid in variants
+                                             for m in MODES}
+    for rep in range(config.reps):
+        ref = time_poker(config.budget, seed=rep)
+        base = ref.decisions_per_second, ref.deals_per_second
+
+        def record(target: Series, sample: Sample, base: tuple[float, float] = base) -> None:
+            target.decisions.append(sample.decisions_per_second)
+            target.deals.append(sample.deals_per_second)
+            target.dec_ratio.append(sample.decisions_per_second / base[0])
+            target.deal_ratio.append(sample.deals_per_second / base[1])
+
+        record(poker, ref)
+        record(trick, time_trick_loop(config.budget, seed=rep))
+        for vid, variant in variants.items():
+            for mode in MODES:
+                record(series[(vid, mode)],
+                       time_variant(variant, options_for(vid), config.budget, mode, seed=rep))
+    return _report(config, poker, trick, series, variants, time.perf_counter() - started)
+
+
+def _report(config: EngineConfig, poker: Series, trick: Series,
+            series: dict[tuple[str, str], Series], variants: Mapping[str, Variant],
+            seconds: float) -> Section:
+    section = Section(
+        "Engine: random legal play (decisions/s, deals/s; ratios to pokerkit NLHE-4)",
+        ["subject", "dec/s", "µs/dec", "x PK dec", "deals/s", "x PK hands", "+view dec/s",
+         "view µs", "server dec/s", "server µs/move"])
+    pk_dec, pk_hands = median(poker.decisions), median(poker.deals)
+    section.rows.append(["pokerkit NLHE 4p (baseline)", fmt_rate(pk_dec), fmt_us(1 / pk_dec),
+                         "1.00x", fmt_rate(pk_hands), "1.00x", "", "", "", ""])
+    tr_dec = median(trick.decisions)
+    section.rows.append(["bare trick loop 2p/64 (floor)", fmt_rate(tr_dec), fmt_us(1 / tr_dec),
+                         fmt_ratio(median(trick.dec_ratio)), fmt_rate(median(trick.deals)),
+                         fmt_ratio(median(trick.deal_ratio)), "", "", "", ""])
+    figures: dict[str, object] = {
+        "pokerkit": {"decisions_per_s": pk_dec, "hands_per_s": pk_hands},
+        "trick_loop": {"decisions_per_s": tr_dec, "games_per_s": median(trick.deals),
+                       "ratio_decisions": median(trick.dec_ratio)},
+        "variants": {},
+    }
+    for vid in variants:
+        eng, view, server = (series[(vid, m)] for m in MODES)
+        dec = median(eng.decisions)
+        view_dec = median(view.decisions)
+        server_dec = median(server.decisions)
+        dec_ratio = median(eng.dec_ratio)
+        deal_ratio = median(eng.deal_ratio)
+        section.rows.append([
+            vid, fmt_rate(dec), fmt_us(1 / dec), fmt_ratio(dec_ratio),
+            fmt_rate(median(eng.deals)), fmt_ratio(deal_ratio), fmt_rate(view_dec),
+            fmt_us(1 / view_dec - 1 / dec), fmt_rate(server_dec), fmt_us(1 / server_dec)])
+        figures["variants"][vid] = {  # type: ignore[index]
+            "decisions_per_s": dec, "deals_per_s": median(eng.deals),
+            "ratio_decisions": dec_ratio, "ratio_deals": deal_ratio,
+            "view_decisions_per_s": view_dec, "server_decisions_per_s": server_dec,
+            "overhead_vs_trick_loop": tr_dec / dec,
+        }
+        section.targets[f"{vid} decisions >= {DECISION_TARGET:g}x pokerkit"] = (
+            dec_ratio >= DECISION_TARGET)
+        if "quart" in vid:
+            section.targets[f"{vid} deals >= {DEAL_TARGET:g}x pokerkit hands"] = (
+                deal_ratio >= DEAL_TARGET)
+    section.figures = figures
+    section.notes += [
+        f"{config.reps} repetitions of {config.budget:g} s per subject, interleaved; medians; "
+        "each ratio is the median of per-repetition ratios to pokerkit.",
+        "dec = legal_moves + uniform choice + apply; view µs = extra cost of view(seat) per "
+        "decision; server = SubmitMove's Python work minus store and transport "
+        "(legality check, apply, events JSON, legal_moves + view after, redaction, protobuf "
+        "response built and serialized).",
+        "deals = distinct deal/N shuffles (Quart: one per hand; highcard: one per game).",
+        "options: " + ", ".join(f"{vid} {options_for(vid) or 'defaults'}" for vid in variants),
+    ]
+    section.seconds = seconds
+    return section

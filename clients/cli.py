@@ -1,0 +1,420 @@
+"""``bezique``: the command-line client of the table service.
+
+Every subcommand is one or two SDK calls and a rich rendering. Errors from the server are
+printed as one clear line (its status and message, and the legal moves for a refused move),
+never as a traceback. Exit codes: 0 done, 1 the server or the check said no, 2 a usage error
+or a game that cannot be verified yet, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import uuid
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2, status_pb2
+from rich.console import Console
+from rich.text import Text
+
+from bezique.v1 import table_service_pb2 as pb
+from clients import render
+from clients.sdk import AsyncTableClient, SeatHandle
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+Handler = Callable[[argparse.Namespace, Console], Coroutine[Any, Any, int]]
+
+
+class CliError(Exception):
+    """A problem with what was asked, explained; ``code`` is the exit code."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# ------------------------------------------------------------------------------- plumbing
+
+
+def tls_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The SDK's make_channel arguments from --tls, --tls-ca, --tls-cert and --tls-key."""
+    tls: dict[str, Any] = {}
+    for flag, key in (("tls_ca", "root_certificates"), ("tls_cert", "certificate_chain"),
+                      ("tls_key", "private_key")):
+        path = getattr(args, flag)
+        if path:
+            try:
+                tls[key] = Path(path).read_bytes()
+            except OSError as exc:
+                raise CliError(f"--{flag.replace('_', '-')}: cannot read {path}: "
+                               f"{exc.strerror}") from exc
+    if args.tls:
+        tls["tls"] = True
+    return tls
+
+
+def client_of(args: argparse.Namespace) -> AsyncTableClient:
+    return AsyncTableClient(server_of(args), api_key=args.api_key, retries=2, **tls_of(args))
+
+
+def server_of(args: argparse.Namespace) -> str:
+    return str(args.server or os.environ.get("BEZIQUE_SERVER") or DEFAULT_SERVER)
+
+
+def seat_of(args: argparse.Namespace, table_id: str) -> SeatHandle:
+    if not args.token:
+        raise CliError("this command needs your seat token: pass --token or set "
+                       "BEZIQUE_TOKEN (printed by `bezique join`)")
+    return SeatHandle(table_id, -1, args.token)
+
+
+def pairs(values: Sequence[str] | None, what: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for item in values or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise CliError(f"{what} {item!r} is not of the form NAME=VALUE")
+        found[name.strip()] = value.strip()
+    return found
+
+
+def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
+    """One readable paragraph for a failed call: status, message, and the useful details."""
+    code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
+    details = error.details() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else ""
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return (f"cannot reach a bezique server at {server} ({details}); start one with "
+                "`bezique-server` or point --server / BEZIQUE_SERVER at it")
+    lines = [f"{code.name if code else 'ERROR'}: {details}"]
+    for detail in _status_details(error):
+        if detail.Is(error_details_pb2.PreconditionFailure.DESCRIPTOR):
+            failure = error_details_pb2.PreconditionFailure()
+            detail.Unpack(failure)
+            legal = [v.subject for v in failure.violations if v.type == "ILLEGAL_MOVE"]
+            if legal:
+                lines.append("legal moves now: " + "; ".join(legal))
+    return "\n".join(lines)
+
+
+def _status_details(error: grpc.RpcError) -> list[Any]:
+    trailing: Any = error.trailing_metadata() if isinstance(error, grpc.aio.AioRpcError) else ()
+    for key, value in trailing or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            status = status_pb2.Status()
+            status.ParseFromString(value)
+            return list(status.details)
+    return []
+
+
+def say(console: Console, text: str) -> None:
+    """A plain line that is never wrapped (ids and tokens must stay whole)."""
+    console.print(text, soft_wrap=True, markup=False, highlight=False)
+
+
+# ------------------------------------------------------------------------------- commands
+
+
+async def cmd_variants(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        console.print(render.variants_table(await client.list_variants()))
+    return 0
+
+
+async def cmd_tables(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        tables = await client.list_tables(args.variant or "", args.open)
+    console.print(render.tables_table(tables))
+    return 0
+
+
+async def cmd_create(args: argparse.Namespace, console: Console) -> int:
+    options = pairs(args.option, "option")
+    bots: dict[int, str] = {}
+    for seat, policy in pairs(args.bot, "bot").items():
+        if not seat.isdigit():
+            raise CliError(f"--bot {seat}={policy}: the seat must be a number")
+        bots[int(seat)] = policy
+    test: dict[str, Any] = {}
+    if args.test_seed:
+        try:
+            test["seed"] = bytes.fromhex(args.test_seed)
+        except ValueError as exc:
+            raise CliError("--test-seed must be hexadecimal") from exc
+    if args.stacked_shoe:
+        test["stacked_shoe"] = args.stacked_shoe.replace(",", " ").split()
+    if args.first_dealer is not None:
+        test["first_dealer"] = args.first_dealer
+    async with client_of(args) as client:
+        created = await client.create_table(args.variant, options, bots=bots,
+                                            turn_seconds=args.turn_seconds, **test)
+    say(console, f"table: {created.table_id}")
+    say(console, f"seed commitment: {created.seed_commitment}")
+    free = created.table.free_seats
+    say(console, f"free seats: {free}" + (f"  (join with: bezique join {created.table_id})"
+                                          if free else ""))
+    return 0
+
+
+async def cmd_join(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        seat = await client.join(args.table, args.seat, args.name or "")
+    say(console, f"seat: {seat.seat}")
+    say(console, f"token: {seat.token}")
+    say(console, f"export BEZIQUE_TOKEN={seat.token}")
+    return 0
+
+
+async def cmd_view(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        view = await client.view(args.table, args.token or None)
+    console.print(render.view_renderable(view))
+    return 0
+
+
+def resolve_cards(given: Sequence[str], kind: str, view: pb.View) -> list[int]:
+    """Card ids from ids or codes; a code is matched against the legal moves of that kind,
+    then the hand (with two packs, the same code names two cards)."""
+    codes = [c.upper() for c in given]
+    for move in view.legal_moves:
+        if move.kind == kind and sorted(c.code for c in move.cards) == sorted(codes):
+            return [card.id for card in move.cards]
+    pool = list(view.hand) + [c for m in view.legal_moves for c in m.cards]
+    ids: list[int] = []
+    for token in given:
+        if token.isdigit():
+            ids.append(int(token))
+            continue
+        match = next((c.id for c in pool if c.code == token.upper() and c.id not in ids), None)
+        if match is None:
+            raise CliError(f"card {token!r} is not in your hand or your legal moves")
+        ids.append(match)
+    return ids
+
+
+async def cmd_move(args: argparse.Namespace, console: Console) -> int:
+    if (args.index is None) == (args.kind is None):
+        raise CliError("give either the number of a legal move or --kind (with --card, "
+                       "--amount, --label)")
+    seat = seat_of(args, args.table)
+    async with client_of(args) as client:
+        view = await client.view(args.table, seat.token)
+        if args.index is not None:
+            count = len(view.legal_moves)
+            if not 1 <= args.index <= count:
+                offered = f"1..{count}" if count else "none: it is not your turn"
+                raise CliError(f"no legal move {args.index} at version {view.version} "
+                               f"(the view offers {offered})")
+            move = view.legal_moves[args.index - 1]
+        else:
+            move = pb.Move(kind=args.kind, amount=args.amount, label=args.label or "",
+                           cards=[pb.Card(id=i)
+                                  for i in resolve_cards(args.card or [], args.kind, view)])
+        version = args.expected_version if args.expected_version is not None else view.version
+        response = await client.submit(seat, move, version, uuid.uuid4().hex)
+    names = render.seat_names(response.view.seats,
+                              response.view.viewer_seat
+                              if response.view.HasField("viewer_seat") else None)
+    line = Text(f"move accepted at version {response.version}: ")
+    line.append_text(render.move_text(move))
+    console.print(line)
+    for event in response.events:
+        console.print(Text("  · ").append_text(render.event_text(event, names)))
+    return 0
+
+
+async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        view = await client.view(args.table, args.token or None)
+        viewer = view.viewer_seat if view.HasField("viewer_seat") else None
+        names = render.seat_names(view.seats, viewer)
+        async for update in client.watch(args.table, args.token or None, args.from_version):
+            if update.HasField("view"):
+                names = render.seat_names(update.view.seats, viewer)
+            line = Text(f"v{update.version:<4} {update.entry_kind:<9}", style="bold")
+            if update.HasField("seat"):
+                line.append(f" {render.who(names, update.seat)}")
+            console.print(line)
+            for event in update.events:
+                console.print(Text("      · ").append_text(render.event_text(event, names)))
+            if update.HasField("view") and render.game_over(update.view):
+                console.print(render.outcome_text(update.view.outcome, names))
+                return 0
+    return 0
+
+
+async def cmd_history(args: argparse.Namespace, console: Console) -> int:
+    from clients.replay import replay_lines
+
+    async with client_of(args) as client:
+        history = await client.history(args.table, args.token or None)
+    if args.replay:
+        for line in replay_lines(history):
+            console.print(line)
+        return 0
+    names: dict[int, str] = {}
+    for entry in history.entries:
+        if entry.entry_kind == "joined" and entry.HasField("seat"):
+            names[entry.seat] = f"Seat {entry.seat} ({entry.display_name})"
+        console.print(render.history_line(entry, names), soft_wrap=True)
+    return 0
+
+
+async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
+    from clients.verify import NotFinishedError, VerificationError, verify_history
+
+    async with client_of(args) as client:
+        history = await client.history(args.table, args.token or None)
+    try:
+        result = verify_history(history)
+    except NotFinishedError as exc:
+        raise CliError(str(exc), code=2) from exc
+    except VerificationError as exc:
+        console.print(f"[bold red]VERIFICATION FAILED[/bold red] for table {history.table_id}:",
+                      highlight=False)
+        say(console, f"  {exc}")
+        return 1
+    say(console, f"seed commitment {history.seed_commitment} matches the revealed seed")
+    say(console, f"verified: {result.deals} deals, {result.moves} moves")
+    return 0
+
+
+async def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    from clients.play import PlayError, PlaySettings, play
+
+    explicit = args.server or os.environ.get("BEZIQUE_SERVER")
+    settings = PlaySettings(
+        variant=args.variant, options=pairs(args.option, "option"), bot_policy=args.bot_policy,
+        server=explicit or None, bot_delay=args.bot_delay, name=args.name,
+        turn_seconds=args.turn_seconds, api_key=args.api_key, tls=tls_of(args))
+    try:
+        return await play(settings, console)
+    except PlayError as exc:
+        raise CliError(str(exc), code=2) from exc
+
+
+# ------------------------------------------------------------------------------- parsing
+
+
+def add_connection(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    """The connection flags; on subcommands they default to SUPPRESS so that a flag given
+    before the subcommand is not overwritten by the subcommand's default."""
+
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if suppress else value
+
+    group = parser.add_argument_group("connection")
+    group.add_argument("--server", default=default(None), metavar="HOST:PORT",
+                       help=f"the server (env BEZIQUE_SERVER, default {DEFAULT_SERVER}; for "
+                            "play: none given runs a server in-process)")
+    group.add_argument("--token", default=default(os.environ.get("BEZIQUE_TOKEN", "")),
+                       help="your seat token for seat calls (env BEZIQUE_TOKEN); write "
+                            "--token=TOKEN, as a token may begin with '-'")
+    group.add_argument("--api-key", default=default(os.environ.get("BEZIQUE_API_KEY", "")),
+                       help="the platform API key, if the server wants one (env "
+                            "BEZIQUE_API_KEY)")
+    group.add_argument("--tls", action="store_true", default=default(False),
+                       help="use TLS with the system's root certificates")
+    group.add_argument("--tls-ca", default=default(""), metavar="PEM",
+                       help="CA bundle to check the server's certificate (implies TLS)")
+    group.add_argument("--tls-cert", default=default(""), metavar="PEM",
+                       help="client certificate chain for mutual TLS")
+    group.add_argument("--tls-key", default=default(""), metavar="PEM",
+                       help="client private key for mutual TLS")
+
+
+COMMANDS: dict[str, tuple[Handler, str]] = {
+    "variants": (cmd_variants, "list the installed variants, their options and bots"),
+    "tables": (cmd_tables, "list the tables that are not finished"),
+    "create": (cmd_create, "create a table (prints its id and seed commitment)"),
+    "join": (cmd_join, "take a seat (prints the seat token)"),
+    "view": (cmd_view, "show a table as your seat (or a spectator) sees it"),
+    "move": (cmd_move, "make a move: the number of a legal move, or --kind ..."),
+    "watch": (cmd_watch, "print every update of a table until the game ends"),
+    "history": (cmd_history, "print a table's log (--replay: trick by trick)"),
+    "verify": (cmd_verify, "check a finished game's shuffles against its seed commitment"),
+    "play": (cmd_play, "play a whole game against bots in this terminal"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bezique", description="Play and inspect card "
+                                     "tables on a bezique server.")
+    add_connection(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = {}
+    for name, (handler, summary) in COMMANDS.items():
+        command = sub.add_parser(name, help=summary, description=summary)
+        command.set_defaults(handler=handler)
+        add_connection(command, suppress=True)
+        commands[name] = command
+    commands["tables"].add_argument("--variant", help="only tables of this variant")
+    commands["tables"].add_argument("--open", action="store_true",
+                                    help="only tables with a free seat")
+    for name in ("create", "play"):
+        commands[name].add_argument("variant", metavar="VARIANT")
+        commands[name].add_argument("-o", "--option", action="append", metavar="NAME=VALUE",
+                                    help="an option of the variant (see `bezique variants`)")
+        commands[name].add_argument("--turn-seconds", type=int, default=0,
+                                    help="seconds a seat has to move (0: no clock)")
+    create = commands["create"]
+    create.add_argument("--bot", action="append", metavar="SEAT=POLICY",
+                        help="seat SEAT is played by the server's bot POLICY")
+    create.add_argument("--test-seed", metavar="HEX", help="test mode: fix the secret seed")
+    create.add_argument("--stacked-shoe", metavar="CODES",
+                        help="test mode: the first deal's shoe, top card first")
+    create.add_argument("--first-dealer", type=int, help="test mode: fix the first dealer")
+    join = commands["join"]
+    join.add_argument("table", metavar="TABLE")
+    join.add_argument("--seat", type=int, help="the seat to take (default: the first free)")
+    join.add_argument("--name", help="your display name")
+    for name in ("view", "move", "watch", "history", "verify"):
+        commands[name].add_argument("table", metavar="TABLE")
+    move = commands["move"]
+    move.add_argument("index", nargs="?", type=int, metavar="INDEX",
+                      help="the number of a legal move as `bezique view` lists it")
+    move.add_argument("--kind", help="the move's kind (play, declare, pass, raise, ...)")
+    move.add_argument("--card", action="append", metavar="CODE_OR_ID",
+                      help="a card of the move, by code (AS, TH) or id")
+    move.add_argument("--amount", type=int, default=0, help="chips, for betting moves")
+    move.add_argument("--label", help="a named choice, e.g. royal_marriage")
+    move.add_argument("--expected-version", type=int,
+                      help="the version the move is for (default: the current one)")
+    commands["watch"].add_argument("--from", dest="from_version", type=int, default=0,
+                                   metavar="N", help="start after version N (default 0)")
+    commands["history"].add_argument("--replay", action="store_true",
+                                     help="tell the game deal by deal, trick by trick")
+    play = commands["play"]
+    play.add_argument("--bot-policy", help="the bots' policy (default: the variant's best)")
+    play.add_argument("--bot-delay", type=float, default=0.3,
+                      help="seconds a bot waits before it moves (in-process server only)")
+    play.add_argument("--name", default=os.environ.get("USER", "you"),
+                      help="your display name")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console(highlight=False)
+    errors = Console(stderr=True, highlight=False)
+    try:
+        code: int = asyncio.run(args.handler(args, console))
+        return code
+    except KeyboardInterrupt:
+        errors.print("interrupted")
+        return 130
+    except CliError as exc:
+        errors.print(f"bezique {args.command}: {exc}", markup=False, soft_wrap=True)
+        return exc.code
+    except grpc.RpcError as exc:
+        errors.print(f"bezique {args.command}: {describe_rpc_error(exc, server_of(args))}",
+                     markup=False, soft_wrap=True)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,413 @@
+"""Rich rendering of the wire records: cards, moves, events, views, variants and tables.
+
+Everything here is generic over the View message: a variant's specifics arrive as zone names
+and ``detail`` keys, which are shown as they come (a few well-known ones get a nicer label).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from google.protobuf import json_format, struct_pb2
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from bezique.v1 import table_service_pb2 as pb
+
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+RED_SUITS = frozenset("HD")
+RANKS = {"T": "10"}
+ZONE_TITLES = {"trick": "Current trick", "last_trick": "Last trick", "trump": "Trump card",
+               "melds": "Melds", "table": "On the table", "stock": "Stock",
+               "hand": "Hand"}
+VERBS = {"play": "plays", "trick": "takes the trick", "round_won": "wins the round",
+         "deal": "is dealt", "draw": "draws", "declare": "declares", "pass": "passes",
+         "dealer": "deals", "fold": "folds", "call": "calls", "raise": "raises", "bet": "bets",
+         "check": "checks", "ante": "antes", "claim": "claims", "lot": "draws for the deal",
+         "shuffle": "shuffles", "cut": "cuts", "pot_won": "wins from the pot",
+         "reveal": "shows", "sit_out": "sits the deal out",
+         "exchange_seven": "exchanges the seven of trumps",
+         "show_seven": "shows the seven of trumps"}
+# Detail keys the board shows in its own places rather than in the "details" line.
+BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})
+
+
+# ------------------------------------------------------------------------------- values
+
+
+def plain(value: Any) -> Any:
+    """A Struct value as written: whole floats back to ints, nested values likewise."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def detail_dict(message: struct_pb2.Struct) -> dict[str, Any]:
+    """A ``google.protobuf.Struct`` as a plain dict (numbers as ints where whole)."""
+    found: dict[str, Any] = plain(json_format.MessageToDict(message))
+    return found
+
+
+def value_text(value: Any, limit: int = 48) -> str:
+    """A detail value, short: lists joined, suit letters as symbols, long ones cut."""
+    value = plain(value)
+    if isinstance(value, bool):
+        text = "yes" if value else "no"
+    elif isinstance(value, list):
+        text = "[" + ", ".join(value_text(v, limit) for v in value) + "]"
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{k}: {value_text(v, limit)}" for k, v in value.items()) + "}"
+    elif value is None:
+        text = "-"
+    elif isinstance(value, str) and len(value) == 2 and value[0] in "789TJQKA" \
+            and value[1] in SUITS:
+        text = card_label(value)
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ------------------------------------------------------------------------------- cards
+
+
+def card_label(code: str) -> str:
+    """``TH`` -> ``10♥``: the rank as printed on the card and the suit symbol."""
+    if len(code) != 2:
+        return code or "?"
+    rank, suit = code[0], code[1]
+    return RANKS.get(rank, rank) + SUITS.get(suit, suit)
+
+
+def card_text(code: str) -> Text:
+    style = "bold red" if code[-1:] in RED_SUITS else "bold default"
+    return Text(card_label(code), style=style)
+
+
+def cards_text(cards: Iterable[pb.Card], hidden: int = 0) -> Text:
+    """Cards separated by spaces, and ``[n hidden]`` for the ones the viewer may only count."""
+    parts = [card_text(card.code) for card in cards]
+    if hidden:
+        parts.append(Text(f"[{hidden} hidden]", style="dim"))
+    return Text(" ").join(parts)
+
+
+def sorted_cards(cards: Iterable[pb.Card]) -> list[pb.Card]:
+    """Cards grouped by suit (♠ ♥ ♣ ♦, colours alternating) and by rank within a suit."""
+    order = "SHCD"
+    ranks = "789TJQKA"
+
+    def key(card: pb.Card) -> tuple[int, int, int]:
+        code = card.code
+        return (order.find(code[-1:]), ranks.find(code[:1]), card.id)
+
+    return sorted(cards, key=key)
+
+
+def suit_text(letter: str) -> Text:
+    symbol = SUITS.get(letter, letter)
+    return Text(symbol, style="bold red" if letter in RED_SUITS else "bold default")
+
+
+# ------------------------------------------------------------------------------- names
+
+
+def seat_names(seats: Iterable[pb.SeatState], viewer: int | None = None) -> dict[int, str]:
+    """``{seat: "Seat 1 (alice)"}``; the viewer's own seat is "Seat 0 (you)"."""
+    names: dict[int, str] = {}
+    for state in seats:
+        if viewer is not None and state.seat == viewer:
+            names[state.seat] = f"Seat {state.seat} (you)"
+        elif state.display_name:
+            names[state.seat] = f"Seat {state.seat} ({state.display_name})"
+        else:
+            names[state.seat] = f"Seat {state.seat}"
+    return names
+
+
+def who(names: Mapping[int, str], seat: int | None) -> str:
+    if seat is None:
+        return "Table"
+    return names.get(seat, f"Seat {seat}")
+
+
+# ------------------------------------------------------------------------------- moves, events
+
+
+def move_text(move: pb.Move) -> Text:
+    """A move as offered: kind, label, cards and amount."""
+    text = Text(move.kind.replace("_", " "), style="bold")
+    if move.label:
+        text.append(" " + move.label.replace("_", " "), style="cyan")
+    if move.cards:
+        text.append(" ")
+        text.append_text(cards_text(move.cards))
+    if move.amount:
+        text.append(f" {move.amount}", style="yellow")
+    return text
+
+
+def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
+    """One event as a line: who, what, which cards, how much, and its public details."""
+    seat = event.seat if event.HasField("seat") else None
+    text = Text(who(names, seat), style="green" if seat is not None else "magenta")
+    text.append(" " + VERBS.get(event.kind, event.kind.replace("_", " ")))
+    if event.label:
+        text.append(" " + event.label.replace("_", " "), style="cyan")
+    if event.cards or event.hidden_count:
+        text.append(" ")
+        text.append_text(cards_text(event.cards, event.hidden_count))
+    if event.amount:
+        text.append(f" ({event.amount:+d})" if event.amount > 0 else f" ({event.amount})",
+                    style="yellow")
+    detail = detail_dict(event.detail)
+    if detail:
+        shown = ", ".join(f"{k}={value_text(v, 24)}" for k, v in detail.items())
+        text.append(f"  {shown}", style="dim")
+    return text
+
+
+def outcome_text(outcome: pb.Outcome, names: Mapping[int, str]) -> Text:
+    winners = [who(names, seat) for seat in outcome.winners]
+    if not winners:
+        head = "nobody wins"
+    elif len(winners) == 1:
+        head = f"{winners[0]} wins"
+    else:
+        head = " and ".join(winners) + " share the win"
+    text = Text("Game over: " + head, style="bold")
+    if outcome.scores:
+        scores = ", ".join(f"{who(names, i)} {score}" for i, score in enumerate(outcome.scores))
+        text.append(f" · final: {scores}")
+    if outcome.reason:
+        text.append(f" · {outcome.reason.replace('_', ' ')}", style="dim")
+    return text
+
+
+# ------------------------------------------------------------------------------- the board
+
+
+def game_over(view: pb.View) -> bool:
+    """Whether this view shows the end of the game: an outcome, and nobody left to move (a
+    view that has an outcome but still someone to move is taken as not yet final)."""
+    return view.HasField("outcome") and not view.to_move
+
+
+def _deadline_text(view: pb.View, now: dt.datetime | None) -> str:
+    if not view.HasField("deadline"):
+        return ""
+    deadline = view.deadline.ToDatetime(tzinfo=dt.UTC)
+    left = (deadline - (now or dt.datetime.now(dt.UTC))).total_seconds()
+    return f"⏱ {max(0, round(left))}s left"
+
+
+def header_text(view: pb.View, names: Mapping[int, str], now: dt.datetime | None = None
+                ) -> Text:
+    detail = detail_dict(view.detail)
+    text = Text(f"Table {view.table_id}", style="bold")
+    text.append(f" · {view.variant_id} · phase {view.phase or '-'} · version {view.version}")
+    if "deal" in detail:
+        text.append(f" · deal {value_text(detail['deal'])}")
+    if isinstance(detail.get("dealer"), int):
+        text.append(f" · dealer: {who(names, detail['dealer'])}")
+    if isinstance(detail.get("trump"), str) and detail["trump"] in SUITS:
+        text.append(" · trumps ")
+        text.append_text(suit_text(detail["trump"]))
+    if view.waiting_for_players:
+        text.append("\nWaiting for players to fill the table.", style="yellow")
+    elif view.to_move:
+        movers = ", ".join(who(names, s) for s in view.to_move)
+        text.append(f"\nTo move: {movers}", style="bold yellow")
+        clock = _deadline_text(view, now)
+        if clock:
+            text.append(f"  {clock}", style="bold red")
+    return text
+
+
+def seats_table(view: pb.View, names: Mapping[int, str]) -> Table:
+    detail = detail_dict(view.detail)
+    stacks = any(state.stack for state in view.seats) or view.pot > 0
+    scores = any(state.score for state in view.seats) or not stacks
+    contributions = detail.get("contributions")
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    table.add_column("")
+    table.add_column("Seat")
+    table.add_column("Player")
+    if scores:
+        table.add_column("Score", justify="right")
+    if stacks:
+        table.add_column("Stack", justify="right")
+    if isinstance(contributions, list):
+        table.add_column("In pot", justify="right")
+    table.add_column("Cards held", justify="right")
+    for state in view.seats:
+        row = ["▶" if state.seat in view.to_move else "", str(state.seat),
+               names.get(state.seat, "") if state.occupied else "(free)"]
+        if state.bot_policy and state.bot_policy not in row[2]:
+            row[2] += f" · {state.bot_policy} bot"
+        if scores:
+            row.append(str(state.score))
+        if stacks:
+            row.append(str(state.stack))
+        if isinstance(contributions, list):
+            value = contributions[state.seat] if state.seat < len(contributions) else ""
+            row.append(value_text(value))
+        own = view.HasField("viewer_seat") and view.viewer_seat == state.seat
+        row.append(str(len(view.hand)) if own else str(state.hidden_hand_count))
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]) -> Text:
+    title = ZONE_TITLES.get(zone.name, zone.name.replace("/", " ").replace("_", " ").title())
+    if zone.HasField("owner"):
+        title += f" of {who(names, zone.owner)}"
+    text = Text(f"{title}: ", style="bold")
+    seats = detail.get(f"{zone.name}_seats")
+    if isinstance(seats, list) and len(seats) == len(zone.cards) and zone.cards:
+        parts = []
+        for card, seat in zip(zone.cards, seats, strict=True):
+            part = card_text(card.code)
+            part.append(f" ({who(names, seat) if isinstance(seat, int) else seat})",
+                        style="dim")
+            parts.append(part)
+        text.append_text(Text(", ").join(parts))
+    elif zone.cards or zone.hidden_count:
+        text.append_text(cards_text(zone.cards, zone.hidden_count))
+    else:
+        text.append("-", style="dim")
+    return text
+
+
+def details_text(detail: Mapping[str, Any]) -> Text | None:
+    shown = [f"{key.replace('_', ' ')}: {value_text(value)}" for key, value in detail.items()
+             if key not in BOARD_KEYS and not key.endswith("_seats")
+             and value not in (None, False, [], {}, "")]
+    return Text(" · ".join(shown), style="dim") if shown else None
+
+
+def legal_moves_text(moves: Sequence[pb.Move]) -> Text:
+    lines = Text()
+    for number, move in enumerate(moves, 1):
+        if number > 1:
+            lines.append("\n")
+        lines.append(f"{number:>3}. ", style="bold cyan")
+        lines.append_text(move_text(move))
+    return lines
+
+
+def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
+                    now: dt.datetime | None = None) -> RenderableType:
+    """The whole board as the viewer may see it, with its legal moves numbered from 1."""
+    viewer = view.viewer_seat if view.HasField("viewer_seat") else None
+    names = seat_names(view.seats, viewer)
+    detail = detail_dict(view.detail)
+    parts: list[RenderableType] = [header_text(view, names, now), seats_table(view, names)]
+    zones = Text("\n").join(zone_text(zone, names, detail) for zone in view.zones)
+    if view.pot:
+        zones.append(("\n" if zones else "") + f"Pot: {view.pot}", style="bold yellow")
+    if zones:
+        parts.append(zones)
+    extra = details_text(detail)
+    if extra is not None:
+        parts.append(extra)
+    if recent:
+        parts.append(Panel(Text("\n").join(recent), title="Recent events", title_align="left",
+                           border_style="dim"))
+    if viewer is not None:
+        hand = Text("Your hand: ", style="bold")
+        held = cards_text(sorted_cards(view.hand)) if view.hand else Text("(empty)", style="dim")
+        hand.append_text(held)
+        parts.append(hand)
+    if game_over(view):
+        parts.append(outcome_text(view.outcome, names))
+    elif show_moves and view.legal_moves:
+        parts.append(Text("Your legal moves:", style="bold"))
+        parts.append(legal_moves_text(view.legal_moves))
+    return Panel(Group(*parts), title=view.variant_id, title_align="left")
+
+
+# ------------------------------------------------------------------------------- listings
+
+
+def option_range(option: pb.OptionSchema) -> str:
+    if option.choices:
+        return " | ".join(option.choices)
+    if option.type == pb.OPTION_TYPE_BOOL:
+        return "true | false"
+    low = str(option.minimum) if option.HasField("minimum") else ""
+    high = str(option.maximum) if option.HasField("maximum") else ""
+    span = f"{low}..{high}" if low or high else "any integer"
+    return span + (" or none" if option.nullable else "")
+
+
+def variants_table(variants: Sequence[pb.VariantInfo]) -> Group:
+    """One block per variant: id, title, seats, bot policies, then one line per option (name,
+    default, allowed values) with its meaning below it."""
+    blocks: list[RenderableType] = []
+    for info in variants:
+        seats = (str(info.min_seats) if info.min_seats == info.max_seats
+                 else f"{info.min_seats}-{info.max_seats}")
+        head = Text(info.id, style="bold cyan")
+        head.append(f"  {info.title} · seats {seats} · version {info.version}")
+        head.append(f"\n  bot policies: {', '.join(info.bot_policies) or '-'}")
+        if info.description:
+            head.append(f"\n  {info.description}", style="dim")
+        lines = [head]
+        for option in info.options:
+            line = Text("    -o ")
+            line.append(f"{option.name}={option.default_value}", style="bold")
+            line.append(f"  ({option_range(option)})", style="yellow")
+            if option.description:
+                line.append(f"\n       {option.description}", style="dim")
+            lines.append(line)
+        blocks.append(Group(*lines, Text("")))
+    return Group(*blocks)
+
+
+def _seat_label(state: pb.SeatState) -> str:
+    if not state.occupied:
+        return "-"
+    name = state.display_name or f"seat {state.seat}"
+    if state.bot_policy and state.bot_policy not in name:
+        name += f" ({state.bot_policy} bot)"
+    return name
+
+
+def tables_table(tables: Sequence[pb.TableSummary]) -> Table:
+    table = Table(title=f"{len(tables)} table(s)", title_justify="left")
+    table.add_column("table", no_wrap=True)
+    table.add_column("variant", no_wrap=True)
+    for column in ("phase", "version", "seats", "free", "clock"):
+        table.add_column(column)
+    for summary in tables:
+        seats = ", ".join(_seat_label(s) for s in summary.seats)
+        clock = f"{summary.turn_seconds}s" if summary.turn_seconds else "-"
+        phase = summary.phase + (" (finished)" if summary.finished else "")
+        cells = (summary.table_id, summary.variant_id, phase, str(summary.version), seats,
+                 str(summary.free_seats), clock)
+        table.add_row(*(Text(cell) for cell in cells))
+    return table
+
+
+def history_line(entry: pb.HistoryEntry, names: Mapping[int, str]) -> Text:
+    """One log entry on one line: version, kind, seat, the move and what it caused."""
+    seat = entry.seat if entry.HasField("seat") else None
+    text = Text(f"v{entry.version:<4} ", style="dim")
+    text.append(f"{entry.entry_kind:<9}", style="bold")
+    if seat is not None:
+        text.append(f" {who(names, seat)}")
+    if entry.HasField("move") and entry.move.kind:
+        text.append(": ")
+        text.append_text(move_text(entry.move))
+    if entry.events:
+        text.append(" → ", style="dim")
+        text.append_text(Text("; ").join(event_text(e, names) for e in entry.events))
+    return text

@@ -1,0 +1,74 @@
+"""The pure pieces: card labels, detail values, the prompt's parsing, seat counts, policies."""
+
+from __future__ import annotations
+
+import io
+
+from google.protobuf import struct_pb2
+from rich.console import Console
+
+from bezique.v1 import table_service_pb2 as pb
+from clients.play import QUIT, choose_policy, parse_choice, seat_count
+from clients.render import card_label, detail_dict, value_text, view_renderable
+
+
+def test_card_labels_use_suit_symbols() -> None:
+    assert [card_label(c) for c in ("TH", "AS", "7D", "QC")] == ["10♥", "A♠", "7♦", "Q♣"]
+
+
+def test_detail_values_read_as_written() -> None:
+    detail = struct_pb2.Struct()
+    detail.update({"deal": 2, "scores": [10, 0], "trump": "H", "hand": ["QS", "JD"]})
+    assert detail_dict(detail) == {"deal": 2, "scores": [10, 0], "trump": "H",
+                                   "hand": ["QS", "JD"]}
+    assert value_text(["QS", "JD"]) == "[Q♠, J♦]"
+    assert value_text(None) == "-" and value_text(True) == "yes"
+    assert value_text("x" * 100, 10) == "x" * 9 + "…"
+
+
+def test_parse_choice() -> None:
+    assert parse_choice(" 3 ", 5) == 3
+    assert parse_choice("Q", 5) == QUIT
+    for bad in ("", "0", "6", "-1", "two", "1.0"):
+        assert parse_choice(bad, 5) is None
+
+
+def info(**fields: object) -> pb.VariantInfo:
+    return pb.VariantInfo(**fields)  # type: ignore[arg-type]
+
+
+def test_seat_count_from_the_registry_or_the_schema() -> None:
+    assert seat_count(info(id="highcard", min_seats=2, max_seats=4), {"players": "3"}) == 3
+    remote = info(id="elsewhere", min_seats=2, max_seats=6, options=[
+        pb.OptionSchema(name="players", default_value="4")])
+    assert seat_count(remote, {}) == 4
+    assert seat_count(remote, {"players": "5"}) == 5
+    assert seat_count(info(id="elsewhere", min_seats=3, max_seats=3), {}) == 3
+
+
+def test_choose_policy_prefers_a_real_bot() -> None:
+    assert choose_policy(info(id="x", bot_policies=["random", "highest"]), None) == "highest"
+    assert choose_policy(info(id="x", bot_policies=["random"]), None) == "random"
+    assert choose_policy(info(id="x", bot_policies=["random", "highest"]), "random") == "random"
+
+
+def test_board_shows_hand_zones_pot_clock_and_numbered_moves() -> None:
+    view = pb.View(table_id="t1", version=9, variant_id="demo", viewer_seat=0, phase="play",
+                   to_move=[0], hand=[pb.Card(code="AS", id=1), pb.Card(code="TH", id=2)],
+                   zones=[pb.Zone(name="trick", cards=[pb.Card(code="KD", id=3)]),
+                          pb.Zone(name="melds", owner=1, cards=[pb.Card(code="QS", id=4)])],
+                   seats=[pb.SeatState(seat=0, occupied=True, display_name="ann", stack=90),
+                          pb.SeatState(seat=1, occupied=True, display_name="bot",
+                                       bot_policy="random", stack=80,
+                                       hidden_hand_count=2)],
+                   pot=30, legal_moves=[pb.Move(kind="play", cards=[pb.Card(code="AS", id=1)]),
+                                        pb.Move(kind="raise", amount=20)])
+    view.detail.update({"trump": "D", "dealer": 1, "trick_seats": [1]})
+    view.deadline.FromSeconds(4102444800)
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(view_renderable(view))
+    text = out.getvalue()
+    for expected in ("trumps ♦", "dealer: Seat 1 (bot)", "Current trick: K♦ (Seat 1 (bot))",
+                     "Melds of Seat 1 (bot): Q♠", "Pot: 30", "Your hand: A♠ 10♥",
+                     "1. play A♠", "2. raise 20", "s left", "To move: Seat 0 (you)"):
+        assert expected in text, expected
