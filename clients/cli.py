@@ -312,8 +312,7 @@ def add_connection(parser: argparse.ArgumentParser, suppress: bool) -> None:
                        help=f"the server (env BEZIQUE_SERVER, default {DEFAULT_SERVER}; for "
                             "play: none given runs a server in-process)")
     group.add_argument("--token", default=default(os.environ.get("BEZIQUE_TOKEN", "")),
-                       help="your seat token for seat calls (env BEZIQUE_TOKEN); write "
-                            "--token=TOKEN, as a token may begin with '-'")
+                       help="your seat token for seat calls (env BEZIQUE_TOKEN)")
     group.add_argument("--api-key", default=default(os.environ.get("BEZIQUE_API_KEY", "")),
                        help="the platform API key, if the server wants one (env "
                             "BEZIQUE_API_KEY)")
