@@ -1,4 +1,5 @@
-"""Generates the protobuf code while building, so ``pip install .`` from a clean clone works."""
+"""Generates the protobuf code before setuptools looks for packages, so that ``pip install .``
+from a clean clone installs ``bezique.v1`` (the generated code is never committed)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import sys
 from pathlib import Path
 
 from setuptools import setup
-from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).parent
 
@@ -20,10 +20,5 @@ def generate_protos() -> None:
         raise SystemExit("protoc failed")
 
 
-class BuildWithProtos(build_py):
-    def run(self) -> None:
-        generate_protos()
-        super().run()
-
-
-setup(cmdclass={"build_py": BuildWithProtos})
+generate_protos()
+setup()
