@@ -104,3 +104,25 @@ async def test_many_watchers_share_one_rendering(client: AsyncTableClient, watch
         await client.submit(seat, view.legal_moves[0], view.version)
     results = await asyncio.wait_for(asyncio.gather(*tasks), 10)
     assert all([u.version for u in r] == [1, 2, 3, 4, 5, 6] for r in results)
+
+
+async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
+    from service.server import start_server
+    from tests.conftest import details, highcard_registry, server_config
+
+    server = await start_server(server_config(), highcard_registry())
+    async with AsyncTableClient(server.address, retries=0) as client:
+        table_id, _, _ = await two_seats(client)
+        seen: list[int] = []
+
+        async def watch() -> None:
+            async for update in client.watch(table_id, None, 0, resume=False):
+                seen.append(update.version)
+
+        task = asyncio.create_task(watch())
+        await asyncio.sleep(0.3)
+        await server.stop()
+        with pytest.raises(grpc.aio.AioRpcError) as cut:
+            await asyncio.wait_for(task, 10)
+    assert cut.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert details(cut.value)["metadata"] == {"resume_from": str(seen[-1])}
