@@ -129,13 +129,13 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
 
 async def serve(config: Config) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
-    running = await start_server(config)
-    print(f"bezique-server listening on {config.address.rsplit(':', 1)[0]}:{running.port}",
-          flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    running = await start_server(config)
+    print(f"bezique-server listening on {config.address.rsplit(':', 1)[0]}:{running.port}",
+          flush=True)
     await stop.wait()
     log.info("server_stopping")
     await running.stop()

@@ -70,6 +70,11 @@ def _unavailable(error: StoreError) -> Unavailable:
                        "idempotent by request_id)", reason="STORE_UNAVAILABLE")
 
 
+def _failure(error: ServiceError | StoreError) -> ServiceError:
+    """The service error to answer with: a store failure is UNAVAILABLE (retry)."""
+    return _unavailable(error) if isinstance(error, StoreError) else error
+
+
 def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
     """Map ServiceError to its status and hide unexpected errors behind INTERNAL."""
 
@@ -82,12 +87,10 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
         try:
             self.check_rate(context)
             return await method(self, request, context)
-        except ServiceError as error:
-            code = error.code
-            await context.abort_with_status(to_status(error))
-        except StoreError as error:
-            code = "UNAVAILABLE"
-            await context.abort_with_status(to_status(_unavailable(error)))
+        except (ServiceError, StoreError) as error:
+            failure = _failure(error)
+            code = failure.code
+            await context.abort_with_status(to_status(failure))
         except (grpc.aio.AbortError, grpc.aio.UsageError):
             raise
         except Exception:
@@ -238,12 +241,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
             async for update in self.manager.watch(request.table_id, token,
                                                    request.from_version):
                 yield _render_update(update, viewer, shoe)
-        except ServiceError as error:
-            code = error.code
-            await context.abort_with_status(to_status(error))
-        except StoreError as error:
-            code = "UNAVAILABLE"
-            await context.abort_with_status(to_status(_unavailable(error)))
+        except (ServiceError, StoreError) as error:
+            failure = _failure(error)
+            code = failure.code
+            await context.abort_with_status(to_status(failure))
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
