@@ -173,6 +173,8 @@ class TableManager:
             await self._catch_up_locked(live)
 
     async def _catch_up_locked(self, live: LiveTable) -> None:
+        if not self.store.shared:
+            return
         for entry in await self.store.read_log(live.table_id, live.version):
             live.apply_entry(entry)
             self._publish(live, entry)
@@ -312,7 +314,7 @@ class TableManager:
                                   field="display_name")
         live = await self.table(table_id)
         async with live.lock:
-            await self._catch_up_locked(live) if self.store.shared else None
+            await self._catch_up_locked(live)
             if seat is None:
                 free = [i for i, s in enumerate(live.seats) if not s.occupied]
                 if not free:
@@ -427,7 +429,7 @@ class TableManager:
             raise InvalidArgument("request_id is too long", field="request_id")
         live = await self.table(table_id)
         async with live.lock:
-            if self.store.shared and expected_version > live.version:
+            if expected_version > live.version:
                 await self._catch_up_locked(live)
             if request_id:
                 earlier = await self.store.find_request(table_id, request_id)
@@ -519,8 +521,7 @@ class TableManager:
         watcher = Watcher(viewer, asyncio.Queue(limits.watch_queue + 1))
         # Hold the lock while subscribing and reading the backlog, so no entry falls between.
         async with live.lock:
-            if self.store.shared:
-                await self._catch_up_locked(live)
+            await self._catch_up_locked(live)
             if from_version > live.version:
                 raise InvalidArgument(f"from_version {from_version} is ahead of the table "
                                       f"(version {live.version})", field="from_version")
