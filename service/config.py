@@ -21,6 +21,7 @@ class Config:
     bot_delay: float = 0.5
     clock_interval: float = 0.25
     snapshot_every: int = 64
+    idle_seconds: float = 300.0
     max_tables: int = 100_000
     max_watchers_per_table: int = 1000
     max_watchers_per_caller: int = 100
@@ -45,6 +46,7 @@ _HELP = {
     "bot_delay": "seconds a server bot waits before it moves",
     "clock_interval": "seconds between looks for turn deadlines that ran out",
     "snapshot_every": "moves between snapshots of a table's state (faster rebuilds)",
+    "idle_seconds": "drop a table unused this long from memory (rebuilt on use; 0: never)",
     "max_tables": "most unfinished tables this store may hold",
     "max_watchers_per_table": "most open WatchTable streams on one table",
     "max_watchers_per_caller": "most open WatchTable streams of one caller (0: no limit)",

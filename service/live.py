@@ -79,6 +79,8 @@ class LiveTable:
         self.lock = asyncio.Lock()
         self.watchers: set[Watcher] = set()
         self.snapshot_version = 0
+        self.last_used = 0.0
+        """``time.monotonic()`` of the last call that used this table (idle eviction)."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -70,12 +71,17 @@ def _credentials(config: Config) -> grpc.ServerCredentials | None:
     return grpc.ssl_server_credentials([(key, chain)])
 
 
-async def _clock_loop(manager: TableManager, interval: float) -> None:
+async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float) -> None:
+    """Fire the turn deadlines that passed, and let idle tables go from memory."""
+    swept = time.monotonic()
     while True:
         try:
             await manager.fire_due_deadlines()
+            if idle_seconds > 0 and time.monotonic() - swept >= min(idle_seconds / 4, 30):
+                swept = time.monotonic()
+                await manager.evict_idle(idle_seconds)
         except Exception as exc:
-            log.warning("clock_failed", error=repr(exc))
+            log.warning("housekeeping_failed", error=repr(exc))
         await asyncio.sleep(interval)
 
 
@@ -120,7 +126,8 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    clock = asyncio.get_running_loop().create_task(_clock_loop(manager, config.clock_interval))
+    clock = asyncio.get_running_loop().create_task(
+        _housekeeping(manager, config.clock_interval, config.idle_seconds))
     log.info("server_started", port=port, store=config.store.split("@")[-1],
              variants=list(registry.variants), test_mode=config.test_mode)
     return RunningServer(server, port, manager, store, health_servicer, clock,

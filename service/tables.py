@@ -132,6 +132,7 @@ class TableManager:
         """The live table, rebuilt from the store on first use."""
         live = self._tables.get(table_id)
         if live is not None:
+            live.last_used = time.monotonic()
             return live
         lock = self._loading.setdefault(table_id, asyncio.Lock())
         async with lock:
@@ -140,6 +141,7 @@ class TableManager:
                 live = await self._load(table_id)
                 self._tables[table_id] = live
         self._loading.pop(table_id, None)
+        live.last_used = time.monotonic()
         self._schedule_bot(live)
         return live
 
@@ -207,6 +209,23 @@ class TableManager:
         """(variant, phase) of every table held in memory, for the metrics."""
         for live in list(self._tables.values()):
             yield live.variant.id, live.phase
+
+    async def evict_idle(self, idle_seconds: float, now: float | None = None) -> int:
+        """Drop tables nobody has used for ``idle_seconds`` (no watcher, no bot, no call in
+        flight) from memory, after a snapshot: they are rebuilt from the store when next used,
+        so an idle table costs the store a few rows and this process nothing."""
+        now = time.monotonic() if now is None else now
+        evicted = 0
+        for live in list(self._tables.values()):
+            if (now - live.last_used < idle_seconds or live.watchers or live.lock.locked()
+                    or live.table_id in self._bot_tasks):
+                continue
+            if live.version > live.snapshot_version and live.started:
+                await self._save_snapshot(live)
+            if now - live.last_used >= idle_seconds and not live.watchers:
+                self._tables.pop(live.table_id, None)
+                evicted += 1
+        return evicted
 
     def forget(self, table_id: str) -> None:
         """Drop a table from memory (it is rebuilt from the store when next used)."""

@@ -53,3 +53,28 @@ async def test_snapshots_never_go_backwards(tmp_path: Path) -> None:
         assert kept is not None and kept.version == 9 and kept.state == b"new"
     finally:
         await server.stop()
+
+
+async def test_idle_tables_leave_memory_and_come_back_unchanged(tmp_path: Path) -> None:
+    server = await start_server(server_config(store=f"sqlite:{tmp_path / 'i.sqlite'}"),
+                                highcard_registry())
+    try:
+        async with AsyncTableClient(server.address, retries=0) as client:
+            table_id, first, _ = await two_seats(client)
+            view = await client.view(table_id, first.token)
+            moved = await client.submit(first, view.legal_moves[0], view.version)
+            busy, _, _ = await two_seats(client)
+            assert await server.manager.evict_idle(3600) == 0
+            live = await server.manager.table(busy)
+            live.last_used -= 7200  # only this one has been idle
+            assert await server.manager.evict_idle(3600) == 1
+            for table in (table_id, busy):
+                (await server.manager.table(table)).last_used -= 7200
+            assert await server.manager.evict_idle(3600) == 2
+            assert not list(server.manager.live_tables())
+            again = await client.view(table_id, first.token)
+            assert again == moved.view
+            snapshot = await server.store.load_snapshot(table_id)
+            assert snapshot is not None and snapshot.version == moved.version
+    finally:
+        await server.stop()
