@@ -221,12 +221,27 @@ def spawn(argv: Sequence[str], workdir: Path, name: str, *, ready: str,
     raise RuntimeError(f"{name} did not get ready in {timeout} s:\n{child.tail()}")
 
 
-def server_argv(*args: str) -> list[str]:
+def _server_command() -> list[str]:
     """The ``bezique-server`` console script of this interpreter's environment."""
     script = Path(sys.executable).with_name("bezique-server")
-    base = [str(script)] if script.exists() else [sys.executable, "-m", "service.main"]
-    return [*base, "--address", "127.0.0.1:0", "--log-level", "warning",
+    return [str(script)] if script.exists() else [sys.executable, "-m", "service.main"]
+
+
+def server_argv(*args: str) -> list[str]:
+    return [*_server_command(), "--address", "127.0.0.1:0", "--log-level", "warning",
             "--log-format", "json", "--bot-delay", "0", *args]
+
+
+_HELP_TEXT: list[str] = []
+
+
+def server_flag(flag: str, value: str) -> list[str]:
+    """``[flag, value]`` if this server has the flag (flags come and go), else ``[]``."""
+    if not _HELP_TEXT:
+        done = subprocess.run([*_server_command(), "--help"], capture_output=True, text=True,
+                              cwd=ROOT, timeout=60, check=False)
+        _HELP_TEXT.append(done.stdout)
+    return [flag, value] if flag in _HELP_TEXT[0] else []
 
 
 def spawn_server(workdir: Path, *args: str, name: str = "server") -> Child:

@@ -26,7 +26,7 @@ def _identity(data: bytes) -> bytes:
     return data
 
 
-def echo_handler(response: bytes) -> grpc.GenericRpcHandler:
+def echo_handler(response: bytes) -> grpc.GenericRpcHandler[Any, Any]:
     async def submit(request: bytes, context: Any) -> bytes:
         return response
 

@@ -1,12 +1,11 @@
 """Engine speed: random legal play on every registered variant, beside the baselines.
 
-Three measurements per variant, each a median over repetitions interleaved with pokerkit's:
+Two measurements per variant, each a median over repetitions interleaved with pokerkit's:
 
 * ``engine``: a decision is ``legal_moves`` + a uniform choice + ``apply``;
-* ``+view``: the same plus ``view(seat)`` per decision (a bot, or a client, reads its view);
-* ``server``: what SubmitMove does in Python beside the store and the transport: the legality
-  check, ``apply``, the events as JSON for the log, the mover's legal moves and view after the
-  move, the redaction, and the response built and serialized as protobuf.
+* ``+view``: the same plus ``view(seat)`` per decision: what the server adds to every move of
+  the game itself (it answers each SubmitMove with the mover's view; :mod:`bench.layers`
+  measures the rest of the server's path).
 
 Deals are counted generically: a deal is a distinct ``deal/N`` shuffle the game asked of its
 chance source (a Quart deal is one hand; a Bezique match counts every deal it played).
@@ -22,13 +21,13 @@ from typing import TypeVar
 
 from bench.baselines import Sample, time_poker, time_trick_loop
 from bench.common import Section, fmt_rate, fmt_ratio, fmt_us, median, options_for
-from variants.api import Game, Move, Variant, resolve_options
-from variants.chance import Chance, SeededChance, commitment
+from variants.api import Game, Variant, resolve_options
+from variants.chance import Chance, SeededChance
 from variants.conformance import seed_bytes
 
 T = TypeVar("T")
 
-MODES = ("engine", "view", "server")
+MODES = ("engine", "view")
 DECISION_TARGET = 5.0
 DEAL_TARGET = 5.0
 
@@ -70,53 +69,13 @@ def _view_step(game: Game, seat: int, rng: random.Random) -> None:
     game.apply(seat, legal[rng.randrange(len(legal))])
 
 
-def _server_step_factory(variant: Variant, options: Mapping[str, object]) -> Callable[[Game],
-                                                                                      Step]:
-    """SubmitMove's Python work around the game, with the service's own helpers."""
-    from bezique.v1 import table_service_pb2 as pb
-    from service import translate
-    from service.live import LiveTable, events_json
-    from service.store import TableRecord
-
-    seed = seed_bytes(0)
-    record = TableRecord("benchtable", variant.id, variant.version, dict(options), seed,
-                         commitment(seed), time.time())
-
-    def bind(game: Game) -> Step:
-        live = LiveTable(record, variant, variant.seat_count(options))
-        live.game = game
-        shoe = game.shoe
-
-        def step(game: Game, seat: int, rng: random.Random) -> None:
-            legal = game.legal_moves(seat)
-            move: Move = legal[rng.randrange(len(legal))]
-            if move not in legal:
-                raise AssertionError("unreachable: the move was chosen from the legal ones")
-            events = game.apply(seat, move)
-            events_json(events)
-            live.version += 1
-            after = game.legal_moves(seat)
-            view = game.view(seat)
-            redacted = tuple(event.redacted_for(seat) for event in events)
-            pb.SubmitMoveResponse(
-                version=live.version,
-                view=translate.view_to_pb(live, live.version, view, after, seat),
-                events=translate.events_to_pb(shoe, live.version, redacted),
-            ).SerializeToString()
-
-        return step
-
-    return bind
-
-
 def time_variant(variant: Variant, options: Mapping[str, object], budget: float, mode: str,
                  seed: int = 0) -> Sample:
     """Random games of ``variant`` for about ``budget`` seconds, every decision made by
     ``mode``'s step."""
     resolved = resolve_options(variant.options, options)
     rng = random.Random(seed)
-    bind = _server_step_factory(variant, resolved) if mode == "server" else None
-    plain = _view_step if mode == "view" else _engine_step
+    step = _view_step if mode == "view" else _engine_step
     game_no = seed * 1_000_003
     decisions = deals = 0
     start = time.perf_counter()
@@ -124,7 +83,6 @@ def time_variant(variant: Variant, options: Mapping[str, object], budget: float,
         chance = CountingChance(SeededChance(seed_bytes(game_no)))
         game_no += 1
         game, _ = variant.start(resolved, chance)
-        step = bind(game) if bind is not None else plain
         while True:
             to_move = game.to_move
             if not to_move:
@@ -189,14 +147,14 @@ def _report(config: EngineConfig, poker: Series, trick: Series,
     section = Section(
         "Engine: random legal play (decisions/s, deals/s; ratios to pokerkit NLHE-4)",
         ["subject", "dec/s", "µs/dec", "x PK dec", "deals/s", "x PK hands", "+view dec/s",
-         "view µs", "server dec/s", "server µs/move"])
+         "view µs"])
     pk_dec, pk_hands = median(poker.decisions), median(poker.deals)
     section.rows.append(["pokerkit NLHE 4p (baseline)", fmt_rate(pk_dec), fmt_us(1 / pk_dec),
-                         "1.00x", fmt_rate(pk_hands), "1.00x", "", "", "", ""])
+                         "1.00x", fmt_rate(pk_hands), "1.00x", "", ""])
     tr_dec = median(trick.decisions)
     section.rows.append(["bare trick loop 2p/64 (floor)", fmt_rate(tr_dec), fmt_us(1 / tr_dec),
                          fmt_ratio(median(trick.dec_ratio)), fmt_rate(median(trick.deals)),
-                         fmt_ratio(median(trick.deal_ratio)), "", "", "", ""])
+                         fmt_ratio(median(trick.deal_ratio)), "", ""])
     figures: dict[str, object] = {
         "pokerkit": {"decisions_per_s": pk_dec, "hands_per_s": pk_hands},
         "trick_loop": {"decisions_per_s": tr_dec, "games_per_s": median(trick.deals),
@@ -204,20 +162,20 @@ def _report(config: EngineConfig, poker: Series, trick: Series,
         "variants": {},
     }
     for vid in variants:
-        eng, view, server = (series[(vid, m)] for m in MODES)
+        eng, view = (series[(vid, m)] for m in MODES)
         dec = median(eng.decisions)
         view_dec = median(view.decisions)
-        server_dec = median(server.decisions)
         dec_ratio = median(eng.dec_ratio)
         deal_ratio = median(eng.deal_ratio)
         section.rows.append([
             vid, fmt_rate(dec), fmt_us(1 / dec), fmt_ratio(dec_ratio),
             fmt_rate(median(eng.deals)), fmt_ratio(deal_ratio), fmt_rate(view_dec),
-            fmt_us(1 / view_dec - 1 / dec), fmt_rate(server_dec), fmt_us(1 / server_dec)])
+            fmt_us(1 / view_dec - 1 / dec)])
         figures["variants"][vid] = {  # type: ignore[index]
             "decisions_per_s": dec, "deals_per_s": median(eng.deals),
             "ratio_decisions": dec_ratio, "ratio_deals": deal_ratio,
-            "view_decisions_per_s": view_dec, "server_decisions_per_s": server_dec,
+            "view_decisions_per_s": view_dec, "engine_us": 1e6 / dec,
+            "view_us": 1e6 * (1 / view_dec - 1 / dec),
             "overhead_vs_trick_loop": tr_dec / dec,
         }
         section.targets[f"{vid} decisions >= {DECISION_TARGET:g}x pokerkit"] = (
@@ -229,10 +187,9 @@ def _report(config: EngineConfig, poker: Series, trick: Series,
     section.notes += [
         f"{config.reps} repetitions of {config.budget:g} s per subject, interleaved; medians; "
         "each ratio is the median of per-repetition ratios to pokerkit.",
-        "dec = legal_moves + uniform choice + apply; view µs = extra cost of view(seat) per "
-        "decision; server = SubmitMove's Python work minus store and transport "
-        "(legality check, apply, events JSON, legal_moves + view after, redaction, protobuf "
-        "response built and serialized).",
+        "dec = legal_moves + uniform choice + apply (what a decision costs in the engine); "
+        "view µs = the extra cost of view(seat) per decision (what the server adds to the "
+        "game for every move; the server's own path is in the next section).",
         "deals = distinct deal/N shuffles (Quart: one per hand; highcard: one per game).",
         "options: " + ", ".join(f"{vid} {options_for(vid) or 'defaults'}" for vid in variants),
     ]

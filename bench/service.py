@@ -57,7 +57,7 @@ Call = Callable[..., Awaitable[pb.SubmitMoveResponse]]
 class ServiceConfig:
     variant: str = "highcard"
     concurrency: int = 64
-    moves: int = 12_000
+    moves: int = 8_000
     reps: int = 3
     open_seconds: float = 4.0
     open_reps: int = 3

@@ -25,6 +25,11 @@ def token_matches(token: str, stored_hash: str | None) -> bool:
     return hmac.compare_digest(token_hash(token), stored_hash)
 
 
+def hash_matches(presented_hash: str, stored_hash: str | None) -> bool:
+    """Constant-time comparison of a presented token's hash with a stored hash."""
+    return bool(stored_hash) and hmac.compare_digest(presented_hash, stored_hash or "")
+
+
 def bearer_token(metadata: dict[str, str]) -> str | None:
     """The token of an ``authorization: Bearer <token>`` header, if present."""
     value = metadata.get("authorization", "")

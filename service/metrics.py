@@ -33,9 +33,22 @@ class Metrics:
         self.store_seconds = Histogram("bezique_store_seconds", "Store call latency",
                                        ["operation"], buckets=_LATENCY, registry=self.registry)
 
+        self._children: dict[tuple[object, ...], Any] = {}
+
+    def _child(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(*labels)``, looked up once (labels() costs microseconds a call)."""
+        key = (id(metric), *labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
+
     def observe_rpc(self, method: str, code: str, seconds: float) -> None:
-        self.rpcs.labels(method, code).inc()
-        self.rpc_seconds.labels(method).observe(seconds)
+        self._child(self.rpcs, method, code).inc()
+        self._child(self.rpc_seconds, method).observe(seconds)
+
+    def moved(self, variant: str, kind: str) -> None:
+        self._child(self.moves, variant, kind).inc()
 
     def watch_tables(self, tables: Callable[[], Iterator[tuple[str, str]]]) -> None:
         """Report the live tables by variant and phase at every scrape."""
@@ -86,6 +99,7 @@ class TimedStore:
             finally:
                 histogram.observe(time.perf_counter() - start)
 
+        setattr(self, name, timed)  # __getattr__ is not asked again for this name
         return timed
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import time
 from dataclasses import dataclass
@@ -141,6 +142,11 @@ async def serve(config: Config) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     running = await start_server(config)
+    # Tables, watch streams and their grpc objects are long-lived: with the default thresholds a
+    # full collection walks all of them again and again (measured: 700 ms pauses with 10,000
+    # streams). Collect the young generation less often and leave the start-up heap alone.
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     print(f"bezique-server listening on {config.address.rsplit(':', 1)[0]}:{running.port}",
           flush=True)
     await stop.wait()

@@ -39,7 +39,14 @@ from service.live import (
     rebuild,
 )
 from service.metrics import Metrics
-from service.store import LogEntry, Store, StoreError, TableRecord, VersionConflict
+from service.store import (
+    LogEntry,
+    RequestIdTaken,
+    Store,
+    StoreError,
+    TableRecord,
+    VersionConflict,
+)
 from variants.api import (
     Event,
     LogVersionError,
@@ -375,6 +382,9 @@ class TableManager:
         except VersionConflict as exc:
             self._tables.pop(live.table_id, None)
             raise StaleVersion(live.table_id, expected, exc.current) from exc
+        except RequestIdTaken:
+            self._tables.pop(live.table_id, None)
+            raise
         except StoreError as exc:
             self._tables.pop(live.table_id, None)
             log.warning("store_append_failed", table_id=live.table_id, error=str(exc))
@@ -400,8 +410,9 @@ class TableManager:
         if token is None:
             return None
         found = None
+        presented = auth.token_hash(token)  # hashed once, not once per seat
         for index, seat in enumerate(live.seats):  # every seat compared: constant time
-            if auth.token_matches(token, seat.token_hash) and found is None:
+            if auth.hash_matches(presented, seat.token_hash) and found is None:
                 found = index
         if found is None:
             raise PermissionDenied("this token holds no seat at this table",
@@ -450,18 +461,20 @@ class TableManager:
         async with live.lock:
             if expected_version > live.version:
                 await self._catch_up_locked(live)
-            if request_id:
-                earlier = await self.store.find_request(table_id, request_id)
-                if earlier is not None:
-                    return self._duplicate(live, seat, earlier)
-            if expected_version != live.version:
-                raise StaleVersion(table_id, expected_version, live.version)
             game = live.game
-            if game is None:
-                raise FailedPrecondition(f"table {table_id} is waiting for players",
-                                         reason="WAITING_FOR_PLAYERS")
-            legal = game.legal_moves(seat)
-            if move not in legal:
+            legal = game.legal_moves(seat) if game is not None else ()
+            if expected_version != live.version or game is None or move not in legal:
+                # A repeat of a stored move finds the table moved on (the version it expected
+                # is gone), so a fresh move that can be applied needs no lookup at all.
+                if request_id:
+                    earlier = await self.store.find_request(table_id, request_id)
+                    if earlier is not None:
+                        return self._duplicate(live, seat, earlier)
+                if expected_version != live.version:
+                    raise StaleVersion(table_id, expected_version, live.version)
+                if game is None:
+                    raise FailedPrecondition(f"table {table_id} is waiting for players",
+                                             reason="WAITING_FOR_PLAYERS")
                 raise self._illegal(live, seat, move, legal)
             now = time.time()
             events = game.apply(seat, move)
@@ -469,11 +482,18 @@ class TableManager:
             entry = LogEntry(live.version + 1, kind, seat, payload, request_id or None, now)
             live.version = entry.version
             live.deadline = payload["deadline"] = self._deadline(live, now)
-            await self._store(live, expected_version, [entry])
+            try:
+                await self._store(live, expected_version, [entry])
+            except RequestIdTaken:
+                # the id was used for another move at an earlier version: its first answer
+                earlier = await self.store.find_request(table_id, request_id)
+                if earlier is None:
+                    raise Unavailable("the store refused the move; retry") from None
+                return self._duplicate(await self.table(table_id), seat, earlier)
         log.debug("move_applied", table_id=table_id, seat=seat, version=live.version,
                   request_id=request_id, kind=move.kind)
         if self.metrics is not None:
-            self.metrics.moves.labels(live.variant.id, kind).inc()
+            self.metrics.moved(live.variant.id, kind)
         if live.version - live.snapshot_version >= self.settings.snapshot_every:
             await self._save_snapshot(live)
         self._schedule_bot(live)
@@ -519,7 +539,7 @@ class TableManager:
                     watcher.queue.put_nowait(None)
                 else:
                     watcher.queue.put_nowait(broadcast)
-        if entry.kind in MOVE_KINDS:
+        if entry.kind in MOVE_KINDS and self.registry.observed:
             events = [Event.from_dict(raw) for raw in entry.payload.get("events", ())]
             try:
                 self.registry.notify_events(live.table_id, live.variant.id, entry.version, events)

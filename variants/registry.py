@@ -72,6 +72,11 @@ class Registry:
             self._policies[variant_id] = cached
         return cached
 
+    @property
+    def observed(self) -> bool:
+        """Whether any plugin implements ``bezique_table_events`` (else nothing to notify)."""
+        return bool(self.manager.hook.bezique_table_events.get_hookimpls())
+
     def notify_events(self, table_id: str, variant_id: str, version: int,
                       events: Sequence[Event]) -> None:
         self.manager.hook.bezique_table_events(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from service.store.base import (
     LogEntry,
+    RequestIdTaken,
     Snapshot,
     Store,
     StoreError,
@@ -34,5 +35,5 @@ def open_store(url: str) -> Store:
     raise ValueError(f"unknown store URL {url!r} (memory:, sqlite:PATH, postgresql://...)")
 
 
-__all__ = ["LogEntry", "Snapshot", "Store", "StoreError", "TableRecord", "TableState",
-           "VersionConflict", "open_store"]
+__all__ = ["LogEntry", "RequestIdTaken", "Snapshot", "Store", "StoreError", "TableRecord",
+           "TableState", "VersionConflict", "open_store"]

@@ -28,6 +28,15 @@ class VersionConflict(StoreError):
         self.current = current
 
 
+class RequestIdTaken(StoreError):
+    """An entry carried a request id the table's log already holds: nothing was appended."""
+
+    def __init__(self, table_id: str, request_id: str) -> None:
+        super().__init__(f"table {table_id} already holds request id {request_id!r}")
+        self.table_id = table_id
+        self.request_id = request_id
+
+
 @dataclass(frozen=True, slots=True)
 class TableRecord:
     """What a table is, fixed at creation. ``seed`` is secret until the game ends."""

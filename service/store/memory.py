@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from service.store.base import (
     LogEntry,
+    RequestIdTaken,
     Snapshot,
     StoreError,
     TableRecord,
@@ -43,7 +44,7 @@ class MemoryStore:
     def _add(self, table_id: str, entries: Sequence[LogEntry]) -> None:
         for entry in entries:
             if entry.request_id and (table_id, entry.request_id) in self._requests:
-                raise StoreError(f"request id {entry.request_id!r} already stored")
+                raise RequestIdTaken(table_id, entry.request_id)
         for entry in entries:
             self._logs[table_id].append(copy.deepcopy(entry))
             if entry.request_id:

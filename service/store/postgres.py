@@ -19,6 +19,7 @@ import structlog
 
 from service.store.base import (
     LogEntry,
+    RequestIdTaken,
     Snapshot,
     StoreError,
     TableRecord,
@@ -200,6 +201,9 @@ class PostgresStore:
                 try:
                     await self._insert(conn, table_id, entries)
                 except asyncpg.UniqueViolationError as exc:
+                    taken = [e.request_id for e in entries if e.request_id]
+                    if taken and exc.constraint_name == "log_request":
+                        raise RequestIdTaken(table_id, taken[0]) from exc
                     raise VersionConflict(table_id, expected_version,
                                           expected_version + 1) from exc
 

@@ -176,6 +176,34 @@ async def test_a_repeated_request_id_is_applied_once(client: AsyncTableClient) -
     assert sum(1 for e in history.entries if e.entry_kind == "move") == 1
 
 
+async def test_another_seat_cannot_reuse_a_request_id(client: AsyncTableClient) -> None:
+    table_id, first, second = await two_seats(client)
+    view = await client.view(table_id, first.token)
+    await client.submit(first, view.legal_moves[0], view.version, "reused")
+    other = await client.view(table_id, second.token)
+    error = await expect_error(grpc.StatusCode.FAILED_PRECONDITION, client.submit(
+        second, other.legal_moves[0], other.version, "reused"))
+    assert details(error)["reason"] == "REQUEST_ID_REUSED"
+    assert (await client.view(table_id)).version == other.version
+
+
+async def test_a_seat_reusing_its_request_id_at_a_later_version(
+        client: AsyncTableClient) -> None:
+    table = await client.create_table("highcard", {"players": 2, "hand_size": 8},
+                                      bots={1: "random"})
+    seat = await client.join(table.table_id)
+    view = await client.view(table.table_id, seat.token)
+    once = await client.submit(seat, view.legal_moves[0], view.version, "mine")
+    for _ in range(100):
+        later = await client.view(table.table_id, seat.token)
+        if later.legal_moves:
+            break
+    again = await client.submit(seat, later.legal_moves[0], later.version, "mine")
+    assert again.duplicate and again.version == once.version
+    history = await client.history(table.table_id)
+    assert sum(1 for e in history.entries if e.entry_kind == "move") == 1
+
+
 async def test_illegal_moves_name_the_move_and_the_legal_ones(client: AsyncTableClient) -> None:
     table_id, first, second = await two_seats(client, stacked_shoe=STACK)
     view = await client.view(table_id, first.token)

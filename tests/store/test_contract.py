@@ -10,6 +10,7 @@ import pytest
 
 from service.store import (
     LogEntry,
+    RequestIdTaken,
     Store,
     StoreError,
     TableRecord,
@@ -86,8 +87,10 @@ async def test_request_ids_are_found_and_unique(store: Store) -> None:
     found = await store.find_request("t1", "req")
     assert found is not None and found.version == 2
     assert await store.find_request("t1", "other") is None
-    with pytest.raises(StoreError):
+    with pytest.raises(RequestIdTaken) as taken:
         await store.append("t1", 2, [entry(3, "req")], state(3))
+    assert taken.value.request_id == "req"
+    assert (await store.load_table("t1"))[1].version == 2  # type: ignore[index]
     assert len(await store.read_log("t1")) == 2
 
 

@@ -1,0 +1,95 @@
+"""``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
+
+Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
+layers, service, memory, streams), ``--json PATH`` (raw figures), ``--markdown PATH`` (the
+printed report, for bench/results.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench import engine, layers, memory, service, streams
+from bench.common import Section, machine, raise_fd_limit
+
+Runner = Callable[[bool], Section]
+
+SUITES: dict[str, Runner] = {
+    "engine": lambda quick: engine.run(
+        engine.EngineConfig(reps=3, budget=0.15) if quick else engine.EngineConfig()),
+    "layers": lambda quick: layers.run(
+        layers.LayersConfig(moves=500, reps=1) if quick else layers.LayersConfig()),
+    "service": lambda quick: service.run(
+        service.ServiceConfig(moves=3_000, reps=2, open_seconds=2.0, open_reps=1,
+                              warmup_moves=500) if quick else service.ServiceConfig()),
+    "memory": lambda quick: memory.run(
+        memory.MemoryConfig(tables=2_000) if quick else memory.MemoryConfig()),
+    "streams": lambda quick: streams.run(
+        streams.StreamsConfig(tables=50, watchers=40, processes=2, rate=20.0) if quick
+        else streams.StreamsConfig()),
+}
+
+
+def header(argv: list[str]) -> str:
+    info = machine()
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return "\n".join([
+        "# bezique benchmarks",
+        "",
+        f"- command: `{' '.join(['python -m bench', *argv])}`",
+        f"- date: {info['date']}",
+        f"- machine: {info['nproc']} cores, {info['cpu']}; load average at start {load}",
+        f"- python {info['python']}, grpcio {info['grpcio']}, protobuf {info['protobuf']}, "
+        f"pokerkit {info['pokerkit']}",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller runs (about 3 minutes)")
+    parser.add_argument("--only", action="append", choices=list(SUITES),
+                        help="run only this benchmark (repeatable)")
+    parser.add_argument("--json", type=Path, help="write the raw figures here")
+    parser.add_argument("--markdown", type=Path, help="write the report here")
+    args = parser.parse_args(argv)
+    raise_fd_limit()
+    started = time.perf_counter()
+    parts = [header(argv)]
+    print(parts[0], flush=True)
+    figures: dict[str, object] = {"machine": machine()}
+    failed = False
+    for name in args.only or list(SUITES):
+        print(f"\n... running {name}", file=sys.stderr, flush=True)
+        try:
+            section = SUITES[name](args.quick)
+        except Exception as exc:
+            failed = True
+            text = f"## {name}\n\nFAILED: {exc!r}"
+            figures[name] = {"error": repr(exc)}
+        else:
+            text = section.render()
+            figures[name] = {"figures": section.figures, "targets": section.targets,
+                             "seconds": section.seconds}
+        print("\n" + text, flush=True)
+        parts.append(text)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    footer = (f"\nTotal: {time.perf_counter() - started:.0f} s; load average at the end "
+              f"{load}.")
+    print(footer)
+    parts.append(footer)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, default=str))
+    if args.markdown:
+        args.markdown.write_text("\n\n".join(parts) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
