@@ -9,7 +9,7 @@ from service.store.base import TableState
 
 
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+    return json.dumps(value, separators=(",", ":"))
 
 
 def loads(text: str | bytes | None) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 
 from service.store.base import (
@@ -46,7 +45,7 @@ class MemoryStore:
             if entry.request_id and (table_id, entry.request_id) in self._requests:
                 raise RequestIdTaken(table_id, entry.request_id)
         for entry in entries:
-            self._logs[table_id].append(copy.deepcopy(entry))
+            self._logs[table_id].append(entry)  # entries are never changed once made
             if entry.request_id:
                 self._requests[(table_id, entry.request_id)] = entry
 
