@@ -67,8 +67,16 @@ def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
     return message
 
 
+_CARD_MESSAGES: dict[tuple[object, ...], tuple[pb.Card, ...]] = {}
+
+
 def cards(shoe: Shoe, ids: Iterable[int]) -> list[pb.Card]:
-    return [pb.Card(code=shoe.code(i), id=i) for i in ids]
+    """Card messages for ids; built once per shoe (a repeated field copies them on extend)."""
+    key = (shoe.ranks, shoe.packs)  # what makes a shoe: the same key, the same cards
+    made = _CARD_MESSAGES.get(key)
+    if made is None:
+        made = _CARD_MESSAGES[key] = tuple(pb.Card(code=c.code, id=c.id) for c in shoe.cards)
+    return [made[i] for i in ids]
 
 
 def move_to_pb(shoe: Shoe, move: Move) -> pb.Move:
