@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from bench.baselines import Sample, time_poker, time_trick_loop
 from bench.common import Section, fmt_rate, fmt_ratio, fmt_us, median, options_for
 from variants.api import Game, Variant, resolve_options
-from variants.chance import Chance, SeededChance
+from variants.chance import CountingChance, SeededChance
 from variants.conformance import seed_bytes
 
 T = TypeVar("T")
@@ -37,22 +37,6 @@ class EngineConfig:
     reps: int = 5
     budget: float = 0.4
     variants: tuple[str, ...] = ()  # empty: every registered variant
-
-
-class CountingChance:
-    """A chance source that remembers which deals (``deal/N`` shuffles) were asked for."""
-
-    def __init__(self, inner: Chance) -> None:
-        self.inner = inner
-        self.deals: set[str] = set()
-
-    def below(self, purpose: str, n: int) -> int:
-        return self.inner.below(purpose, n)
-
-    def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
-        if purpose.startswith("deal/"):
-            self.deals.add(purpose)
-        return self.inner.shuffled(purpose, items)
 
 
 Step = Callable[[Game, int, random.Random], None]

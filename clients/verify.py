@@ -18,7 +18,7 @@ from google.protobuf import json_format
 from bezique.v1 import table_service_pb2 as pb
 from variants.api import Event, Game, Move, VariantError, resolve_options
 from variants.cards import Shoe
-from variants.chance import Chance, SeededChance, stacked_shoe
+from variants.chance import Chance, CountingChance, SeededChance, stacked_shoe
 from variants.registry import Registry, load_registry
 
 T = TypeVar("T")
@@ -42,22 +42,6 @@ class VerificationError(Exception):
 class Verified:
     deals: int
     moves: int
-
-
-class CountingChance:
-    """Passes every chance step through and remembers which deals were shuffled."""
-
-    def __init__(self, inner: Chance) -> None:
-        self.inner = inner
-        self.deals: set[str] = set()
-
-    def below(self, purpose: str, n: int) -> int:
-        return self.inner.below(purpose, n)
-
-    def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
-        if purpose.startswith("deal/"):
-            self.deals.add(purpose)
-        return self.inner.shuffled(purpose, items)
 
 
 def _normal(value: Any) -> Any:

@@ -8,9 +8,12 @@ The construction (docs/fairness.md repeats it for re-implementers):
   ``counter = 0, 1, 2, …`` (counter as decimal ASCII), concatenated.
 * ``below(purpose, n)`` reads 8-byte big-endian integers from that stream and returns the first
   ``x`` with ``x < 2**64 - (2**64 % n)``, reduced ``x % n`` (rejection sampling: no modulo bias).
-* ``shuffled(purpose, items)`` is a Fisher–Yates shuffle: for ``i`` from ``len-1`` down to ``1``,
-  ``j = below`` drawn from the same stream (one stream for the whole shuffle) with ``n = i + 1``,
-  then swap ``items[i]`` and ``items[j]``.
+* ``shuffled(purpose, items)`` is a Fisher–Yates shuffle that fixes the front first: for ``i``
+  from ``0`` to ``len-2``, ``j = i + below(len - i)`` drawn from the same stream (one stream for
+  the whole shuffle), then swap ``items[i]`` and ``items[j]``.
+* ``draw(purpose, items, count)`` is the first ``count`` items of that same shuffle, found by
+  running only its first ``count`` steps: a game that deals 17 cards of a 144-card shoe need not
+  shuffle the other 127, and the cards it deals are exactly those of the full shuffle.
 
 Nothing here is derived from the published hash, so the commitment predicts nothing.
 """
@@ -36,6 +39,10 @@ class Chance(Protocol):
 
     def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
         """A uniformly shuffled copy of ``items`` for one named chance step."""
+        ...
+
+    def draw(self, purpose: str, items: Sequence[T], count: int) -> list[T]:
+        """``shuffled(purpose, items)[:count]``, computing only what it needs."""
         ...
 
 
@@ -122,12 +129,21 @@ class SeededChance:
         return _Stream(self._key, purpose).below(n)
 
     def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
+        return self._fisher_yates(purpose, items, len(items))
+
+    def draw(self, purpose: str, items: Sequence[T], count: int) -> list[T]:
+        return self._fisher_yates(purpose, items, count)[:count]
+
+    def _fisher_yates(self, purpose: str, items: Sequence[T], count: int) -> list[T]:
+        """Items with their first ``count`` positions final (all of them when count = len)."""
         stream = _Stream(self._key, purpose)
         result = list(items)
-        stream.reserve(len(result))
+        size = len(result)
+        steps = min(count, size - 1)
+        stream.reserve(steps)
         values = stream.values
-        for i in range(len(result) - 1, 0, -1):
-            n = i + 1
+        for i in range(steps):
+            n = size - i
             limit = _TWO_64 - (_TWO_64 % n)
             while True:  # stream.below(n), inlined: this loop is the cost of every deal
                 if not values:
@@ -135,7 +151,7 @@ class SeededChance:
                 value = values.pop()
                 if value < limit:
                     break
-            j = value % n
+            j = i + value % n
             result[i], result[j] = result[j], result[i]
         return result
 
@@ -173,6 +189,35 @@ class StackedChance:
                 raise ValueError(f"the stacked order for {purpose!r} is not a permutation")
             return order  # type: ignore[return-value]
         return self._fallback.shuffled(purpose, items)
+
+    def draw(self, purpose: str, items: Sequence[T], count: int) -> list[T]:
+        if purpose in self._orders:
+            return self.shuffled(purpose, items)[:count]
+        return self._fallback.draw(purpose, items, count)
+
+
+class CountingChance:
+    """Passes every step through to ``inner`` and remembers which deals (``deal/N``) were
+    shuffled: how verifiers and benchmarks count deals without knowing a variant."""
+
+    def __init__(self, inner: Chance) -> None:
+        self.inner = inner
+        self.deals: set[str] = set()
+
+    def below(self, purpose: str, n: int) -> int:
+        return self.inner.below(purpose, n)
+
+    def shuffled(self, purpose: str, items: Sequence[T]) -> list[T]:
+        self._count(purpose)
+        return self.inner.shuffled(purpose, items)
+
+    def draw(self, purpose: str, items: Sequence[T], count: int) -> list[T]:
+        self._count(purpose)
+        return self.inner.draw(purpose, items, count)
+
+    def _count(self, purpose: str) -> None:
+        if purpose.startswith("deal/"):
+            self.deals.add(purpose)
 
 
 FIRST_DEAL = "deal/1"

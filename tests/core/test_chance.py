@@ -9,7 +9,13 @@ from collections import Counter
 
 import pytest
 
-from variants.chance import SeededChance, StackedChance, commitment, stacked_shoe
+from variants.chance import (
+    CountingChance,
+    SeededChance,
+    StackedChance,
+    commitment,
+    stacked_shoe,
+)
 
 SEED = bytes(range(32))
 
@@ -40,15 +46,16 @@ def test_a_shuffle_is_fisher_yates_over_one_stream() -> None:
     expected = list(items)
     stream = b""
     counter = 0
-    for i in range(len(expected) - 1, 0, -1):
+    for i in range(len(expected) - 1):
+        n = len(expected) - i
         while True:
             while len(stream) < 8:
                 stream += hmac.new(SEED, f"deal/1:{counter}".encode(), hashlib.sha256).digest()
                 counter += 1
             value, stream = int.from_bytes(stream[:8], "big"), stream[8:]
-            if value < 2**64 - 2**64 % (i + 1):
+            if value < 2**64 - 2**64 % n:
                 break
-        j = value % (i + 1)
+        j = i + value % n
         expected[i], expected[j] = expected[j], expected[i]
     assert shuffled == expected
     assert items == list(range(64)), "the input is not changed"
@@ -98,3 +105,20 @@ def test_a_chance_source_pickles_to_the_same_stream() -> None:
     chance = SeededChance(SEED)
     copy = pickle.loads(pickle.dumps(chance))
     assert copy.shuffled("deal/3", range(50)) == chance.shuffled("deal/3", range(50))
+
+
+@pytest.mark.parametrize("count", [0, 1, 17, 143, 144])
+def test_a_draw_is_the_front_of_the_same_shuffle(count: int) -> None:
+    chance = SeededChance(SEED)
+    assert chance.draw("deal/7", range(144), count) == chance.shuffled("deal/7", range(144))[:count]
+    stacked = stacked_shoe(chance, list(reversed(range(144))))
+    assert stacked.draw("deal/1", range(144), count) == list(reversed(range(144)))[:count]
+    assert stacked.draw("deal/2", range(144), count) == chance.draw("deal/2", range(144), count)
+
+
+def test_counting_chance_counts_deals() -> None:
+    counting = CountingChance(SeededChance(SEED))
+    counting.shuffled("deal/1", range(5))
+    counting.draw("deal/2", range(5), 2)
+    counting.shuffled("lot/1", range(5))
+    assert counting.deals == {"deal/1", "deal/2"}

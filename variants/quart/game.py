@@ -170,15 +170,19 @@ class QuartGame:
             self.dead += rules.ante
             events.append(Event("ante", seat, amount=rules.ante,
                                 detail={"stack": self.stacks[seat]}))
-        shuffled = self.chance.shuffled(f"deal/{self.deal_no}", list(self._shoe.ids))
         count = len(order)
+        # Only the dealt cards (and the turn-up) of the shuffle are ever seen, so only they are
+        # drawn: the first cards of the same shuffle (variants/chance.py, ``draw``).
+        needed = HAND_SIZE * count + (1 if rules.trump else 0)
+        drawn = self.chance.draw(f"deal/{self.deal_no}", list(self._shoe.ids), needed)
         self.hands = [[] for _ in range(self.seats)]
         for index in range(HAND_SIZE * count):
-            self.hands[order[index % count]].append(shuffled[index])
+            self.hands[order[index % count]].append(drawn[index])
         for seat in order:
             events.append(Event("deal", seat, tuple(self.hands[seat]),
                                 visible_to=frozenset({seat})))
-        self.stock = shuffled[HAND_SIZE * count:]
+        taken = set(drawn)
+        self.stock = drawn[HAND_SIZE * count:] + [c for c in self._shoe.ids if c not in taken]
         self.muck_folded, self.muck_shown = [], []
         self.trump_card = None
         self.hand_rules = Rules(rules.bezique_cards)
