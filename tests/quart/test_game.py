@@ -65,7 +65,9 @@ def test_trump_card_is_the_top_of_the_stock_turned_up() -> None:
     assert view.detail["trump"] == "H"
     zone = view.zone("trump")
     assert zone is not None and zone.cards == trump.cards
-    assert len(game.stock) == 144 - 16 - 1
+    assert game.stock_size == 144 - 16 - 1
+    stock = next(p for p in game.census().piles if p.name == "stock")
+    assert len(stock.cards) == game.stock_size and game.trump_card not in stock.cards
 
 
 def test_trump_doubles_card_points_at_the_showdown() -> None:

@@ -112,7 +112,7 @@ class QuartGame:
         self.carried = 0
         self.dead = 0
         self.hands: list[list[int]] = [[] for _ in range(rules.seats)]
-        self.stock: list[int] = list(shoe.ids)
+        self.stock_size = len(shoe)
         self.trump_card: int | None = None
         self.muck_folded: list[int] = []
         self.muck_shown: list[int] = []
@@ -181,13 +181,13 @@ class QuartGame:
         for seat in order:
             events.append(Event("deal", seat, tuple(self.hands[seat]),
                                 visible_to=frozenset({seat})))
-        taken = set(drawn)
-        self.stock = drawn[HAND_SIZE * count:] + [c for c in self._shoe.ids if c not in taken]
+        # the undealt cards stay in the middle, face down: only their number is ever shown
+        self.stock_size = len(self._shoe) - needed
         self.muck_folded, self.muck_shown = [], []
         self.trump_card = None
         self.hand_rules = Rules(rules.bezique_cards)
         if rules.trump:
-            self.trump_card = self.stock.pop(0)
+            self.trump_card = drawn[HAND_SIZE * count]
             suit = self._shoe[self.trump_card].suit
             self.hand_rules = Rules(rules.bezique_cards, int(suit),
                                     rules.trump_doubles_combinations)
@@ -432,7 +432,7 @@ class QuartGame:
         if public is None:
             hands = tuple(Zone("hand", seat, (), len(self.hands[seat]))
                           for seat in range(self.seats) if self.hands[seat])
-            common = [Zone("stock", None, (), len(self.stock))]
+            common = [Zone("stock", None, (), self.stock_size)]
             if self.trump_card is not None:
                 common.append(Zone("trump", None, (self.trump_card,)))
             common.append(Zone("muck/folded", None, (), len(self.muck_folded)))
@@ -460,7 +460,13 @@ class QuartGame:
         return view
 
     def census(self) -> Census:
-        piles = [Pile("stock", tuple(self.stock), frozenset())]
+        placed = {*self.muck_folded, *self.muck_shown}
+        for hand in self.hands:
+            placed.update(hand)
+        if self.trump_card is not None:
+            placed.add(self.trump_card)
+        stock = tuple(card for card in self._shoe.ids if card not in placed)
+        piles = [Pile("stock", stock, frozenset())]
         if self.trump_card is not None:
             piles.append(Pile("trump", (self.trump_card,)))
         piles += [Pile(f"hand/{s}", tuple(self.hands[s]), frozenset({s}))
