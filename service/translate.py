@@ -113,18 +113,18 @@ def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
 
 
 def seat_states(live: LiveTable, view: View | None) -> list[pb.SeatState]:
+    scores = view.scores if view is not None else ()
+    stacks = view.stacks if view is not None else ()
+    hidden = {zone.owner: zone.hidden for zone in (view.zones if view is not None else ())
+              if zone.name == "hand"}
     states = []
     for index, seat in enumerate(live.seats):
         state = pb.SeatState(seat=index, occupied=seat.occupied, display_name=seat.name,
-                             bot_policy=seat.bot)
-        if view is not None:
-            if index < len(view.scores):
-                state.score = view.scores[index]
-            if index < len(view.stacks):
-                state.stack = view.stacks[index]
-            hand = view.zone("hand", index)
-            if hand is not None:
-                state.hidden_hand_count = hand.hidden
+                             bot_policy=seat.bot, hidden_hand_count=hidden.get(index, 0))
+        if index < len(scores):
+            state.score = scores[index]
+        if index < len(stacks):
+            state.stack = stacks[index]
         states.append(state)
     return states
 
