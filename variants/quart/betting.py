@@ -25,7 +25,7 @@ whole layer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 OPEN = "open"
@@ -67,8 +67,9 @@ class Betting:
         self.max_bet = max_bet
         self.multiway = multiway
         self.contrib = [0] * seats
-        self.folded = [s not in self.order for s in range(seats)]
-        self.all_in = [stacks[s] == 0 and s in self.order for s in range(seats)]
+        dealt_in = set(self.order)
+        self.folded = [s not in dealt_in for s in range(seats)]
+        self.all_in = [stacks[s] == 0 and s in dealt_in for s in range(seats)]
         self.acted = [False] * seats
         self.level = 0
         self.status = OPEN
@@ -80,21 +81,24 @@ class Betting:
     @property
     def live(self) -> list[int]:
         """Seats still in the deal (not folded), clockwise from the dealer's left."""
-        return [s for s in self.order if not self.folded[s]]
+        folded = self.folded
+        return [s for s in self.order if not folded[s]]
 
     def to_call(self, seat: int) -> int:
         return self.level - self.contrib[seat]
 
     def can_bet(self, seat: int) -> bool:
         call = self.level - self.contrib[seat]
-        return len(self.live) >= 3 and 0 < call <= self.stacks[seat]
+        # seats not dealt in count as folded, so the unfolded ones are the seats in
+        return 0 < call <= self.stacks[seat] and self.folded.count(False) >= 3
 
     def can_show(self, seat: int) -> bool:
-        return len(self.live) == 2 and self.level > 0 and self.level - self.contrib[seat] <= \
-            self.stacks[seat]
+        return self.level > 0 and self.level - self.contrib[seat] <= self.stacks[seat] and \
+            self.folded.count(False) == 2
 
     def _opponent_can_act(self, seat: int) -> bool:
-        return any(not self.folded[s] and not self.all_in[s] for s in self.order if s != seat)
+        folded, all_in = self.folded, self.all_in
+        return any([not folded[s] and not all_in[s] for s in self.order if s != seat])
 
     def raise_range(self, seat: int) -> tuple[int, int] | None:
         """The lowest and highest level ``seat`` may raise to, or None."""
@@ -117,6 +121,32 @@ class Betting:
         if total == self.level:
             return False  # that is a call: bet or show
         return total < self.level + self.min_bet and self._opponent_can_act(seat)
+
+    def choices(self, seat: int) -> tuple[bool, bool, tuple[int, int] | None, bool]:
+        """``can_bet``, ``can_show``, ``raise_range`` and ``can_allin`` of ``seat`` in one pass
+        (what a table asks for every new state; the same answers as the four calls)."""
+        folded, all_in, level, min_bet = self.folded, self.all_in, self.level, self.min_bet
+        contrib, stack = self.contrib[seat], self.stacks[seat]
+        players_in = folded.count(False)  # seats not dealt in count as folded
+        opponent = False
+        for s in self.order:
+            if s != seat and not folded[s] and not all_in[s]:
+                opponent = True
+                break
+        call = level - contrib
+        span = None
+        if opponent:
+            high = contrib + stack
+            if self.max_bet is not None:
+                high = min(high, level + self.max_bet)
+            if level + min_bet <= high:
+                span = (level + min_bet, high)
+        total = contrib + stack
+        return (players_in >= 3 and 0 < call <= stack,
+                players_in == 2 and level > 0 and call <= stack,
+                span,
+                stack > 0 and (total < level or (
+                    total != level and total < level + min_bet and opponent)))
 
     # ------------------------------------------------------------------ actions
 
@@ -178,30 +208,34 @@ class Betting:
 
     # ------------------------------------------------------------------ turn order
 
-    def _after(self, seat: int, candidates: set[int]) -> int:
-        start = self.order.index(seat) if seat in self.order else -1
-        count = len(self.order)
+    def _after(self, seat: int, candidates: Collection[int]) -> int:
+        order = self.order
+        start = order.index(seat) if seat in order else -1
+        count = len(order)
         for step in range(1, count + 1):
-            nxt = self.order[(start + step) % count]
+            nxt = order[(start + step) % count]
             if nxt in candidates:
                 return nxt
         raise AssertionError("no candidate seat")  # pragma: no cover - callers ensure one
 
     def _advance(self, seat: int) -> None:
-        live = self.live
+        folded, all_in, contrib, level = self.folded, self.all_in, self.contrib, self.level
+        live = [s for s in self.order if not folded[s]]
         if len(live) == 1:
             self.status, self.turn = LAST_STANDING, None
             return
-        actors = [s for s in live if not self.all_in[s]]
-        pending = {s for s in actors if not self.acted[s] or self.contrib[s] < self.level}
-        if len(actors) == 1 and self.contrib[actors[0]] >= self.level:
-            pending = set()  # nobody left to bet against
-        if not actors or not pending:
+        actors = [s for s in live if not all_in[s]]
+        if len(actors) == 1 and contrib[actors[0]] >= level:
+            pending: list[int] = []  # nobody left to bet against
+        else:
+            acted = self.acted
+            pending = [s for s in actors if not acted[s] or contrib[s] < level]
+        if not pending:  # also when no seat can act
             if len(live) == 2 or self.multiway or len(actors) <= 1:
                 self.status, self.turn = SHOWDOWN, None
                 return
             self.acted = [False] * len(self.acted)  # keep going: raise or fold
-            pending = set(actors)
+            pending = actors
         self.turn = self._after(seat, pending)
 
 
@@ -216,6 +250,8 @@ def side_pots(contrib: Sequence[int], live: Sequence[int], order: Sequence[int],
     """
     live_set = set(live)
     levels = sorted({contrib[s] for s in live})
+    if len(levels) == 1:  # the usual case, one pot: every chip and every seat still in
+        return [Pot(sum(contrib) + dead, tuple(s for s in order if s in live_set))]
     pots: list[Pot] = []
     previous = 0
     for index, level in enumerate(levels):

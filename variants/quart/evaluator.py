@@ -5,10 +5,11 @@ Combinations come in three classes (same suit, same rank, bezique). Within a cla
 at most once and the best-scoring set of disjoint combinations is taken, so a koronka absorbs the
 marriage made of its cards; the classes are summed, so one card may count in several classes.
 
-The work is done once per multiset of faces (rank, suit) and options and cached, so the hot
-path is a sort and a dictionary look-up. The result is a frozen :class:`HandReport` that says
-which combinations made the score and with which card ids (the ids stay in the report; the game
-puts only names and points into public event details).
+Four-card hands (every Quart hand) are scored straight from their ranks and suits; the generic
+search over every combination (:func:`reference_evaluate_faces`) serves other sizes and is the
+reference the tests hold the fast path to, hand by hand. The result is a frozen
+:class:`HandReport` that says which combinations made the score and with which card ids (the ids
+stay in the report; the game puts only names and points into public event details).
 """
 
 from __future__ import annotations
@@ -158,19 +159,30 @@ def _best_disjoint(items: list[_Found]) -> tuple[int, tuple[_Found, ...]]:
 
 
 @lru_cache(maxsize=65536)
-def _evaluate_faces(faces: tuple[Face, ...], rules: Rules) -> tuple[int, tuple[_Found, ...]]:
-    """Card points and the chosen combinations (positions into ``faces``) of sorted faces."""
+def _generic_chosen(faces: tuple[Face, ...], any_qj: bool) -> tuple[_Found, ...]:
+    """The best disjoint combinations of every class, before any trump doubling."""
+    chosen: list[_Found] = []
+    found = _candidates(faces, any_qj)
+    for cls in CLASSES:
+        items = sorted(found[cls], key=lambda item: -item[2])
+        chosen += _best_disjoint(items)[1]
+    return tuple(chosen)
+
+
+@lru_cache(maxsize=65536)
+def reference_evaluate_faces(faces: tuple[Face, ...], rules: Rules
+                             ) -> tuple[int, tuple[_Found, ...]]:
+    """The generic evaluation of sorted faces of any number of cards: card points and the
+    chosen combinations (positions into ``faces``). It enumerates every combination and
+    searches the best disjoint set of each class; the four-card fast path of
+    :meth:`Evaluator.evaluate` must agree with it on every hand (the tests check all of them)."""
     card_points = 0
     for face in faces:
         value = _CARD_POINTS.get(Rank(_rank(face)), 0)
         if rules.trump is not None and _suit(face) == rules.trump:
             value *= 2
         card_points += value
-    chosen: list[_Found] = []
-    found = _candidates(faces, rules.bezique_cards == BEZIQUE_ANY_QJ)
-    for cls in CLASSES:
-        items = sorted(found[cls], key=lambda item: -item[2])
-        chosen += _best_disjoint(items)[1]
+    chosen = list(_generic_chosen(faces, rules.bezique_cards == BEZIQUE_ANY_QJ))
     if rules.trump is not None and rules.trump_doubles_combinations:
         chosen = [(name, cls, points * 2, where) if all(_suit(faces[i]) == rules.trump
                                                          for i in where)
@@ -178,18 +190,108 @@ def _evaluate_faces(faces: tuple[Face, ...], rules: Rules) -> tuple[int, tuple[_
     return card_points, tuple(chosen)
 
 
+# Per-face tables of the four-card fast path (a face is rank * 4 + suit, below 64).
+_FACE_POINTS = tuple(1 if Rank.TEN <= face >> 2 <= Rank.KING else 0 for face in range(64))
+# card points by face under each trump suit (index 4: no trump): a trump card counts double
+_POINTS_BY_TRUMP = tuple(tuple(points * 2 if face & 3 == trump else points
+                               for face, points in enumerate(_FACE_POINTS))
+                         for trump in range(5))
+_QS_FACE, _JD_FACE = _QUEEN * 4 + _SPADES, _JACK * 4 + _DIAMONDS
+_ALL, _LOW3, _HIGH3 = (0, 1, 2, 3), (0, 1, 2), (1, 2, 3)
+
+
+def _four(fs: tuple[Face, ...], rules: Rules) -> tuple[int, list[_Found]]:
+    """Score four sorted faces straight from their ranks and suits: the card points and the
+    combinations (positions into ``fs``, points after any doubling) that
+    :func:`reference_evaluate_faces` finds, in the same order, with the same ties.
+
+    Four cards hold at most one same-rank combination (four of a rank, else three), either one
+    suit of three or four (a koronka absorbs its marriage) or up to two marriages (by suit), and
+    one bezique or two beziques (the first queen with the first jack)."""
+    trump = rules.trump
+    points_of = _POINTS_BY_TRUMP[4 if trump is None else trump]
+    f0, f1, f2, f3 = fs
+    card_points = points_of[f0] + points_of[f1] + points_of[f2] + points_of[f3]
+    found: list[_Found] = []  # with positions into ``fs``
+    suits = (f0 & 3, f1 & 3, f2 & 3, f3 & 3)
+    for suit in range(4):
+        count = suits.count(suit)
+        if count == 4:
+            found.append(("koronka-4", SAME_SUIT, 9, _ALL))
+        elif count == 3:
+            found.append(("koronka-3", SAME_SUIT, 6, tuple([i for i in _ALL
+                                                            if suits[i] == suit])))
+        elif count == 2:
+            low = suits.index(suit)
+            high = suits.index(suit, low + 1)  # ordered by rank: a queen comes before its king
+            if fs[low] >> 2 == _QUEEN and fs[high] >> 2 == _KING:
+                found.append(("marriage", SAME_SUIT, 4, (high, low)))
+    ranks = (f0 >> 2, f1 >> 2, f2 >> 2, f3 >> 2)
+    if ranks[0] == ranks[3]:
+        found.append(("four-kings", SAME_RANK, 8, _ALL) if ranks[0] == _KING
+                     else ("four-of-a-kind", SAME_RANK, 9, _ALL))
+    elif ranks[0] == ranks[2]:
+        found.append(("three-of-a-kind", SAME_RANK, 6, _LOW3))
+    elif ranks[1] == ranks[3]:
+        found.append(("three-of-a-kind", SAME_RANK, 6, _HIGH3))
+    among: tuple[int, ...]
+    if rules.bezique_cards == BEZIQUE_ANY_QJ:
+        among, queen, jack = ranks, _QUEEN, _JACK
+    else:
+        among, queen, jack = fs, _QS_FACE, _JD_FACE
+    queens, jacks = among.count(queen), among.count(jack)
+    if queens >= 2 and jacks >= 2:
+        found.append(("two-beziques", BEZIQUE, 9, _ALL))
+    elif queens and jacks:  # the first queen with the first jack
+        found.append(("bezique", BEZIQUE, 4, (among.index(queen), among.index(jack))))
+    if trump is not None and rules.trump_doubles_combinations:
+        found = [(name, cls, points * 2, where) if all(fs[i] & 3 == trump for i in where)
+                 else (name, cls, points, where) for name, cls, points, where in found]
+    return card_points, found
+
+
 class Evaluator:
     """Scores hands of one shoe; the faces of its cards are computed once per shoe."""
 
-    __slots__ = ("_faces",)
+    __slots__ = ("_faces", "_keys")
 
     def __init__(self, shoe: Shoe) -> None:
         self._faces: tuple[Face, ...] = tuple(int(c.rank) * 4 + int(c.suit) for c in shoe.cards)
+        size = len(self._faces)
+        # one int per card that sorts like (face, id)
+        self._keys: tuple[int, ...] = tuple(face * size + c for c, face in enumerate(self._faces))
 
     def evaluate(self, cards: Sequence[int], rules: Rules) -> HandReport:
         faces = self._faces
+        ordered = tuple(sorted(cards, key=self._keys.__getitem__))
+        if len(ordered) != 4:
+            return self.reference(ordered, rules)
+        card_points, found = _four(tuple([faces[c] for c in ordered]), rules)
+        combos = tuple([Combination(name, cls, points, tuple([ordered[i] for i in where]))
+                        for name, cls, points, where in found])
+        return HandReport(ordered, card_points, sum(c.points for c in combos), combos)
+
+    def score(self, cards: Sequence[int], rules: Rules) -> tuple[int, bool, dict[str, object]]:
+        """Points, whether the hand holds a combination, and :meth:`HandReport.summary`: what a
+        showdown needs, without building the report (card ids play no part in it)."""
+        if len(cards) != 4:
+            report = self.evaluate(cards, rules)
+            return report.points, report.has_combination, report.summary()
+        faces = self._faces
+        card_points, found = _four(tuple(sorted([faces[c] for c in cards])), rules)
+        combination_points = sum(item[2] for item in found)
+        points = card_points + combination_points
+        return points, bool(found), {
+            "points": points, "card_points": card_points,
+            "combination_points": combination_points, "has_combination": bool(found),
+            "combinations": [{"name": name, "class": cls, "points": value}
+                             for name, cls, value, _ in found]}
+
+    def reference(self, cards: Sequence[int], rules: Rules) -> HandReport:
+        """The generic evaluation of any number of cards (:func:`reference_evaluate_faces`)."""
+        faces = self._faces
         ordered = tuple(sorted(cards, key=lambda c: (faces[c], c)))
-        card_points, chosen = _evaluate_faces(tuple(faces[c] for c in ordered), rules)
+        card_points, chosen = reference_evaluate_faces(tuple(faces[c] for c in ordered), rules)
         combos = tuple(Combination(name, cls, points, tuple(ordered[i] for i in where))
                        for name, cls, points, where in chosen)
         return HandReport(ordered, card_points, sum(c.points for c in combos), combos)

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from variants.api import (
+    EMPTY,
     Census,
     Event,
     GameOverError,
@@ -45,7 +47,7 @@ from variants.api import (
     View,
     Zone,
 )
-from variants.cards import Shoe
+from variants.cards import Shoe, Suit
 from variants.chance import Chance
 from variants.quart.betting import (
     LAST_STANDING,
@@ -56,7 +58,8 @@ from variants.quart.betting import (
     side_pots,
     split,
 )
-from variants.quart.evaluator import HandReport, Rules, evaluator_for
+from variants.quart.evaluator import Rules, evaluator_for
+from variants.quart.events import event
 from variants.quart.lot import draw_dealer
 
 CARRY_OVER = "carry_over"
@@ -65,6 +68,44 @@ NO_COMBINATION_CHOICES = (CARRY_OVER, SPLIT)
 HAND_SIZE = 4
 RAISE_STEPS = (2, 3, 5, 10)
 MOVE_KINDS = frozenset({"fold", "bet", "show", "raise", "allin"})
+# Moves are frozen values: the fixed ones are built once, raises once per level.
+FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
+
+
+_ONLY = tuple(frozenset({seat}) for seat in range(64))  # ``visible_to`` of one seat
+
+
+@lru_cache(maxsize=64)
+def _hand_rules(bezique_cards: str, trump: int | None, doubles: bool) -> Rules:
+    """The evaluator's options (frozen, so one object serves every deal alike)."""
+    return Rules(bezique_cards, trump, doubles)
+
+
+_CODES: dict[int, tuple[Shoe, tuple[str, ...]]] = {}
+
+
+def _codes_of(shoe: Shoe) -> tuple[str, ...]:
+    """The codes of a shoe's cards by id (shoes are immutable and shared, so this is a cache)."""
+    entry = _CODES.get(id(shoe))
+    if entry is None or entry[0] is not shoe:
+        entry = _CODES[id(shoe)] = (shoe, tuple(shoe.code(c) for c in shoe.ids))
+    return entry[1]
+
+
+_SUITS: dict[int, tuple[Shoe, tuple[int, ...]]] = {}
+
+
+def _suits_of(shoe: Shoe) -> tuple[int, ...]:
+    """The suits of a shoe's cards by id, as ints (cached like the codes)."""
+    entry = _SUITS.get(id(shoe))
+    if entry is None or entry[0] is not shoe:
+        entry = _SUITS[id(shoe)] = (shoe, tuple(int(card.suit) for card in shoe.cards))
+    return entry[1]
+
+
+@lru_cache(maxsize=4096)
+def _raise_move(level: int) -> Move:
+    return Move("raise", amount=level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +158,7 @@ class QuartGame:
         self.muck_folded: list[int] = []
         self.muck_shown: list[int] = []
         self.betting: Betting | None = None
-        self.hand_rules = Rules(rules.bezique_cards)
+        self.hand_rules = _hand_rules(rules.bezique_cards, None, False)
         self.settled = True
         self.end_reason = ""
         self._legal: dict[int, tuple[Move, ...]] = {}
@@ -145,7 +186,8 @@ class QuartGame:
 
     def _begin_deal(self, events: list[Event], *, first: bool = False) -> None:
         rules = self.rules
-        payers = [s for s in range(self.seats) if self.stacks[s] >= rules.ante]
+        seats, stacks, ante = self.seats, self.stacks, rules.ante
+        payers = [s for s in range(seats) if stacks[s] >= ante]
         if len(payers) < 2:
             self._end(events, "fewer than two seats can pay the ante")
             return
@@ -154,46 +196,50 @@ class QuartGame:
             return
         self.deal_no += 1
         if not first or self.dealer not in payers:
-            self.dealer = next(s for s in ((self.dealer + i) % self.seats
-                                           for i in range(1, self.seats + 1)) if s in payers)
-        order = [s for s in ((self.dealer + i) % self.seats for i in range(1, self.seats + 1))
-                 if s in payers]
-        events.append(Event("deal_start", self.dealer, detail={
-            "deal": self.deal_no, "dealer": self.dealer, "seats": order,
+            self.dealer = next(s for s in ((self.dealer + i) % seats
+                                           for i in range(1, seats + 1)) if s in payers)
+        dealer = self.dealer
+        order = [s for s in ((dealer + i) % seats for i in range(1, seats + 1)) if s in payers]
+        append = events.append
+        append(event("deal_start", dealer, (), 0, {
+            "deal": self.deal_no, "dealer": dealer, "seats": order,
             "carried": self.carried}))
-        for seat in range(self.seats):
-            if seat not in payers:
-                events.append(Event("sit_out", seat, detail={"stack": self.stacks[seat]}))
-        self.dead, self.carried = self.carried, 0
-        for seat in order:
-            self.stacks[seat] -= rules.ante
-            self.dead += rules.ante
-            events.append(Event("ante", seat, amount=rules.ante,
-                                detail={"stack": self.stacks[seat]}))
         count = len(order)
+        if count < seats:
+            for seat in range(seats):
+                if seat not in payers:
+                    append(event("sit_out", seat, (), 0, {"stack": stacks[seat]}))
+        self.dead, self.carried = self.carried + ante * count, 0
+        for seat in order:
+            stacks[seat] -= ante
+            append(event("ante", seat, (), ante, {"stack": stacks[seat]}))
         # Only the dealt cards (and the turn-up) of the shuffle are ever seen, so only they are
         # drawn: the first cards of the same shuffle (variants/chance.py, ``draw``).
-        needed = HAND_SIZE * count + (1 if rules.trump else 0)
-        drawn = self.chance.draw(f"deal/{self.deal_no}", list(self._shoe.ids), needed)
-        self.hands = [[] for _ in range(self.seats)]
-        for index in range(HAND_SIZE * count):
-            self.hands[order[index % count]].append(drawn[index])
-        for seat in order:
-            events.append(Event("deal", seat, tuple(self.hands[seat]),
-                                visible_to=frozenset({seat})))
+        dealt = HAND_SIZE * count
+        needed = dealt + (1 if rules.trump else 0)
+        shoe = self._shoe
+        drawn = self.chance.draw(f"deal/{self.deal_no}", shoe.ids, needed)
+        # one card at a time clockwise from the dealer's left
+        hands: list[list[int]] = [[] for _ in range(seats)]
+        for index, seat in enumerate(order):
+            hand = hands[seat] = drawn[index:dealt:count]
+            append(event("deal", seat, tuple(hand), 0, EMPTY,
+                         _ONLY[seat] if seat < len(_ONLY) else frozenset({seat})))
+        self.hands = hands
         # the undealt cards stay in the middle, face down: only their number is ever shown
-        self.stock_size = len(self._shoe) - needed
+        self.stock_size = len(shoe) - needed
         self.muck_folded, self.muck_shown = [], []
         self.trump_card = None
-        self.hand_rules = Rules(rules.bezique_cards)
         if rules.trump:
-            self.trump_card = drawn[HAND_SIZE * count]
-            suit = self._shoe[self.trump_card].suit
-            self.hand_rules = Rules(rules.bezique_cards, int(suit),
-                                    rules.trump_doubles_combinations)
-            events.append(Event("trump", None, (self.trump_card,), detail={
-                "suit": suit.letter, "card": self._shoe.code(self.trump_card)}))
-        self.betting = Betting(order, self.stacks, min_bet=rules.min_bet,
+            trump_card = self.trump_card = drawn[dealt]
+            code, suit = _codes_of(shoe)[trump_card], _suits_of(shoe)[trump_card]
+            self.hand_rules = _hand_rules(rules.bezique_cards, suit,
+                                          rules.trump_doubles_combinations)
+            append(event("trump", None, (trump_card,), 0, {
+                "suit": Suit(suit).letter, "card": code}))
+        else:
+            self.hand_rules = _hand_rules(rules.bezique_cards, None, False)
+        self.betting = Betting(order, stacks, min_bet=rules.min_bet,
                                max_bet=rules.max_bet, multiway=rules.multiway_showdown)
         self.settled = False
 
@@ -225,7 +271,7 @@ class QuartGame:
              reason: str) -> None:
         for seat, share in split(amount, winners):
             self.stacks[seat] += share
-            events.append(Event("pot_won", seat, amount=share, detail={
+            events.append(event("pot_won", seat, (), share, {
                 "pot": pot, "reason": reason, "stack": self.stacks[seat]}))
 
     def _settle(self, events: list[Event]) -> None:
@@ -235,9 +281,8 @@ class QuartGame:
         if betting.status == LAST_STANDING:
             self._pay(events, 0, self.dead + sum(betting.contrib), live, "last-standing")
         else:
-            reports = self._reveal(events, live)
+            scores = self._reveal(events, live)
             unresolved: list[tuple[int, int, list[int]]] = []
-            scores = {s: r.points if r.has_combination else None for s, r in reports.items()}
             pots = side_pots(betting.contrib, live, betting.order, self.dead)
             for index, pot in enumerate(pots):
                 taken = pot_winners(pot, scores)
@@ -245,32 +290,37 @@ class QuartGame:
                     unresolved.append((index, pot.amount, list(pot.eligible)))
                 else:
                     self._pay(events, index, pot.amount, *taken)
-            carry = self.rules.no_combination == CARRY_OVER and self._next_deal_possible()
+            carry = bool(unresolved) and self.rules.no_combination == CARRY_OVER and \
+                self._next_deal_possible()
             for index, amount, eligible in unresolved:
                 if carry:
                     self.carried += amount
-                    events.append(Event("carry_over", None, amount=amount, detail={"pot": index}))
+                    events.append(event("carry_over", None, (), amount, {"pot": index}))
                 else:
                     self._pay(events, index, amount, eligible, "no-combination-split")
         self.dead = 0
         betting.contrib = [0] * self.seats
         self.settled = True
-        events.append(Event("deal_end", None, detail={
+        events.append(event("deal_end", None, (), 0, {
             "deal": self.deal_no, "stacks": list(self.stacks), "carried": self.carried}))
 
-    def _reveal(self, events: list[Event], live: list[int]) -> dict[int, HandReport]:
-        """Show the hands of the players in: faces and scores, published in the detail."""
+    def _reveal(self, events: list[Event], live: list[int]) -> dict[int, int | None]:
+        """Show the hands of the players in: faces and scores, published in the detail. The
+        result is each hand's points, or None for a hand without a combination (it cannot
+        win)."""
         evaluator = evaluator_for(self._shoe)
-        reports: dict[int, HandReport] = {}
+        codes = _codes_of(self._shoe)
+        scores: dict[int, int | None] = {}
         for seat in live:
-            report = evaluator.evaluate(self.hands[seat], self.hand_rules)
-            reports[seat] = report
-            detail: dict[str, Any] = {"hand": self._shoe.codes(self.hands[seat])}
-            detail.update(report.summary())
-            events.append(Event("reveal", seat, amount=report.points, detail=detail))
-            self.muck_shown.extend(self.hands[seat])
+            hand = self.hands[seat]
+            points, has_combination, summary = evaluator.score(hand, self.hand_rules)
+            scores[seat] = points if has_combination else None
+            detail: dict[str, Any] = {"hand": [codes[c] for c in hand]}
+            detail.update(summary)
+            events.append(event("reveal", seat, (), points, detail))
+            self.muck_shown.extend(hand)
             self.hands[seat] = []
-        return reports
+        return scores
 
     def _end(self, events: list[Event], reason: str) -> None:
         self.end_reason = reason
@@ -308,20 +358,23 @@ class QuartGame:
         betting = self.betting
         moves: list[Move] = []
         if not self.end_reason and betting is not None and betting.turn == seat:
-            moves.append(Move("fold"))
-            if betting.can_bet(seat):
-                moves.append(Move("bet"))
-            if betting.can_show(seat):
-                moves.append(Move("show"))
-            span = betting.raise_range(seat)
+            can_bet, can_show, span, can_allin = betting.choices(seat)
+            moves.append(FOLD)
+            if can_bet:
+                moves.append(BET)
+            if can_show:
+                moves.append(SHOW)
             if span is not None:
                 low, high = span
+                level, min_bet = betting.level, self.rules.min_bet
                 levels = {low, high}
-                levels.update(betting.level + step * self.rules.min_bet for step in RAISE_STEPS)
-                moves += [Move("raise", amount=level) for level in sorted(levels)
-                          if low <= level <= high]
-            if betting.can_allin(seat):
-                moves.append(Move("allin"))
+                for step in RAISE_STEPS:
+                    stepped = level + step * min_bet
+                    if low <= stepped <= high:
+                        levels.add(stepped)
+                moves += [_raise_move(level) for level in sorted(levels)]
+            if can_allin:
+                moves.append(ALLIN)
         result = tuple(moves)
         self._legal[seat] = result
         return result
@@ -355,8 +408,12 @@ class QuartGame:
             raise IllegalMoveError(seat, move, f"not allowed now (legal: {offered})", self.phase)
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        if move not in self.legal_moves(seat):
-            self._refuse(seat, move)
+        for legal in self.legal_moves(seat):
+            if legal is move:  # the usual case: a move taken from legal_moves, no comparing
+                break
+        else:
+            if move not in self.legal_moves(seat):
+                self._refuse(seat, move)
         betting = self.betting
         assert betting is not None
         try:
@@ -374,21 +431,20 @@ class QuartGame:
                 chips = betting.allin(seat)
         except BettingError as exc:  # pragma: no cover - the checks above come first
             raise IllegalMoveError(seat, move, str(exc), self.phase) from None
-        events = [Event(move.kind, seat, amount=chips, detail={
+        events = [event(move.kind, seat, (), chips, {
             "contribution": betting.contrib[seat], "level": betting.level,
             "stack": self.stacks[seat], "all_in": betting.all_in[seat]})]
-        self._touch()
-        self._run(events, None)
+        self._run(events, None)  # which forgets the cached legal moves and views
         return tuple(events)
 
     def default_move(self, seat: int) -> Move:
         """Fold, or show/bet when that costs nothing (rules §8)."""
         betting = self.betting
         if betting is not None and betting.turn == seat and betting.to_call(seat) == 0:
-            for move in (Move("show"), Move("bet")):
+            for move in (SHOW, BET):
                 if move in self.legal_moves(seat):
                     return move
-        return Move("fold")
+        return FOLD
 
     def outcome(self) -> Outcome | None:
         if not self.end_reason:
