@@ -165,3 +165,15 @@ def postgres_url(postgres_cluster: object) -> Iterator[str]:
     run_in_thread(_admin(base, f"CREATE DATABASE {name}"))
     yield base.rsplit("/", 1)[0] + "/" + name
     run_in_thread(_admin(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+async def eventually(condition: Any, timeout: float = 10.0, what: str = "condition") -> None:
+    """Wait until ``condition()`` is true (polling), instead of sleeping a guessed time."""
+    import asyncio
+    import time as _time
+
+    deadline = _time.monotonic() + timeout
+    while not condition():
+        if _time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)

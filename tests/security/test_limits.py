@@ -11,7 +11,7 @@ import grpc
 from clients.sdk import AsyncTableClient
 from service.limits import RateLimiter
 from service.server import RunningServer, start_server
-from tests.conftest import details, highcard_registry, server_config
+from tests.conftest import details, eventually, highcard_registry, server_config
 from tests.service.test_rpcs import expect_error, two_seats
 
 
@@ -55,20 +55,20 @@ async def test_watch_streams_per_caller_and_per_table() -> None:
             async for _ in client.watch(table_id, token, 0, resume=False):
                 pass
 
+        live = await server.manager.table(table_id)
         held = [asyncio.create_task(hold(None)) for _ in range(2)]
-        await asyncio.sleep(0.3)
+        await eventually(lambda: len(live.watchers) == 2, what="two watchers")
         error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(None))
         assert details(error)["reason"] == "TOO_MANY_STREAMS"
         held.append(asyncio.create_task(hold(first.token)))  # another caller: allowed
-        await asyncio.sleep(0.3)
+        await eventually(lambda: len(live.watchers) == 3, what="three watchers")
         error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(second.token))
         assert "watchers" in (error.details() or "")
         for task in held:
             task.cancel()
         await asyncio.gather(*held, return_exceptions=True)
-        await asyncio.sleep(0.2)
-        live = await server.manager.table(table_id)
-        assert not live.watchers and not server.manager.closing
+        await eventually(lambda: not live.watchers, what="the watchers to be released")
+        assert not server.manager.closing
 
 
 async def test_tables_per_server() -> None:

@@ -10,6 +10,7 @@ import pytest
 from bezique.v1 import table_service_pb2 as pb
 from clients.sdk import AsyncTableClient
 from service.server import RunningServer
+from tests.conftest import eventually
 from tests.service.test_rpcs import STACK, expect_error, play_out, two_seats
 
 
@@ -70,10 +71,10 @@ async def test_the_sdk_resumes_after_the_server_cuts_the_stream(
                     return
 
     task = asyncio.create_task(watch())
-    await asyncio.sleep(0.2)
-    # cut every stream of this table as a slow consumer would be cut
     live = await server.manager.table(table_id)
-    assert len(live.watchers) == 1 and seen == [1, 2, 3, 4]
+    await eventually(lambda: len(live.watchers) == 1 and seen == [1, 2, 3, 4],
+                     what="the backlog to arrive")
+    # cut every stream of this table as a slow consumer would be cut
     for stream in list(live.watchers):
         live.watchers.discard(stream)
         stream.queue.put_nowait(None)
@@ -108,7 +109,7 @@ async def test_many_watchers_share_one_rendering(client: AsyncTableClient, watch
 
 async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
     from service.server import start_server
-    from tests.conftest import details, highcard_registry, server_config
+    from tests.conftest import details, eventually, highcard_registry, server_config
 
     server = await start_server(server_config(), highcard_registry())
     async with AsyncTableClient(server.address, retries=0) as client:
@@ -120,7 +121,8 @@ async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
                 seen.append(update.version)
 
         task = asyncio.create_task(watch())
-        await asyncio.sleep(0.3)
+        live = await server.manager.table(table_id)
+        await eventually(lambda: bool(live.watchers) and len(seen) == 4, what="the backlog")
         await server.stop()
         with pytest.raises(grpc.aio.AioRpcError) as cut:
             await asyncio.wait_for(task, 10)
