@@ -55,6 +55,8 @@ class Broadcast:
 
     entry: LogEntry
     views: dict[int | None, Any] = field(default_factory=dict)
+    events: dict[int | None, tuple[Event, ...]] = field(default_factory=dict)
+    """The entry's events as each viewer may see them, parsed once per viewer, not per stream."""
     rendered: dict[Any, Any] = field(default_factory=dict)
 
 
@@ -154,7 +156,12 @@ class LiveTable:
                 raise LogVersionError(f"table {self.table_id}: move before the game started")
             move = Move.from_dict(payload["move"])
             self._check_replay(entry, self.game.apply(entry.seat, move))
-        self.deadline = payload.get("deadline")
+        self.advance(entry)
+
+    def advance(self, entry: LogEntry) -> None:
+        """Take the version and turn deadline of an entry the table's state already reflects
+        (replayed above, or just made by the table manager)."""
+        self.deadline = entry.payload.get("deadline")
         self.version = entry.version
 
     def _check_replay(self, entry: LogEntry, events: Sequence[Event]) -> None:

@@ -318,12 +318,11 @@ class TableManager:
     def _start_if_full(self, live: LiveTable, now: float) -> list[LogEntry]:
         if live.started or live.free_seats:
             return []
-        probe = LiveTable(live.record, live.variant, len(live.seats))
-        events = probe.start_game()
+        events = live.start_game()
         entry = LogEntry(live.version + 1, "started", None,
-                         {"events": events_json(events), "deadline": self._deadline(probe, now)},
+                         {"events": events_json(events), "deadline": self._deadline(live, now)},
                          None, now)
-        live.apply_entry(entry)
+        live.advance(entry)
         return [entry]
 
     def _deadline(self, live: LiveTable, now: float) -> float | None:
@@ -478,10 +477,10 @@ class TableManager:
                 raise self._illegal(live, seat, move, legal)
             now = time.time()
             events = game.apply(seat, move)
-            payload: dict[str, Any] = {"move": move.to_dict(), "events": events_json(events)}
+            payload: dict[str, Any] = {"move": move.to_dict(), "events": events_json(events),
+                                       "deadline": self._deadline(live, now)}
             entry = LogEntry(live.version + 1, kind, seat, payload, request_id or None, now)
-            live.version = entry.version
-            live.deadline = payload["deadline"] = self._deadline(live, now)
+            live.advance(entry)
             try:
                 await self._store(live, expected_version, [entry])
             except RequestIdTaken:
@@ -592,8 +591,15 @@ class TableManager:
 
     def _update(self, entry: LogEntry, viewer: int | None, finished: bool,
                 view: ViewResult | None, broadcast: Broadcast | None) -> Update:
-        return Update(entry.version, entry.kind, entry.seat,
-                      tuple(self._events_for(entry, viewer, finished)), view, broadcast)
+        if broadcast is None:
+            events = tuple(self._events_for(entry, viewer, finished))
+        else:
+            cached = broadcast.events.get(viewer)
+            if cached is None:
+                cached = broadcast.events[viewer] = tuple(
+                    self._events_for(entry, viewer, finished))
+            events = cached
+        return Update(entry.version, entry.kind, entry.seat, events, view, broadcast)
 
     # ------------------------------------------------------------------ bots and clocks
 
