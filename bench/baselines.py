@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pokerkit import Automation, NoLimitTexasHoldem
@@ -60,16 +61,21 @@ def poker_hand(rng: random.Random) -> int:
     return decisions
 
 
-def time_poker(budget: float, seed: int = 0) -> Sample:
+def time_games(play: Callable[[random.Random], int], budget: float, seed: int = 0) -> Sample:
+    """Play game after game (``play`` returns its decisions) until ``budget`` seconds pass."""
     rng = random.Random(seed)
-    decisions = hands = 0
+    decisions = games = 0
     start = time.perf_counter()
     while True:
-        decisions += poker_hand(rng)
-        hands += 1
+        decisions += play(rng)
+        games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= budget:
-            return Sample(decisions, hands, elapsed)
+            return Sample(decisions, games, elapsed)
+
+
+def time_poker(budget: float, seed: int = 0) -> Sample:
+    return time_games(poker_hand, budget, seed)
 
 
 # 64 cards: two piquet packs. Card id -> suit (0..3) and rank (0..7, higher beats lower).
@@ -124,12 +130,4 @@ def trick_game(rng: random.Random) -> int:
 
 
 def time_trick_loop(budget: float, seed: int = 0) -> Sample:
-    rng = random.Random(seed)
-    decisions = games = 0
-    start = time.perf_counter()
-    while True:
-        decisions += trick_game(rng)
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= budget:
-            return Sample(decisions, games, elapsed)
+    return time_games(trick_game, budget, seed)

@@ -7,6 +7,7 @@ waits for their "listening" line and stops them by their own pid, never by name.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import math
@@ -18,8 +19,9 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -251,3 +253,12 @@ def spawn_server(workdir: Path, *args: str, name: str = "server") -> Child:
 
 def python_module_argv(module: str, *args: str) -> list[str]:
     return [sys.executable, "-m", module, *args]
+
+
+def run_in_scratch(bench: Callable[[Path], Coroutine[Any, Any, Section]]) -> Section:
+    """Run an async benchmark with a scratch folder, and time the whole section."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bezique-bench-") as tmp:
+        section = asyncio.run(bench(Path(tmp)))
+    section.seconds = time.perf_counter() - started
+    return section

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import tempfile
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -33,6 +32,7 @@ from bench.common import (
     options_for,
     percentile,
     python_module_argv,
+    run_in_scratch,
     spawn,
     spawn_server,
 )
@@ -263,9 +263,5 @@ def _report(config: ServiceConfig, closed: list[tuple[Run, Run]],
 
 
 def run(config: ServiceConfig | None = None) -> Section:
-    config = config or ServiceConfig()
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bezique-bench-") as tmp:
-        section = asyncio.run(_bench(config, Path(tmp)))
-    section.seconds = time.perf_counter() - started
-    return section
+    chosen = config or ServiceConfig()
+    return run_in_scratch(lambda folder: _bench(chosen, folder))

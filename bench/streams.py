@@ -16,7 +16,6 @@ import asyncio
 import json
 import math
 import re
-import tempfile
 import time
 from array import array
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from bench.common import (
     percentile,
     python_module_argv,
     raise_fd_limit,
+    run_in_scratch,
     server_flag,
     spawn,
     spawn_server,
@@ -209,9 +209,5 @@ def _report(config: StreamsConfig, delays: list[float], since_send: list[float],
 
 
 def run(config: StreamsConfig | None = None) -> Section:
-    config = config or StreamsConfig()
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bezique-bench-") as tmp:
-        section = asyncio.run(_bench(config, Path(tmp)))
-    section.seconds = time.perf_counter() - started
-    return section
+    chosen = config or StreamsConfig()
+    return run_in_scratch(lambda folder: _bench(chosen, folder))
