@@ -100,3 +100,21 @@ def test_games_pickle_for_snapshots() -> None:
     move = RandomPolicy().choose(game.view(0), game.legal_moves(0), random.Random(1))
     assert isinstance(move, Move)
     assert copy.apply(0, move) == game.apply(0, move)
+
+
+def test_events_are_frozen_records_with_the_declared_defaults() -> None:
+    import dataclasses
+
+    from variants.api import EMPTY, Event
+
+    plain = Event("deal_end")
+    assert (plain.seat, plain.cards, plain.amount, plain.label, plain.detail, plain.visible_to,
+            plain.hidden) == (None, (), 0, "", EMPTY, None, 0)
+    full = Event("deal", 2, (4, 9), 3, "x", {"a": 1}, frozenset({2}), 1)
+    assert full == Event(kind="deal", seat=2, cards=(4, 9), amount=3, label="x",
+                         detail={"a": 1}, visible_to=frozenset({2}), hidden=1)
+    assert [f.name for f in dataclasses.fields(Event)] == [
+        "kind", "seat", "cards", "amount", "label", "detail", "visible_to", "hidden"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        full.kind = "other"  # type: ignore[misc]
+    assert full.redacted_for(1) == Event("deal", 2, (), 3, "x", {"a": 1}, frozenset({2}), 2)

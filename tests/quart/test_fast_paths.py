@@ -1,5 +1,5 @@
-"""The shortcuts of the hot path give what the plain code gives: events built slot by slot equal
-the constructor's, and ``Betting.choices`` answers like the four separate questions."""
+"""The shortcuts of the hot path give what the plain code gives: ``Betting.choices`` answers
+like the four separate questions."""
 
 from __future__ import annotations
 
@@ -7,27 +7,9 @@ import pickle
 import random
 
 from tests.quart.helpers import QUART, TRUMP
-from variants.api import EMPTY, Event, resolve_options
+from variants.api import resolve_options
 from variants.chance import SeededChance
-from variants.quart.events import event
 from variants.quart.game import QuartGame
-
-
-def test_event_equals_the_constructor() -> None:
-    cases = [
-        (event("ante", 1, (), 5, {"stack": 3}), Event("ante", 1, amount=5, detail={"stack": 3})),
-        (event("deal", 2, (4, 9), 0, EMPTY, frozenset({2})),
-         Event("deal", 2, (4, 9), visible_to=frozenset({2}))),
-        (event("deal_end", None), Event("deal_end")),
-    ]
-    for fast, plain in cases:
-        assert fast == plain
-        assert type(fast) is Event
-        assert (fast.label, fast.hidden) == ("", 0)
-        assert fast.to_dict() == plain.to_dict()
-    with_cards = event("deal", 2, (4, 9), 0, EMPTY, frozenset({2}))
-    assert with_cards.redacted_for(1) == Event("deal", 2, (), visible_to=frozenset({2}),
-                                               hidden=2)
 
 
 def test_choices_answer_like_the_four_questions_in_random_play() -> None:

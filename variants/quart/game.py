@@ -59,7 +59,6 @@ from variants.quart.betting import (
     split,
 )
 from variants.quart.evaluator import Rules, evaluator_for
-from variants.quart.events import event
 from variants.quart.lot import draw_dealer
 
 CARRY_OVER = "carry_over"
@@ -201,18 +200,18 @@ class QuartGame:
         dealer = self.dealer
         order = [s for s in ((dealer + i) % seats for i in range(1, seats + 1)) if s in payers]
         append = events.append
-        append(event("deal_start", dealer, (), 0, {
+        append(Event("deal_start", dealer, (), 0, "", {
             "deal": self.deal_no, "dealer": dealer, "seats": order,
             "carried": self.carried}))
         count = len(order)
         if count < seats:
             for seat in range(seats):
                 if seat not in payers:
-                    append(event("sit_out", seat, (), 0, {"stack": stacks[seat]}))
+                    append(Event("sit_out", seat, (), 0, "", {"stack": stacks[seat]}))
         self.dead, self.carried = self.carried + ante * count, 0
         for seat in order:
             stacks[seat] -= ante
-            append(event("ante", seat, (), ante, {"stack": stacks[seat]}))
+            append(Event("ante", seat, (), ante, "", {"stack": stacks[seat]}))
         # Only the dealt cards (and the turn-up) of the shuffle are ever seen, so only they are
         # drawn: the first cards of the same shuffle (variants/chance.py, ``draw``).
         dealt = HAND_SIZE * count
@@ -223,7 +222,7 @@ class QuartGame:
         hands: list[list[int]] = [[] for _ in range(seats)]
         for index, seat in enumerate(order):
             hand = hands[seat] = drawn[index:dealt:count]
-            append(event("deal", seat, tuple(hand), 0, EMPTY,
+            append(Event("deal", seat, tuple(hand), 0, "", EMPTY,
                          _ONLY[seat] if seat < len(_ONLY) else frozenset({seat})))
         self.hands = hands
         # the undealt cards stay in the middle, face down: only their number is ever shown
@@ -235,7 +234,7 @@ class QuartGame:
             code, suit = _codes_of(shoe)[trump_card], _suits_of(shoe)[trump_card]
             self.hand_rules = _hand_rules(rules.bezique_cards, suit,
                                           rules.trump_doubles_combinations)
-            append(event("trump", None, (trump_card,), 0, {
+            append(Event("trump", None, (trump_card,), 0, "", {
                 "suit": Suit(suit).letter, "card": code}))
         else:
             self.hand_rules = _hand_rules(rules.bezique_cards, None, False)
@@ -271,7 +270,7 @@ class QuartGame:
              reason: str) -> None:
         for seat, share in split(amount, winners):
             self.stacks[seat] += share
-            events.append(event("pot_won", seat, (), share, {
+            events.append(Event("pot_won", seat, (), share, "", {
                 "pot": pot, "reason": reason, "stack": self.stacks[seat]}))
 
     def _settle(self, events: list[Event]) -> None:
@@ -295,13 +294,13 @@ class QuartGame:
             for index, amount, eligible in unresolved:
                 if carry:
                     self.carried += amount
-                    events.append(event("carry_over", None, (), amount, {"pot": index}))
+                    events.append(Event("carry_over", None, (), amount, "", {"pot": index}))
                 else:
                     self._pay(events, index, amount, eligible, "no-combination-split")
         self.dead = 0
         betting.contrib = [0] * self.seats
         self.settled = True
-        events.append(event("deal_end", None, (), 0, {
+        events.append(Event("deal_end", None, (), 0, "", {
             "deal": self.deal_no, "stacks": list(self.stacks), "carried": self.carried}))
 
     def _reveal(self, events: list[Event], live: list[int]) -> dict[int, int | None]:
@@ -317,7 +316,7 @@ class QuartGame:
             scores[seat] = points if has_combination else None
             detail: dict[str, Any] = {"hand": [codes[c] for c in hand]}
             detail.update(summary)
-            events.append(event("reveal", seat, (), points, detail))
+            events.append(Event("reveal", seat, (), points, "", detail))
             self.muck_shown.extend(hand)
             self.hands[seat] = []
         return scores
@@ -431,7 +430,7 @@ class QuartGame:
                 chips = betting.allin(seat)
         except BettingError as exc:  # pragma: no cover - the checks above come first
             raise IllegalMoveError(seat, move, str(exc), self.phase) from None
-        events = [event(move.kind, seat, (), chips, {
+        events = [Event(move.kind, seat, (), chips, "", {
             "contribution": betting.contrib[seat], "level": betting.level,
             "stack": self.stacks[seat], "all_in": betting.all_in[seat]})]
         self._run(events, None)  # which forgets the cached legal moves and views
