@@ -15,7 +15,13 @@ import pytest
 from bezique.v1 import table_service_pb2 as pb
 from clients.sdk import AsyncTableClient, SeatHandle
 from service.server import start_server
-from tests.conftest import ServerProcess, highcard_registry, server_config, spawn_server
+from tests.conftest import (
+    ServerProcess,
+    eventually,
+    highcard_registry,
+    server_config,
+    spawn_server,
+)
 
 
 @dataclass
@@ -60,6 +66,15 @@ async def open_tables(client: AsyncTableClient, count: int
         seats = [await client.join(table.table_id) for _ in range(4)]
         tables.append((table.table_id, seats))
     return tables
+
+
+async def start_players(client: AsyncTableClient, tables: list[tuple[str, list[SeatHandle]]],
+                        ledger: Ledger, stop: asyncio.Event, acked: int
+                        ) -> list[asyncio.Task[None]]:
+    """One player task per table; returns once ``acked`` moves have been acknowledged."""
+    players = [asyncio.create_task(play_table(client, t, s, ledger, stop)) for t, s in tables]
+    await eventually(lambda: len(ledger.acked) >= acked, 60, "acknowledged moves")
+    return players
 
 
 async def check_nothing_lost(client: AsyncTableClient, ledger: Ledger,
@@ -111,10 +126,7 @@ async def test_sigkill_loses_no_acknowledged_move(
     async with AsyncTableClient(first.address, retries=0, timeout=5) as client:
         tables = await open_tables(client, 6)
         stop = asyncio.Event()
-        players = [asyncio.create_task(play_table(client, t, s, ledger, stop))
-                   for t, s in tables]
-        while len(ledger.acked) < 40:
-            await asyncio.sleep(0.01)
+        players = await start_players(client, tables, ledger, stop, acked=40)
         first.process.kill()  # SIGKILL, mid-game
         await asyncio.sleep(0.3)
         stop.set()
@@ -143,10 +155,7 @@ async def test_a_postgres_restart_under_load_costs_only_retryable_errors(
         async with AsyncTableClient(server.address, retries=8, backoff=0.1) as client:
             tables = await open_tables(client, 4)
             stop = asyncio.Event()
-            players = [asyncio.create_task(play_table(client, t, s, ledger, stop))
-                       for t, s in tables]
-            while len(ledger.acked) < 20:
-                await asyncio.sleep(0.01)
+            players = await start_players(client, tables, ledger, stop, acked=20)
             await asyncio.to_thread(postgres_cluster.restart)  # type: ignore[attr-defined]
             results = await asyncio.wait_for(asyncio.gather(*players, return_exceptions=True),
                                              60)
