@@ -14,6 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from service.store.base import (
     LogEntry,
@@ -26,7 +27,7 @@ from service.store.base import (
 )
 from service.store.codec import dumps, loads, state_from_row
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS = {
     1: """
@@ -69,10 +70,39 @@ _MIGRATIONS = {
         state BLOB NOT NULL
     );
     """,
+    # The log keeps the table's version itself: an entry must follow the version exactly
+    # (the compare-and-set) and moves it on, so a plain move is one INSERT, its own transaction.
+    3: """
+    CREATE TRIGGER log_follows_version BEFORE INSERT ON log BEGIN
+        SELECT RAISE(ABORT, 'version conflict') WHERE NEW.version - 1 IS NOT
+            (SELECT version FROM tables WHERE table_id = NEW.table_id);
+    END;
+    CREATE TRIGGER log_advances_version AFTER INSERT ON log BEGIN
+        UPDATE tables SET version = NEW.version WHERE table_id = NEW.table_id;
+    END;
+    """,
 }
 
 _TABLE_COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
                   "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
+
+
+_INSERT_LOG = ("INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at) "
+               "VALUES ")
+_LOG_ROW = "(?, ?, ?, ?, ?, ?, ?)"
+
+
+def _statements(script: str) -> list[str]:
+    """A migration's statements, split where ``sqlite3.complete_statement`` says one ends
+    (a trigger's body holds semicolons of its own)."""
+    statements, current = [], ""
+    for piece in script.split(";"):
+        current += piece + ";"
+        if sqlite3.complete_statement(current):
+            if current.strip(" \n;"):
+                statements.append(current.strip())
+            current = ""
+    return statements
 
 
 def _row_to_table(row: sqlite3.Row | tuple[object, ...]) -> tuple[TableRecord, TableState]:
@@ -83,6 +113,16 @@ def _row_to_table(row: sqlite3.Row | tuple[object, ...]) -> tuple[TableRecord, T
                          float(created_at), int(turn_seconds), loads(test))  # type: ignore[arg-type,call-overload]
     state = state_from_row(version, phase, free_seats, finished, seats, deadline)  # type: ignore[arg-type]
     return record, state
+
+
+class _Summary(NamedTuple):
+    """The columns of a table's row that a move may change, besides its version."""
+
+    phase: str
+    free_seats: int
+    finished: int
+    seats: str
+    deadline: float | None
 
 
 class _Checkpointer:
@@ -116,6 +156,8 @@ class SqliteStore:
         self.synchronous = synchronous.upper()
         self._db: sqlite3.Connection | None = None
         self._checkpointer: _Checkpointer | None = None
+        self._summaries: dict[str, _Summary] = {}
+        """Each table's summary row as this process last wrote it (the only writer)."""
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -139,7 +181,7 @@ class SqliteStore:
         current = db.execute("PRAGMA user_version").fetchone()[0]
         for version in range(current + 1, SCHEMA_VERSION + 1):
             db.execute("BEGIN IMMEDIATE")
-            for statement in filter(str.strip, _MIGRATIONS[version].split(";")):
+            for statement in _statements(_MIGRATIONS[version]):
                 db.execute(statement)
             db.execute(f"PRAGMA user_version={version}")
             db.execute("COMMIT")
@@ -154,11 +196,15 @@ class SqliteStore:
             self._db = None
 
     def _insert_entries(self, table_id: str, entries: Sequence[LogEntry]) -> None:
-        self.db.executemany(
-            "INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(table_id, e.version, e.kind, e.seat, dumps(e.payload), e.request_id, e.created_at)
-             for e in entries])
+        """All ``entries`` in one INSERT statement: they land together or not at all, even
+        outside an explicit transaction."""
+        if not entries:
+            return
+        params: list[object] = []
+        for e in entries:
+            params += (table_id, e.version, e.kind, e.seat, dumps(e.payload), e.request_id,
+                       e.created_at)
+        self.db.execute(_INSERT_LOG + ", ".join([_LOG_ROW] * len(entries)), params)
 
     async def create_table(self, record: TableRecord, state: TableState,
                            entries: Sequence[LogEntry]) -> None:
@@ -170,9 +216,10 @@ class SqliteStore:
                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.table_id, record.variant_id, record.variant_version, dumps(record.options),
                  record.seed, record.commitment, dumps(record.test), record.turn_seconds,
-                 record.created_at, state.version, state.phase, state.free_seats,
-                 int(state.finished), dumps(state.seats), state.deadline))
-            self._insert_entries(record.table_id, entries)
+                 record.created_at, entries[0].version - 1 if entries else state.version,
+                 state.phase, state.free_seats, int(state.finished), dumps(state.seats),
+                 state.deadline))
+            self._insert_entries(record.table_id, entries)  # they move the version on
             db.execute("COMMIT")
         except sqlite3.Error as exc:
             db.execute("ROLLBACK")
@@ -180,33 +227,45 @@ class SqliteStore:
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState) -> None:
+        """The entries, and the table's summary row when it changed. A move that leaves the
+        summary as this store last wrote it (most moves) is a single INSERT: the log's
+        triggers check and advance the version in the same statement."""
         db = self.db
+        summary = _Summary(state.phase, state.free_seats, int(state.finished),
+                           dumps(state.seats), state.deadline)
+        unchanged = self._summaries.get(table_id) == summary
         try:
-            db.execute("BEGIN IMMEDIATE")
-            updated = db.execute(
-                "UPDATE tables SET version = ?, phase = ?, free_seats = ?, finished = ?, "
-                "seats = ?, deadline = ? WHERE table_id = ? AND version = ?",
-                (state.version, state.phase, state.free_seats, int(state.finished),
-                 dumps(state.seats), state.deadline, table_id, expected_version)).rowcount
-            if updated != 1:
-                db.execute("ROLLBACK")
-                row = db.execute("SELECT version FROM tables WHERE table_id = ?",
-                                 (table_id,)).fetchone()
-                if row is None:
-                    raise StoreError(f"no table {table_id}")
-                raise VersionConflict(table_id, expected_version, int(row[0]))
-            self._insert_entries(table_id, entries)
-            db.execute("COMMIT")
-        except sqlite3.IntegrityError as exc:
-            db.execute("ROLLBACK")
-            taken = [e.request_id for e in entries if e.request_id]
-            if taken and "request_id" in str(exc):
-                raise RequestIdTaken(table_id, taken[0]) from exc
-            raise StoreError(f"could not append to table {table_id}: {exc}") from exc
+            if unchanged:
+                self._insert_entries(table_id, entries)
+            else:
+                db.execute("BEGIN IMMEDIATE")
+                self._insert_entries(table_id, entries)
+                db.execute("UPDATE tables SET phase = ?, free_seats = ?, finished = ?, "
+                           "seats = ?, deadline = ? WHERE table_id = ?", (*summary, table_id))
+                db.execute("COMMIT")
         except sqlite3.Error as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            raise StoreError(f"could not append to table {table_id}: {exc}") from exc
+            raise self._refusal(table_id, expected_version, entries, exc) from exc
+        if state.finished:
+            self._summaries.pop(table_id, None)
+        else:
+            self._summaries[table_id] = summary
+
+    def _refusal(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
+                 error: sqlite3.Error) -> StoreError:
+        """Why an append was refused: a reused request id, a version that moved on, a table
+        that does not exist, or the store itself."""
+        text = str(error)
+        if isinstance(error, sqlite3.IntegrityError) and "request_id" in text:
+            return RequestIdTaken(table_id, next(e.request_id for e in entries if e.request_id))
+        if isinstance(error, sqlite3.IntegrityError):
+            row = self.db.execute("SELECT version FROM tables WHERE table_id = ?",
+                                  (table_id,)).fetchone()
+            if row is None:
+                return StoreError(f"no table {table_id}")
+            return VersionConflict(table_id, expected_version, int(row[0]))
+        return StoreError(f"could not append to table {table_id}: {text}")
 
     async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
         row = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?",

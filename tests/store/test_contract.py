@@ -125,3 +125,24 @@ async def test_snapshots_keep_the_newest(store: Store) -> None:
     assert await store.load_snapshot("a") == Snapshot(9, 1, b"new")
     await store.save_snapshot("a", Snapshot(12, 2, b"\x00\xff"))
     assert await store.load_snapshot("a") == Snapshot(12, 2, b"\x00\xff")
+
+
+async def test_an_append_lands_whole_or_not_at_all(store: Store) -> None:
+    await store.create_table(record("t1"), state(1), [LogEntry(1, "created", None, {})])
+    await store.append("t1", 1, [entry(2, "taken")], state(2))
+    with pytest.raises(RequestIdTaken):
+        await store.append("t1", 2, [entry(3, "fresh"), entry(4, "taken")], state(4))
+    assert [e.version for e in await store.read_log("t1")] == [1, 2]
+    assert await store.find_request("t1", "fresh") is None
+    assert (await store.load_table("t1"))[1].version == 2  # type: ignore[index]
+    await store.append("t1", 2, [entry(3, "fresh")], state(3))
+
+
+async def test_the_summary_row_follows_every_append(store: Store) -> None:
+    await store.create_table(record("t1"), state(1, free=2), [LogEntry(1, "created", None, {})])
+    await store.append("t1", 1, [entry(2)], state(2, free=1, deadline=7.0))
+    await store.append("t1", 2, [entry(3)], state(3, free=1, deadline=7.0))  # summary unchanged
+    assert await store.load_table("t1") == (record("t1"), state(3, free=1, deadline=7.0))
+    await store.append("t1", 3, [entry(4)], state(4, free=0, finished=True))
+    assert await store.load_table("t1") == (record("t1"), state(4, free=0, finished=True))
+    assert [t for t, _ in await store.list_tables(include_finished=True)] == [record("t1")]

@@ -1,0 +1,65 @@
+"""What only the sqlite store does: its schema migrations and its one-statement appends."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from service.store import LogEntry, TableRecord, TableState, VersionConflict
+from service.store.sqlite import SCHEMA_VERSION, SqliteStore
+
+
+def _record(table_id: str) -> TableRecord:
+    return TableRecord(table_id, "highcard", 1, {}, b"s" * 32, "c" * 64, 1.0)
+
+
+def _state(version: int, phase: str = "play") -> TableState:
+    return TableState(version, phase, 0, False, [{"name": "a"}])
+
+
+def _entry(version: int) -> LogEntry:
+    return LogEntry(version, "move", 0, {"n": version}, f"r{version}", float(version))
+
+
+async def test_a_schema_2_file_is_migrated_and_keeps_its_tables(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.sqlite")
+    store = SqliteStore(path)
+    await store.open()
+    await store.create_table(_record("t1"), _state(1), [LogEntry(1, "created", None, {})])
+    await store.append("t1", 1, [_entry(2)], _state(2))
+    await store.close()
+    with sqlite3.connect(path) as db:  # as a schema-2 server left it: no triggers
+        db.execute("DROP TRIGGER log_follows_version")
+        db.execute("DROP TRIGGER log_advances_version")
+        db.execute("PRAGMA user_version=2")
+    reopened = SqliteStore(path)
+    await reopened.open()
+    try:
+        assert reopened.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        await reopened.append("t1", 2, [_entry(3)], _state(3))
+        with pytest.raises(VersionConflict):
+            await reopened.append("t1", 2, [_entry(3)], _state(3))
+        assert [e.version for e in await reopened.read_log("t1")] == [1, 2, 3]
+    finally:
+        await reopened.close()
+
+
+async def test_a_restarted_store_writes_the_summary_it_does_not_know(tmp_path: Path) -> None:
+    path = str(tmp_path / "s.sqlite")
+    first = SqliteStore(path)
+    await first.open()
+    await first.create_table(_record("t1"), _state(1), [LogEntry(1, "created", None, {})])
+    await first.append("t1", 1, [_entry(2)], _state(2, "bidding"))
+    await first.close()
+    with sqlite3.connect(path) as db:  # another process changed the row behind its back
+        db.execute("UPDATE tables SET phase = 'stale' WHERE table_id = 't1'")
+    second = SqliteStore(path)
+    await second.open()
+    try:
+        await second.append("t1", 2, [_entry(3)], _state(3, "bidding"))
+        loaded = await second.load_table("t1")
+        assert loaded is not None and loaded[1] == _state(3, "bidding")
+    finally:
+        await second.close()
