@@ -22,9 +22,11 @@ class _StderrNow:
         sys.stderr.flush()
 
 
-def configure_logging(fmt: str = "auto", level: str = "info") -> None:
-    """Configure structlog for the process. Loggers are not cached on first use, so a later
-    call (a test raising the level, say) applies to every module's logger."""
+def configure_logging(fmt: str = "auto", level: str = "info", *, final: bool = False) -> None:
+    """Configure structlog for the process. ``final`` (the server's own process): each
+    module's logger is built once, on first use, so a call below the level costs next to
+    nothing; otherwise every call rebuilds its logger (a few microseconds), so that a later
+    configuration (a test raising the level, say) applies to every module's logger."""
     use_console = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
     renderer: structlog.typing.Processor = (
         structlog.dev.ConsoleRenderer() if use_console else structlog.processors.JSONRenderer())
@@ -39,5 +41,5 @@ def configure_logging(fmt: str = "auto", level: str = "info") -> None:
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]),
         logger_factory=structlog.PrintLoggerFactory(_StderrNow()),  # type: ignore[arg-type]
-        cache_logger_on_first_use=False,
+        cache_logger_on_first_use=final,
     )

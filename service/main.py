@@ -13,7 +13,7 @@ from service.server import serve
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
-    configure_logging(config.log_format, config.log_level)
+    configure_logging(config.log_format, config.log_level, final=True)
     asyncio.run(serve(config))
     return 0
 
