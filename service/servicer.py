@@ -70,10 +70,11 @@ def caller_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
 
 def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     metadata = _metadata(context)
-    if "authorization" in metadata and auth.bearer_token(metadata) is None:
+    token = auth.bearer_token(metadata)
+    if token is None and "authorization" in metadata:
         raise Unauthenticated("the authorization metadata must be 'Bearer <seat token>'",
                               field="authorization")
-    return auth.bearer_token(metadata)
+    return token
 
 
 def _unavailable(error: StoreError) -> Unavailable:
@@ -227,10 +228,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         result = await self.manager.submit(request.table_id, seat, move,
                                            request.expected_version, request.request_id)
         shoe = live.variant.shoe(live.record.options)
-        return pb.SubmitMoveResponse(
-            version=result.version, view=translate.view_to_pb(result.after),
-            events=translate.events_to_pb(shoe, result.version, result.events),
-            duplicate=result.duplicate)
+        response = pb.SubmitMoveResponse(
+            version=result.version, duplicate=result.duplicate,
+            events=translate.events_to_pb(shoe, result.version, result.events))
+        translate.view_to_pb(result.after, into=response.view)
+        return response
 
     async def WatchTable(self, request: pb.WatchTableRequest, context: Any
                          ) -> AsyncIterator[pb.WatchTableResponse]:
@@ -315,7 +317,7 @@ def _render_update(update: Update, viewer: int | None, shoe: Any) -> pb.WatchTab
     if update.seat is not None:
         message.seat = update.seat
     if update.view is not None:
-        message.view.CopyFrom(translate.view_to_pb(update.view))
+        translate.view_to_pb(update.view, into=message.view)
     if broadcast is not None:
         broadcast.rendered[viewer] = message
     return message

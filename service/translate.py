@@ -113,30 +113,31 @@ def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
 
 
 def seat_states(live: LiveTable, view: View | None) -> list[pb.SeatState]:
-    scores = view.scores if view is not None else ()
-    stacks = view.stacks if view is not None else ()
-    hidden = {zone.owner: zone.hidden for zone in (view.zones if view is not None else ())
-              if zone.name == "hand"}
-    states = []
-    for index, seat in enumerate(live.seats):
-        state = pb.SeatState(seat=index, occupied=seat.occupied, display_name=seat.name,
-                             bot_policy=seat.bot, hidden_hand_count=hidden.get(index, 0))
-        if index < len(scores):
-            state.score = scores[index]
-        if index < len(stacks):
-            state.stack = stacks[index]
-        states.append(state)
-    return states
+    if view is None:
+        return [pb.SeatState(seat=index, occupied=seat.occupied, display_name=seat.name,
+                             bot_policy=seat.bot) for index, seat in enumerate(live.seats)]
+    scores, stacks = view.scores, view.stacks
+    hidden = {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"}
+    return [pb.SeatState(seat=index, occupied=seat.occupied, display_name=seat.name,
+                         bot_policy=seat.bot, hidden_hand_count=hidden.get(index, 0),
+                         score=scores[index] if index < len(scores) else 0,
+                         stack=stacks[index] if index < len(stacks) else 0)
+            for index, seat in enumerate(live.seats)]
 
 
-def view_to_pb(result: ViewResult) -> pb.View:
-    """The wire view of a ViewResult (its outcome and deadline are those of its version)."""
+def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
+    """The wire view of a ViewResult (its outcome and deadline are those of its version),
+    written into ``into`` when given: a response's own field, so the view is not copied."""
     live, view, viewer = result.live, result.view, result.viewer
     outcome, deadline, legal = result.outcome, result.deadline, result.legal
-    message = pb.View(table_id=live.table_id, version=result.version, variant_id=live.variant.id,
-                      phase=live.phase if view is None else view.phase,
-                      seats=seat_states(live, view), waiting_for_players=not live.started,
-                      seed_commitment=live.record.commitment)
+    message = pb.View() if into is None else into
+    message.table_id = live.table_id
+    message.version = result.version
+    message.variant_id = live.variant.id
+    message.phase = live.phase if view is None else view.phase
+    message.seats.extend(seat_states(live, view))
+    message.waiting_for_players = not live.started
+    message.seed_commitment = live.record.commitment
     if viewer is not None:
         message.viewer_seat = viewer
     if view is None:
@@ -147,13 +148,16 @@ def view_to_pb(result: ViewResult) -> pb.View:
     for zone in view.zones:
         if zone.name == "hand" and not zone.cards:
             continue  # hidden hands are counted in seats[].hidden_hand_count
-        zone_pb = pb.Zone(name=zone.name, cards=cards(shoe, zone.cards), hidden_count=zone.hidden)
+        zone_pb = message.zones.add(name=zone.name, cards=cards(shoe, zone.cards),
+                                    hidden_count=zone.hidden)
         if zone.owner is not None:
             zone_pb.owner = zone.owner
-        message.zones.append(zone_pb)
     message.pot = view.pot
     message.legal_moves.extend(move_to_pb(shoe, m) for m in legal)
-    message.detail.CopyFrom(struct(view.detail))
+    if view.detail:
+        message.detail.CopyFrom(struct(view.detail))
+    else:
+        message.detail.SetInParent()  # present and empty, as a client reads it
     if deadline is not None and outcome is None:
         message.deadline.CopyFrom(timestamp(deadline))
     if outcome is not None:
