@@ -9,6 +9,7 @@ than the write itself.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 import threading
@@ -87,6 +88,9 @@ _TABLE_COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitm
                   "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
 
 
+_WAL_LIMIT = 16 * 1024 * 1024
+"""Bytes of WAL file kept when the WAL starts over (a burst may have grown it)."""
+
 _INSERT_LOG = ("INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at) "
                "VALUES ")
 _LOG_ROW = "(?, ?, ?, ?, ?, ?, ?)"
@@ -126,10 +130,21 @@ class _Summary(NamedTuple):
 
 
 class _Checkpointer:
-    """Checkpoints the WAL from a thread of its own, every ``interval`` seconds."""
+    """Keeps the WAL short while moves stream in, without stalling the event loop.
 
-    def __init__(self, path: str, interval: float = 1.0) -> None:
+    A thread with its own connection copies the WAL into the database (PASSIVE: it never
+    blocks the writer) every ``interval`` seconds; that is the slow part (page copies, fsync).
+    But under a steady stream of moves it never reaches the WAL's end, and the WAL only starts
+    over once a checkpoint has copied all of it: left alone it grows without bound, and every
+    commit then extends the file. So after each pass the thread asks the event loop to finish
+    it on the writer's own connection: no commit can come in between, only the few frames
+    since the pass are left to copy, and the next commit starts the WAL over.
+    """
+
+    def __init__(self, path: str, writer: sqlite3.Connection, interval: float = 0.5) -> None:
         self._stop = threading.Event()
+        self._writer = writer
+        self._loop = asyncio.get_running_loop()
         self._thread = threading.Thread(target=self._run, args=(path, interval), daemon=True,
                                         name="sqlite-checkpoint")
         self._thread.start()
@@ -139,9 +154,16 @@ class _Checkpointer:
         try:
             while not self._stop.wait(interval):
                 with contextlib.suppress(sqlite3.Error):
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                with contextlib.suppress(RuntimeError):  # the loop is closing
+                    self._loop.call_soon_threadsafe(self._finish)
         finally:
             db.close()
+
+    def _finish(self) -> None:
+        if not self._stop.is_set():
+            with contextlib.suppress(sqlite3.Error):  # busy or closed: the next pass will do
+                self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def stop(self) -> None:
         self._stop.set()
@@ -151,9 +173,11 @@ class _Checkpointer:
 class SqliteStore:
     shared = False
 
-    def __init__(self, path: str, synchronous: str = "NORMAL") -> None:
+    def __init__(self, path: str, synchronous: str = "NORMAL",
+                 checkpoint_interval: float = 0.5) -> None:
         self.path = path
         self.synchronous = synchronous.upper()
+        self.checkpoint_interval = checkpoint_interval
         self._db: sqlite3.Connection | None = None
         self._checkpointer: _Checkpointer | None = None
         self._summaries: dict[str, _Summary] = {}
@@ -177,7 +201,7 @@ class SqliteStore:
             # event loop's thread: tens of ms in which no call is served. A thread with its own
             # connection checkpoints instead (PASSIVE: never blocks the writer).
             db.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpointer = _Checkpointer(self.path)
+            db.execute(f"PRAGMA journal_size_limit={_WAL_LIMIT}")
         current = db.execute("PRAGMA user_version").fetchone()[0]
         for version in range(current + 1, SCHEMA_VERSION + 1):
             db.execute("BEGIN IMMEDIATE")
@@ -186,6 +210,8 @@ class SqliteStore:
             db.execute(f"PRAGMA user_version={version}")
             db.execute("COMMIT")
         self._db = db
+        if self.path != ":memory:":
+            self._checkpointer = _Checkpointer(self.path, db, self.checkpoint_interval)
 
     async def close(self) -> None:
         if self._checkpointer is not None:
