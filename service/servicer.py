@@ -228,9 +228,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         result = await self.manager.submit(request.table_id, seat, move,
                                            request.expected_version, request.request_id)
         shoe = live.variant.shoe(live.record.options)
-        response = pb.SubmitMoveResponse(
-            version=result.version, duplicate=result.duplicate,
-            events=translate.events_to_pb(shoe, result.version, result.events))
+        response = pb.SubmitMoveResponse(version=result.version, duplicate=result.duplicate)
+        translate.add_events(response.events, shoe, result.version, result.events)
         translate.view_to_pb(result.after, into=response.view)
         return response
 
@@ -283,16 +282,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         names = {i: seat.name for i, seat in enumerate(live.seats)}
         for item in items:
             entry = item.entry
-            message = pb.HistoryEntry(
-                version=entry.version, entry_kind=entry.kind,
-                events=translate.events_to_pb(shoe, entry.version, item.events),
-                time=translate.timestamp(entry.created_at))
+            message = response.entries.add(version=entry.version, entry_kind=entry.kind,
+                                           time=translate.timestamp(entry.created_at))
+            translate.add_events(message.events, shoe, entry.version, item.events)
             if entry.seat is not None:
                 message.seat = entry.seat
                 message.display_name = str(entry.payload.get("name", names.get(entry.seat, "")))
             if item.move is not None:
                 message.move.CopyFrom(translate.move_to_pb(shoe, item.move))
-            response.entries.append(message)
         if live.finished:
             response.revealed_seed = record.seed
             response.test.stacked_shoe.extend(record.test.get("stacked_shoe", []))
@@ -311,9 +308,8 @@ def _render_update(update: Update, viewer: int | None, shoe: Any) -> pb.WatchTab
     if broadcast is not None and viewer in broadcast.rendered:
         cached: pb.WatchTableResponse = broadcast.rendered[viewer]
         return cached
-    message = pb.WatchTableResponse(version=update.version, entry_kind=update.kind,
-                                    events=translate.events_to_pb(shoe, update.version,
-                                                                  update.events))
+    message = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
+    translate.add_events(message.events, shoe, update.version, update.events)
     if update.seat is not None:
         message.seat = update.seat
     if update.view is not None:

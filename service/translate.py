@@ -94,17 +94,25 @@ def move_from_pb(message: pb.Move) -> Move:
                 message.label)
 
 
-def event_to_pb(shoe: Shoe, version: int, event: Event) -> pb.Event:
-    message = pb.Event(version=version, kind=event.kind, cards=cards(shoe, event.cards),
-                       hidden_count=event.hidden, amount=event.amount, label=event.label,
-                       detail=struct(event.detail))
-    if event.seat is not None:
-        message.seat = event.seat
-    return message
+def add_events(into: Any, shoe: Shoe, version: int, events: Sequence[Event]) -> None:
+    """Append ``events`` to the repeated field ``into``: added in place, since building a
+    message and then adding it copies it."""
+    for event in events:
+        message = into.add(version=version, kind=event.kind, hidden_count=event.hidden,
+                           amount=event.amount, label=event.label)
+        if event.cards:
+            message.cards.extend(cards(shoe, event.cards))
+        if event.seat is not None:
+            message.seat = event.seat
+        _set_detail(message.detail, event.detail)
 
 
-def events_to_pb(shoe: Shoe, version: int, events: Sequence[Event]) -> list[pb.Event]:
-    return [event_to_pb(shoe, version, e) for e in events]
+def _set_detail(field: struct_pb2.Struct, detail: Mapping[str, Any]) -> None:
+    """A detail Struct, present even when empty (as a client reads it)."""
+    if detail:
+        field.update(_jsonable(detail))
+    else:
+        field.SetInParent()
 
 
 def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
@@ -112,17 +120,19 @@ def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
                       detail=struct(outcome.detail))
 
 
-def seat_states(live: LiveTable, view: View | None) -> list[pb.SeatState]:
+def _add_seats(into: Any, live: LiveTable, view: View | None) -> None:
     if view is None:
-        return [pb.SeatState(seat=index, occupied=seat.occupied, display_name=seat.name,
-                             bot_policy=seat.bot) for index, seat in enumerate(live.seats)]
+        for index, seat in enumerate(live.seats):
+            into.add(seat=index, occupied=seat.occupied, display_name=seat.name,
+                     bot_policy=seat.bot)
+        return
     scores, stacks = view.scores, view.stacks
     hidden = {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"}
-    return [pb.SeatState(seat=index, occupied=seat.occupied, display_name=seat.name,
-                         bot_policy=seat.bot, hidden_hand_count=hidden.get(index, 0),
-                         score=scores[index] if index < len(scores) else 0,
-                         stack=stacks[index] if index < len(stacks) else 0)
-            for index, seat in enumerate(live.seats)]
+    for index, seat in enumerate(live.seats):
+        into.add(seat=index, occupied=seat.occupied, display_name=seat.name, bot_policy=seat.bot,
+                 hidden_hand_count=hidden.get(index, 0),
+                 score=scores[index] if index < len(scores) else 0,
+                 stack=stacks[index] if index < len(stacks) else 0)
 
 
 def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
@@ -135,7 +145,7 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
     message.version = result.version
     message.variant_id = live.variant.id
     message.phase = live.phase if view is None else view.phase
-    message.seats.extend(seat_states(live, view))
+    _add_seats(message.seats, live, view)
     message.waiting_for_players = not live.started
     message.seed_commitment = live.record.commitment
     if viewer is not None:
@@ -153,11 +163,10 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
         if zone.owner is not None:
             zone_pb.owner = zone.owner
     message.pot = view.pot
-    message.legal_moves.extend(move_to_pb(shoe, m) for m in legal)
-    if view.detail:
-        message.detail.CopyFrom(struct(view.detail))
-    else:
-        message.detail.SetInParent()  # present and empty, as a client reads it
+    for move in legal:
+        move_pb = message.legal_moves.add(kind=move.kind, amount=move.amount, label=move.label)
+        move_pb.cards.extend(cards(shoe, move.cards))
+    _set_detail(message.detail, view.detail)
     if deadline is not None and outcome is None:
         message.deadline.CopyFrom(timestamp(deadline))
     if outcome is not None:
