@@ -7,48 +7,45 @@ in one process (tests) do not collide.
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections import Counter as Tally
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client import CollectorRegistry, Gauge, start_http_server
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.registry import Collector
 
 _LATENCY = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
 class Metrics:
+    """The server's metrics. The per-call ones (RPCs, moves, store calls) are plain counters
+    bumped on the event loop's thread and turned into Prometheus families only when scraped:
+    prometheus_client's own counters take a lock on every increment, several per move."""
+
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.rpcs = Counter("bezique_rpcs", "RPCs handled, by method and status code",
-                            ["method", "code"], registry=self.registry)
-        self.rpc_seconds = Histogram("bezique_rpc_seconds", "RPC latency by method",
-                                     ["method"], buckets=_LATENCY, registry=self.registry)
+        self.rpcs = _Counts()
+        self.rpc_seconds = _Histograms()
+        self.moves = _Counts()
+        self.store_seconds = _Histograms()
         self.watch_streams = Gauge("bezique_watch_streams", "Open WatchTable streams",
                                    registry=self.registry)
-        self.moves = Counter("bezique_moves_applied", "Moves applied, by variant and entry kind",
-                             ["variant", "kind"], registry=self.registry)
-        self.store_seconds = Histogram("bezique_store_seconds", "Store call latency",
-                                       ["operation"], buckets=_LATENCY, registry=self.registry)
-
-        self._children: dict[tuple[object, ...], Any] = {}
-
-    def _child(self, metric: Any, *labels: str) -> Any:
-        """``metric.labels(*labels)``, looked up once (labels() costs microseconds a call)."""
-        key = (id(metric), *labels)
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = metric.labels(*labels)
-        return child
+        self.registry.register(_CallsCollector(self))
 
     def observe_rpc(self, method: str, code: str, seconds: float) -> None:
-        self._child(self.rpcs, method, code).inc()
-        self._child(self.rpc_seconds, method).observe(seconds)
+        self.rpcs.add((method, code))
+        self.rpc_seconds.observe(method, seconds)
 
     def moved(self, variant: str, kind: str) -> None:
-        self._child(self.moves, variant, kind).inc()
+        self.moves.add((variant, kind))
 
     def watch_tables(self, tables: Callable[[], Iterator[tuple[str, str]]]) -> None:
         """Report the live tables by variant and phase at every scrape."""
@@ -64,6 +61,74 @@ class Metrics:
         if self._http is not None:
             self._http[0].shutdown()
             self._http = None
+
+
+class _Counts:
+    """Counts by label values."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, ...], int] = {}
+
+    def add(self, labels: tuple[str, ...]) -> None:
+        counts = self.counts
+        counts[labels] = counts.get(labels, 0) + 1
+
+    def snapshot(self) -> list[tuple[tuple[str, ...], int]]:
+        return list(self.counts.items())  # one C call: safe beside the loop's increments
+
+
+class _Histograms:
+    """Latency histograms by one label; bucket counts are per bucket, summed at scrape."""
+
+    def __init__(self) -> None:
+        self.by_label: dict[str, tuple[list[int], list[float]]] = {}
+
+    def observe(self, label: str, seconds: float) -> None:
+        found = self.by_label.get(label)
+        if found is None:
+            found = self.by_label[label] = ([0] * (len(_LATENCY) + 1), [0.0])
+        found[0][bisect.bisect_left(_LATENCY, seconds)] += 1
+        found[1][0] += seconds
+
+    def snapshot(self) -> list[tuple[str, list[int], float]]:
+        return [(label, list(counts), total[0])
+                for label, (counts, total) in list(self.by_label.items())]
+
+
+class _CallsCollector(Collector):
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    def collect(self) -> Iterator[Metric]:
+        m = self._metrics
+        yield _counter("bezique_rpcs", "RPCs handled, by method and status code",
+                       ["method", "code"], m.rpcs)
+        yield _histogram("bezique_rpc_seconds", "RPC latency by method", "method",
+                         m.rpc_seconds)
+        yield _counter("bezique_moves_applied", "Moves applied, by variant and entry kind",
+                       ["variant", "kind"], m.moves)
+        yield _histogram("bezique_store_seconds", "Store call latency", "operation",
+                         m.store_seconds)
+
+
+def _counter(name: str, documentation: str, labels: list[str], counts: _Counts
+             ) -> CounterMetricFamily:
+    family = CounterMetricFamily(name, documentation, labels=labels)
+    for values, count in sorted(counts.snapshot()):
+        family.add_metric(list(values), count)
+    return family
+
+
+def _histogram(name: str, documentation: str, label: str, histograms: _Histograms
+               ) -> HistogramMetricFamily:
+    family = HistogramMetricFamily(name, documentation, labels=[label])
+    for value, counts, total in sorted(histograms.snapshot()):
+        running, buckets = 0, []
+        for bound, count in zip([*map(str, _LATENCY), "+Inf"], counts, strict=True):
+            running += count
+            buckets.append((bound, running))
+        family.add_metric([value], buckets, total)
+    return family
 
 
 class _TablesCollector(Collector):
@@ -90,14 +155,14 @@ class TimedStore:
         attribute = getattr(self._store, name)
         if not callable(attribute) or name.startswith("_") or name in ("listen",):
             return attribute
-        histogram = self._metrics.store_seconds.labels(name)
+        observe = self._metrics.store_seconds.observe
 
         async def timed(*args: Any, **kwargs: Any) -> Any:
             start = time.perf_counter()
             try:
                 return await attribute(*args, **kwargs)
             finally:
-                histogram.observe(time.perf_counter() - start)
+                observe(name, time.perf_counter() - start)
 
         setattr(self, name, timed)  # __getattr__ is not asked again for this name
         return timed

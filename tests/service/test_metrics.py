@@ -54,9 +54,28 @@ async def test_metrics_after_a_game() -> None:
         assert sample(text, "bezique_rpcs_total", method="SubmitMove", code="OK") == 6
         assert sample(text, "bezique_rpcs_total", method="GetView", code="NOT_FOUND") == 1
         assert sample(text, "bezique_rpc_seconds_count", method="SubmitMove") == 6
+        assert sample(text, "bezique_rpc_seconds_bucket", method="SubmitMove", le="+Inf") == 6
+        assert (sample(text, "bezique_rpc_seconds_bucket", method="SubmitMove", le="0.0005")
+                <= sample(text, "bezique_rpc_seconds_bucket", method="SubmitMove", le="2.5"))
         assert sample(text, "bezique_moves_applied_total", variant="highcard", kind="move") == 6
         assert sample(text, "bezique_tables", variant="highcard", phase="over") == 1
         assert sample(text, "bezique_watch_streams") == 1
         assert sample(text, "bezique_store_seconds_count", operation="append") >= 6
     finally:
         await server.stop()
+
+
+def test_histogram_buckets_count_what_is_at_or_below_their_bound() -> None:
+    from prometheus_client import generate_latest
+
+    from service.metrics import Metrics
+
+    metrics = Metrics()
+    for seconds in (0.0003, 0.0005, 0.002, 3.0):
+        metrics.observe_rpc("SubmitMove", "OK", seconds)
+    text = generate_latest(metrics.registry).decode()
+    assert sample(text, "bezique_rpc_seconds_bucket", method="SubmitMove", le="0.0005") == 2
+    assert sample(text, "bezique_rpc_seconds_bucket", method="SubmitMove", le="0.0025") == 3
+    assert sample(text, "bezique_rpc_seconds_bucket", method="SubmitMove", le="+Inf") == 4
+    assert sample(text, "bezique_rpc_seconds_sum", method="SubmitMove") == 3.0028
+    assert sample(text, "bezique_rpcs_total", method="SubmitMove", code="OK") == 4
