@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from operator import lt as _lt
+from operator import mod as _mod
 from struct import unpack as _unpack
 from typing import Protocol, TypeVar
 
@@ -51,6 +54,19 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+@lru_cache(maxsize=64)
+def _limits(size: int) -> tuple[int, ...]:
+    """The rejection limits of a shuffle of ``size`` items, step by step: at step ``i`` a value
+    is kept when below ``2**64 - (2**64 % n)`` with ``n = size - i``. The same few shoe sizes
+    are shuffled deal after deal, so they are computed once."""
+    return tuple([_TWO_64 - (_TWO_64 % n) for n in range(size, 0, -1)])
+
+
+# every byte XOR the inner and the outer pad byte of HMAC, for bytes.translate
+_XOR_36 = bytes(b ^ 0x36 for b in range(256))
+_XOR_5C = bytes(b ^ 0x5C for b in range(256))
+
+
 class _HmacKey:
     """HMAC-SHA256 with the key's pads hashed once (RFC 2104, the same bytes as hmac.digest);
     re-keying for every block would cost more than the shuffle itself."""
@@ -61,15 +77,22 @@ class _HmacKey:
         if len(key) > 64:
             key = hashlib.sha256(key).digest()
         key = key.ljust(64, b"\0")
-        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
-        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+        self._inner = hashlib.sha256(key.translate(_XOR_36))
+        self._outer = hashlib.sha256(key.translate(_XOR_5C))
 
-    def mac(self, message: bytes) -> bytes:
-        inner = self._inner.copy()
-        inner.update(message)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return outer.digest()
+    def macs(self, prefix: bytes, start: int, count: int) -> bytes:
+        """The MACs of ``prefix + b"N"`` for ``N`` from ``start``, ``count`` of them,
+        concatenated (in one loop: a deal needs several blocks, and a call per block costs
+        about as much as its hashing)."""
+        inner_copy, outer_copy = self._inner.copy, self._outer.copy
+        blocks = []
+        for counter in range(start, start + count):
+            inner = inner_copy()
+            inner.update(prefix + b"%d" % counter)
+            outer = outer_copy()
+            outer.update(inner.digest())
+            blocks.append(outer.digest())
+        return b"".join(blocks)
 
 
 class _Stream:
@@ -84,9 +107,7 @@ class _Stream:
         self.values: list[int] = []
 
     def _refill(self, blocks: int) -> None:
-        mac = self._key.mac
-        data = b"".join(mac(self._prefix + str(c).encode("ascii"))
-                        for c in range(self._counter, self._counter + blocks))
+        data = self._key.macs(self._prefix, self._counter, blocks)
         self._counter += blocks
         # reversed, so that pop() reads the stream in order
         fresh = list(_unpack(f">{len(data) // 8}Q", data))
@@ -135,25 +156,46 @@ class SeededChance:
         return self._fisher_yates(purpose, items, count)[:count]
 
     def _fisher_yates(self, purpose: str, items: Sequence[T], count: int) -> list[T]:
-        """Items with their first ``count`` positions final (all of them when count = len)."""
-        stream = _Stream(self._key, purpose)
+        """Items with their first ``count`` positions final (all of them when count = len).
+
+        The stream's first values are read at once and, when none of them is rejected (all
+        but about one shuffle in 10**16), the swaps are made straight from them; otherwise
+        :meth:`_fisher_yates_stepwise` reads the stream value by value. Both are the same
+        shuffle (the tests hold them to it)."""
         result = list(items)
         size = len(result)
         steps = min(count, size - 1)
+        if steps < 1:
+            return result
+        blocks = (steps + 3) // 4  # 4 values per HMAC block
+        data = self._key.macs(purpose.encode("ascii") + b":", 0, blocks)
+        values = _unpack(f">{4 * blocks}Q", data)[:steps]
+        if not all(map(_lt, values, _limits(size))):
+            return self._fisher_yates_stepwise(purpose, result, steps)
+        for i, j in enumerate(map(_mod, values, range(size, size - steps, -1))):
+            j += i
+            result[i], result[j] = result[j], result[i]
+        return result
+
+    def _fisher_yates_stepwise(self, purpose: str, items: list[T], steps: int) -> list[T]:
+        """The first ``steps`` steps of the shuffle of ``items`` (in place), one ``below`` of
+        the stream at a time: the plain form of the construction, rejections included."""
+        stream = _Stream(self._key, purpose)
+        size = len(items)
         stream.reserve(steps)
         values = stream.values
+        limits = _limits(size)
         for i in range(steps):
-            n = size - i
-            limit = _TWO_64 - (_TWO_64 % n)
-            while True:  # stream.below(n), inlined: this loop is the cost of every deal
+            limit = limits[i]
+            while True:  # stream.below(size - i), inlined
                 if not values:
                     stream.reserve(1)
                 value = values.pop()
                 if value < limit:
                     break
-            j = i + value % n
-            result[i], result[j] = result[j], result[i]
-        return result
+            j = i + value % (size - i)
+            items[i], items[j] = items[j], items[i]
+        return items
 
 
 class StackedChance:
