@@ -25,7 +25,7 @@ whole layer.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 OPEN = "open"
@@ -67,9 +67,11 @@ class Betting:
         self.max_bet = max_bet
         self.multiway = multiway
         self.contrib = [0] * seats
-        dealt_in = set(self.order)
-        self.folded = [s not in dealt_in for s in range(seats)]
-        self.all_in = [stacks[s] == 0 and s in dealt_in for s in range(seats)]
+        self.folded = folded = [True] * seats  # seats not dealt in count as folded
+        self.all_in = all_in = [False] * seats
+        for seat in self.order:
+            folded[seat] = False
+            all_in[seat] = stacks[seat] == 0
         self.acted = [False] * seats
         self.level = 0
         self.status = OPEN
@@ -158,23 +160,21 @@ class Betting:
 
     def fold(self, seat: int) -> int:
         self._check_turn(seat)
-        self.folded[seat] = True
-        self._advance(seat)
-        return 0
+        return self.act(seat, "fold")
 
     def bet(self, seat: int) -> int:
         self._check_turn(seat)
         if not self.can_bet(seat):
             raise BettingError("a bet (call) needs three or more players in and chips to call "
                                f"{self.to_call(seat)}")
-        return self._put(seat, self.level - self.contrib[seat], closing=False)
+        return self.act(seat, "bet")
 
     def show(self, seat: int) -> int:
         self._check_turn(seat)
         if not self.can_show(seat):
             raise BettingError("show needs exactly two players in, an opened pot and chips "
                                f"to call {self.to_call(seat)}")
-        return self._put(seat, self.level - self.contrib[seat], closing=True)
+        return self.act(seat, "show")
 
     def raise_to(self, seat: int, total: int) -> int:
         self._check_turn(seat)
@@ -183,21 +183,39 @@ class Betting:
             raise BettingError("no raise is possible now")
         if not span[0] <= total <= span[1]:
             raise BettingError(f"a raise must be to a level from {span[0]} to {span[1]}")
-        return self._put(seat, total - self.contrib[seat], closing=False)
+        return self.act(seat, "raise", total)
 
     def allin(self, seat: int) -> int:
         self._check_turn(seat)
         if not self.can_allin(seat):
             raise BettingError("all-in is only for a stack short of a call or a minimum raise")
-        return self._put(seat, self.stacks[seat], closing=False)
+        return self.act(seat, "allin")
+
+    def act(self, seat: int, kind: str, total: int = 0) -> int:
+        """Make a move that is already known to be legal, without asking again: ``fold``,
+        ``bet``, ``show``, ``raise`` (to the level ``total``) or ``allin``; the chips put in.
+
+        The methods above check, then come here; a table that has checked the move against
+        its legal moves (:meth:`choices`) calls this directly, once per decision."""
+        if kind == "raise":
+            return self._put(seat, total - self.contrib[seat], closing=False)
+        if kind == "fold":
+            self.folded[seat] = True
+            self._advance(seat)
+            return 0
+        if kind == "allin":
+            return self._put(seat, self.stacks[seat], closing=False)
+        # a bet and a show both call the level; a show also ends the betting
+        return self._put(seat, self.level - self.contrib[seat], closing=kind == "show")
 
     def _put(self, seat: int, chips: int, *, closing: bool) -> int:
-        self.stacks[seat] -= chips
-        self.contrib[seat] += chips
-        if self.stacks[seat] == 0:
+        stacks, contrib = self.stacks, self.contrib
+        stacks[seat] -= chips
+        contrib[seat] += chips
+        if stacks[seat] == 0:
             self.all_in[seat] = True
-        if self.contrib[seat] > self.level:
-            self.level = self.contrib[seat]
+        if contrib[seat] > self.level:
+            self.level = contrib[seat]
             self.acted = [False] * len(self.acted)
         self.acted[seat] = True
         if closing:
@@ -208,35 +226,39 @@ class Betting:
 
     # ------------------------------------------------------------------ turn order
 
-    def _after(self, seat: int, candidates: Collection[int]) -> int:
-        order = self.order
-        start = order.index(seat) if seat in order else -1
-        count = len(order)
-        for step in range(1, count + 1):
-            nxt = order[(start + step) % count]
-            if nxt in candidates:
-                return nxt
-        raise AssertionError("no candidate seat")  # pragma: no cover - callers ensure one
-
     def _advance(self, seat: int) -> None:
-        folded, all_in, contrib, level = self.folded, self.all_in, self.contrib, self.level
-        live = [s for s in self.order if not folded[s]]
-        if len(live) == 1:
+        """Pass the turn to the first seat after ``seat`` that still has to act, or close the
+        betting. One pass over the seats in turn order, stopped as soon as the answer is known
+        (this runs after every action)."""
+        folded, all_in, contrib, level, acted = (self.folded, self.all_in, self.contrib,
+                                                 self.level, self.acted)
+        live = folded.count(False)  # seats not dealt in count as folded
+        if live == 1:
             self.status, self.turn = LAST_STANDING, None
             return
-        actors = [s for s in live if not all_in[s]]
-        if len(actors) == 1 and contrib[actors[0]] >= level:
-            pending: list[int] = []  # nobody left to bet against
-        else:
-            acted = self.acted
-            pending = [s for s in actors if not acted[s] or contrib[s] < level]
-        if not pending:  # also when no seat can act
-            if len(live) == 2 or self.multiway or len(actors) <= 1:
+        order = self.order
+        start = order.index(seat) + 1 if seat in order else 0
+        actors = 0  # the seats that can still act, counted while it matters (up to two)
+        first_actor = pending = -1
+        for s in order[start:] + order[:start]:  # clockwise after ``seat``, ``seat`` last
+            if folded[s] or all_in[s]:
+                continue
+            actors += 1
+            if first_actor < 0:
+                first_actor = s
+            if pending < 0 and (not acted[s] or contrib[s] < level):
+                pending = s
+            if pending >= 0 and actors > 1:
+                break
+        if actors == 1 and contrib[first_actor] >= level:
+            pending = -1  # nobody left to bet against
+        if pending < 0:  # also when no seat can act
+            if live == 2 or self.multiway or actors <= 1:
                 self.status, self.turn = SHOWDOWN, None
                 return
-            self.acted = [False] * len(self.acted)  # keep going: raise or fold
-            pending = actors
-        self.turn = self._after(seat, pending)
+            self.acted = [False] * len(acted)  # keep going: raise or fold
+            pending = first_actor
+        self.turn = pending
 
 
 def side_pots(contrib: Sequence[int], live: Sequence[int], order: Sequence[int], dead: int
@@ -251,16 +273,16 @@ def side_pots(contrib: Sequence[int], live: Sequence[int], order: Sequence[int],
     live_set = set(live)
     levels = sorted({contrib[s] for s in live})
     if len(levels) == 1:  # the usual case, one pot: every chip and every seat still in
-        return [Pot(sum(contrib) + dead, tuple(s for s in order if s in live_set))]
+        return [Pot(sum(contrib) + dead, tuple([s for s in order if s in live_set]))]
     pots: list[Pot] = []
     previous = 0
     for index, level in enumerate(levels):
-        amount = sum(min(c, level) - min(c, previous) for c in contrib)
+        amount = sum([min(c, level) - min(c, previous) for c in contrib])
         if index == 0:
             amount += dead
         if index == len(levels) - 1:
-            amount += sum(max(0, c - level) for c in contrib)
-        eligible = tuple(s for s in order if s in live_set and contrib[s] >= level)
+            amount += sum([max(0, c - level) for c in contrib])
+        eligible = tuple([s for s in order if s in live_set and contrib[s] >= level])
         pots.append(Pot(amount, eligible))
         previous = level
     return pots
@@ -275,7 +297,7 @@ def pot_winners(pot: Pot, scores: Mapping[int, int | None]) -> tuple[list[int], 
     contenders = [s for s in pot.eligible if scores[s] is not None]
     if not contenders:
         return None
-    best = max(scores[s] or 0 for s in contenders)
+    best = max([scores[s] or 0 for s in contenders])
     return [s for s in contenders if scores[s] == best], "showdown"
 
 

@@ -200,18 +200,31 @@ _QS_FACE, _JD_FACE = _QUEEN * 4 + _SPADES, _JACK * 4 + _DIAMONDS
 _ALL, _LOW3, _HIGH3 = (0, 1, 2, 3), (0, 1, 2), (1, 2, 3)
 
 
-def _four(fs: tuple[Face, ...], rules: Rules) -> tuple[int, list[_Found]]:
+def _four(fs: tuple[Face, ...], rules: Rules) -> tuple[int, tuple[_Found, ...]]:
     """Score four sorted faces straight from their ranks and suits: the card points and the
     combinations (positions into ``fs``, points after any doubling) that
-    :func:`reference_evaluate_faces` finds, in the same order, with the same ties.
-
-    Four cards hold at most one same-rank combination (four of a rank, else three), either one
-    suit of three or four (a koronka absorbs its marriage) or up to two marriages (by suit), and
-    one bezique or two beziques (the first queen with the first jack)."""
+    :func:`reference_evaluate_faces` finds, in the same order, with the same ties."""
     trump = rules.trump
     points_of = _POINTS_BY_TRUMP[4 if trump is None else trump]
     f0, f1, f2, f3 = fs
     card_points = points_of[f0] + points_of[f1] + points_of[f2] + points_of[f3]
+    found = _four_combinations(fs, rules.bezique_cards)
+    if trump is not None and rules.trump_doubles_combinations:
+        found = tuple([(name, cls, points * 2, where) if all(fs[i] & 3 == trump for i in where)
+                       else (name, cls, points, where) for name, cls, points, where in found])
+    return card_points, found
+
+
+@lru_cache(maxsize=16384)
+def _four_combinations(fs: tuple[Face, ...], bezique_cards: str) -> tuple[_Found, ...]:
+    """The combinations of four sorted faces before any trump doubling, as positions into
+    ``fs``. Cached (a showdown scores every hand in it, and the trump suit plays no part
+    here): the 10,626 hands of four different faces, the usual ones, fit with room to spare.
+
+    Four cards hold at most one same-rank combination (four of a rank, else three), either one
+    suit of three or four (a koronka absorbs its marriage) or up to two marriages (by suit), and
+    one bezique or two beziques (the first queen with the first jack)."""
+    f0, f1, f2, f3 = fs
     found: list[_Found] = []  # with positions into ``fs``
     suits = (f0 & 3, f1 & 3, f2 & 3, f3 & 3)
     for suit in range(4):
@@ -235,7 +248,7 @@ def _four(fs: tuple[Face, ...], rules: Rules) -> tuple[int, list[_Found]]:
     elif ranks[1] == ranks[3]:
         found.append(("three-of-a-kind", SAME_RANK, 6, _HIGH3))
     among: tuple[int, ...]
-    if rules.bezique_cards == BEZIQUE_ANY_QJ:
+    if bezique_cards == BEZIQUE_ANY_QJ:
         among, queen, jack = ranks, _QUEEN, _JACK
     else:
         among, queen, jack = fs, _QS_FACE, _JD_FACE
@@ -244,10 +257,7 @@ def _four(fs: tuple[Face, ...], rules: Rules) -> tuple[int, list[_Found]]:
         found.append(("two-beziques", BEZIQUE, 9, _ALL))
     elif queens and jacks:  # the first queen with the first jack
         found.append(("bezique", BEZIQUE, 4, (among.index(queen), among.index(jack))))
-    if trump is not None and rules.trump_doubles_combinations:
-        found = [(name, cls, points * 2, where) if all(fs[i] & 3 == trump for i in where)
-                 else (name, cls, points, where) for name, cls, points, where in found]
-    return card_points, found
+    return tuple(found)
 
 
 class Evaluator:
@@ -279,7 +289,7 @@ class Evaluator:
             return report.points, report.has_combination, report.summary()
         faces = self._faces
         card_points, found = _four(tuple(sorted([faces[c] for c in cards])), rules)
-        combination_points = sum(item[2] for item in found)
+        combination_points = sum([item[2] for item in found])
         points = card_points + combination_points
         return points, bool(found), {
             "points": points, "card_points": card_points,

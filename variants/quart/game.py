@@ -28,6 +28,7 @@ as card ids. A folded hand is never revealed.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,7 +54,6 @@ from variants.quart.betting import (
     LAST_STANDING,
     OPEN,
     Betting,
-    BettingError,
     pot_winners,
     side_pots,
     split,
@@ -74,6 +74,12 @@ FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
 _ONLY = tuple(frozenset({seat}) for seat in range(64))  # ``visible_to`` of one seat
 
 
+@lru_cache(maxsize=256)
+def _clockwise(seats: int, seat: int) -> tuple[int, ...]:
+    """Every seat clockwise from ``seat``'s left, ``seat`` itself last (deal and ante order)."""
+    return tuple((seat + i) % seats for i in range(1, seats + 1))
+
+
 @lru_cache(maxsize=64)
 def _hand_rules(bezique_cards: str, trump: int | None, doubles: bool) -> Rules:
     """The evaluator's options (frozen, so one object serves every deal alike)."""
@@ -92,6 +98,7 @@ def _codes_of(shoe: Shoe) -> tuple[str, ...]:
 
 
 _SUITS: dict[int, tuple[Shoe, tuple[int, ...]]] = {}
+_SUIT_LETTERS = tuple(suit.letter for suit in Suit)  # by the suit's int
 
 
 def _suits_of(shoe: Shoe) -> tuple[int, ...]:
@@ -105,6 +112,26 @@ def _suits_of(shoe: Shoe) -> tuple[int, ...]:
 @lru_cache(maxsize=4096)
 def _raise_move(level: int) -> Move:
     return Move("raise", amount=level)
+
+
+@lru_cache(maxsize=4096)
+def _raise_ladder(level: int, min_bet: int) -> tuple[tuple[int, ...], tuple[Move, ...]]:
+    """The raise levels offered below any maximum, lowest first, and their moves: the minimum
+    raise ``level + min_bet``, then ``RAISE_STEPS`` multiples of ``min_bet`` above ``level``."""
+    levels = (level + min_bet, *(level + step * min_bet for step in RAISE_STEPS))
+    return levels, tuple([_raise_move(new_level) for new_level in levels])
+
+
+def _raises(level: int, min_bet: int, high: int) -> tuple[Move, ...]:
+    """The representative raises up to the maximum level ``high``, lowest first: the minimum,
+    the ladder's steps below ``high``, and ``high`` itself. The ladder is cached (a legal-move
+    list is built for every state, and levels repeat), the maximum (a stack) rarely does."""
+    levels, moves = _raise_ladder(level, min_bet)
+    if high > levels[-1]:  # the usual case: the whole ladder is below the maximum
+        return (*moves, _raise_move(high))
+    if high <= levels[0]:  # only the minimum raise fits: it is the maximum too
+        return moves[:1]
+    return (*moves[:bisect_left(levels, high, 1)], _raise_move(high))
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +213,8 @@ class QuartGame:
     def _begin_deal(self, events: list[Event], *, first: bool = False) -> None:
         rules = self.rules
         seats, stacks, ante = self.seats, self.stacks, rules.ante
-        payers = [s for s in range(seats) if stacks[s] >= ante]
+        # the seats that can pay, clockwise from the old dealer's left (the old dealer last)
+        payers = [s for s in _clockwise(seats, self.dealer) if stacks[s] >= ante]
         if len(payers) < 2:
             self._end(events, "fewer than two seats can pay the ante")
             return
@@ -194,11 +222,12 @@ class QuartGame:
             self._end(events, f"{rules.deals} deals played")
             return
         self.deal_no += 1
-        if not first or self.dealer not in payers:
-            self.dealer = next(s for s in ((self.dealer + i) % seats
-                                           for i in range(1, seats + 1)) if s in payers)
+        if first and stacks[self.dealer] >= ante:
+            order = payers  # the first dealer deals: the old dealer is the dealer
+        else:  # the deal passes to the next seat that can pay, who is now last in turn
+            self.dealer = payers[0]
+            order = payers[1:] + payers[:1]
         dealer = self.dealer
-        order = [s for s in ((dealer + i) % seats for i in range(1, seats + 1)) if s in payers]
         append = events.append
         append(Event("deal_start", dealer, (), 0, "", {
             "deal": self.deal_no, "dealer": dealer, "seats": order,
@@ -206,7 +235,7 @@ class QuartGame:
         count = len(order)
         if count < seats:
             for seat in range(seats):
-                if seat not in payers:
+                if stacks[seat] < ante:
                     append(Event("sit_out", seat, (), 0, "", {"stack": stacks[seat]}))
         self.dead, self.carried = self.carried + ante * count, 0
         for seat in order:
@@ -226,7 +255,7 @@ class QuartGame:
                          _ONLY[seat] if seat < len(_ONLY) else frozenset({seat})))
         self.hands = hands
         # the undealt cards stay in the middle, face down: only their number is ever shown
-        self.stock_size = len(shoe) - needed
+        self.stock_size = len(shoe.cards) - needed
         self.muck_folded, self.muck_shown = [], []
         self.trump_card = None
         if rules.trump:
@@ -235,7 +264,7 @@ class QuartGame:
             self.hand_rules = _hand_rules(rules.bezique_cards, suit,
                                           rules.trump_doubles_combinations)
             append(Event("trump", None, (trump_card,), 0, "", {
-                "suit": Suit(suit).letter, "card": code}))
+                "suit": _SUIT_LETTERS[suit], "card": code}))
         else:
             self.hand_rules = _hand_rules(rules.bezique_cards, None, False)
         self.betting = Betting(order, stacks, min_bet=rules.min_bet,
@@ -355,26 +384,16 @@ class QuartGame:
         if cached is not None:
             return cached
         betting = self.betting
-        moves: list[Move] = []
+        result: tuple[Move, ...] = ()
         if not self.end_reason and betting is not None and betting.turn == seat:
             can_bet, can_show, span, can_allin = betting.choices(seat)
-            moves.append(FOLD)
-            if can_bet:
-                moves.append(BET)
+            result = (FOLD, BET) if can_bet else (FOLD,)
             if can_show:
-                moves.append(SHOW)
+                result += (SHOW,)
             if span is not None:
-                low, high = span
-                level, min_bet = betting.level, self.rules.min_bet
-                levels = {low, high}
-                for step in RAISE_STEPS:
-                    stepped = level + step * min_bet
-                    if low <= stepped <= high:
-                        levels.add(stepped)
-                moves += [_raise_move(level) for level in sorted(levels)]
+                result += _raises(betting.level, self.rules.min_bet, span[1])
             if can_allin:
-                moves.append(ALLIN)
-        result = tuple(moves)
+                result += (ALLIN,)
         self._legal[seat] = result
         return result
 
@@ -407,30 +426,22 @@ class QuartGame:
             raise IllegalMoveError(seat, move, f"not allowed now (legal: {offered})", self.phase)
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        for legal in self.legal_moves(seat):
-            if legal is move:  # the usual case: a move taken from legal_moves, no comparing
+        legal = self._legal.get(seat) or self.legal_moves(seat)
+        for offered in legal:
+            if offered is move:  # the usual case: a move taken from legal_moves, no comparing
                 break
         else:
-            if move not in self.legal_moves(seat):
+            if move not in legal:
                 self._refuse(seat, move)
         betting = self.betting
         assert betting is not None
-        try:
-            if move.kind == "fold":
-                chips = betting.fold(seat)
-                self.muck_folded.extend(self.hands[seat])
-                self.hands[seat] = []
-            elif move.kind == "bet":
-                chips = betting.bet(seat)
-            elif move.kind == "show":
-                chips = betting.show(seat)
-            elif move.kind == "raise":
-                chips = betting.raise_to(seat, move.amount)
-            else:
-                chips = betting.allin(seat)
-        except BettingError as exc:  # pragma: no cover - the checks above come first
-            raise IllegalMoveError(seat, move, str(exc), self.phase) from None
-        events = [Event(move.kind, seat, (), chips, "", {
+        kind = move.kind
+        # legal, as checked above: the betting need not check again
+        chips = betting.act(seat, kind, move.amount)
+        if kind == "fold":
+            self.muck_folded.extend(self.hands[seat])
+            self.hands[seat] = []
+        events = [Event(kind, seat, (), chips, "", {
             "contribution": betting.contrib[seat], "level": betting.level,
             "stack": self.stacks[seat], "all_in": betting.all_in[seat]})]
         self._run(events, None)  # which forgets the cached legal moves and views
