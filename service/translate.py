@@ -121,6 +121,8 @@ def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
 
 
 def _add_seats(into: Any, live: LiveTable, view: View | None) -> None:
+    """Every seat's public state, added in place (scores, stacks and hidden hand sizes come
+    from the viewer's view)."""
     if view is None:
         for index, seat in enumerate(live.seats):
             into.add(seat=index, occupied=seat.occupied, display_name=seat.name,
