@@ -70,7 +70,7 @@ async def test_the_wal_starts_over_while_moves_stream_in(tmp_path: Path) -> None
     """A checkpoint on another connection alone never reaches the end of a WAL that is
     written all the time, so the WAL would only grow (it reached 460 MB in a benchmark)."""
     path = tmp_path / "busy.sqlite"
-    store = SqliteStore(str(path), checkpoint_interval=0.02)
+    store = SqliteStore(str(path), checkpoint_interval=0.02, wal_reset_every=0.02)
     await store.open()
     try:
         await store.create_table(_record("t1"), _state(1), [LogEntry(1, "created", None, {})])
