@@ -29,7 +29,7 @@ from service.store.base import (
 )
 from service.store.codec import dumps, loads, state_from_row
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _MIGRATIONS = {
     1: """
@@ -83,10 +83,27 @@ _MIGRATIONS = {
         UPDATE tables SET version = NEW.version WHERE table_id = NEW.table_id;
     END;
     """,
+    # The table's version is its log's last entry: a move no longer rewrites the table's row
+    # (a page of WAL less per move); the row's own version counts only before the first entry.
+    4: """
+    DROP TRIGGER log_advances_version;
+    DROP TRIGGER log_follows_version;
+    CREATE TRIGGER log_follows_version BEFORE INSERT ON log BEGIN
+        SELECT RAISE(ABORT, 'version conflict') WHERE NEW.version - 1 IS NOT coalesce(
+            (SELECT max(version) FROM log WHERE table_id = NEW.table_id),
+            (SELECT version FROM tables WHERE table_id = NEW.table_id));
+    END;
+    """,
 }
 
 _TABLE_COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
                   "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
+
+_VERSION = ("coalesce((SELECT max(log.version) FROM log WHERE log.table_id = tables.table_id), "
+            "tables.version)")
+"""A table's version: its log's last entry (the row's own column only before the first)."""
+
+_SELECT_TABLE = f"SELECT {_TABLE_COLUMNS.replace(' version,', f' {_VERSION},')} FROM tables"
 
 
 _WAL_LIMIT = 128 * 1024 * 1024
@@ -281,8 +298,8 @@ class SqliteStore:
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState) -> None:
         """The entries, and the table's summary row when it changed. A move that leaves the
-        summary as this store last wrote it (most moves) is a single INSERT: the log's
-        triggers check and advance the version in the same statement."""
+        summary as this store last wrote it (most moves) is a single INSERT: the log's trigger
+        checks the version in the same statement, and the new entry is the new version."""
         db = self.db
         summary = _Summary(state.phase, state.free_seats, int(state.finished),
                            dumps(state.seats), state.deadline)
@@ -294,7 +311,8 @@ class SqliteStore:
                 db.execute("BEGIN IMMEDIATE")
                 self._insert_entries(table_id, entries)
                 db.execute("UPDATE tables SET phase = ?, free_seats = ?, finished = ?, "
-                           "seats = ?, deadline = ? WHERE table_id = ?", (*summary, table_id))
+                           "seats = ?, deadline = ?, version = ? WHERE table_id = ?",
+                           (*summary, state.version, table_id))
                 db.execute("COMMIT")
         except sqlite3.Error as exc:
             if db.in_transaction:
@@ -313,7 +331,7 @@ class SqliteStore:
         if isinstance(error, sqlite3.IntegrityError) and "request_id" in text:
             return RequestIdTaken(table_id, next(e.request_id for e in entries if e.request_id))
         if isinstance(error, sqlite3.IntegrityError):
-            row = self.db.execute("SELECT version FROM tables WHERE table_id = ?",
+            row = self.db.execute(f"SELECT {_VERSION} FROM tables WHERE table_id = ?",
                                   (table_id,)).fetchone()
             if row is None:
                 return StoreError(f"no table {table_id}")
@@ -321,8 +339,7 @@ class SqliteStore:
         return StoreError(f"could not append to table {table_id}: {text}")
 
     async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
-        row = self.db.execute(f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?",
-                              (table_id,)).fetchone()
+        row = self.db.execute(f"{_SELECT_TABLE} WHERE table_id = ?", (table_id,)).fetchone()
         return None if row is None else _row_to_table(row)
 
     async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
@@ -352,7 +369,7 @@ class SqliteStore:
         if only_open:
             clauses.append("free_seats > 0")
         rows = self.db.execute(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE {' AND '.join(clauses)} "
+            f"{_SELECT_TABLE} WHERE {' AND '.join(clauses)} "
             f"ORDER BY table_id LIMIT {int(limit)}", params)
         return [_row_to_table(row) for row in rows]
 
@@ -362,7 +379,7 @@ class SqliteStore:
 
     async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
         rows = self.db.execute(
-            "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= ? "
+            f"SELECT table_id, {_VERSION} FROM tables WHERE deadline IS NOT NULL AND deadline <= ? "
             "AND +finished = 0 ORDER BY deadline LIMIT ?", (now, limit))
         return [(str(t), int(v)) for t, v in rows]
 
