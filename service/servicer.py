@@ -289,7 +289,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 message.seat = entry.seat
                 message.display_name = str(entry.payload.get("name", names.get(entry.seat, "")))
             if item.move is not None:
-                message.move.CopyFrom(translate.move_to_pb(shoe, item.move))
+                translate.set_move(message.move, shoe, item.move)
         if live.finished:
             response.revealed_seed = record.seed
             response.test.stacked_shoe.extend(record.test.get("stacked_shoe", []))
@@ -297,7 +297,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 response.test.first_dealer = int(record.test["first_dealer"])
             outcome = live.game.outcome() if live.game is not None else None
             if outcome is not None:
-                response.outcome.CopyFrom(translate.outcome_to_pb(outcome))
+                translate.set_outcome(response.outcome, outcome)
         del viewer
         return response
 

@@ -46,13 +46,6 @@ def variant_info(variant: Variant, policies: Iterable[str]) -> pb.VariantInfo:
                           bot_policies=list(policies))
 
 
-def struct(data: Mapping[str, Any]) -> struct_pb2.Struct:
-    message = struct_pb2.Struct()
-    if data:
-        message.update(_jsonable(data))
-    return message
-
-
 def _jsonable(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -79,9 +72,11 @@ def cards(shoe: Shoe, ids: Iterable[int]) -> list[pb.Card]:
     return [made[i] for i in ids]
 
 
-def move_to_pb(shoe: Shoe, move: Move) -> pb.Move:
-    return pb.Move(kind=move.kind, cards=cards(shoe, move.cards), amount=move.amount,
-                   label=move.label)
+def set_move(into: pb.Move, shoe: Shoe, move: Move) -> None:
+    """Write ``move`` into a Move field (in place: a message built apart is copied when
+    stored)."""
+    into.kind, into.amount, into.label = move.kind, move.amount, move.label
+    into.cards.extend(cards(shoe, move.cards))
 
 
 def move_from_pb(message: pb.Move) -> Move:
@@ -115,9 +110,12 @@ def _set_detail(field: struct_pb2.Struct, detail: Mapping[str, Any]) -> None:
         field.SetInParent()
 
 
-def outcome_to_pb(outcome: Outcome) -> pb.Outcome:
-    return pb.Outcome(winners=outcome.winners, scores=outcome.scores, reason=outcome.reason,
-                      detail=struct(outcome.detail))
+def set_outcome(into: pb.Outcome, outcome: Outcome) -> None:
+    """Write ``outcome`` into an Outcome field, in place."""
+    into.winners.extend(outcome.winners)
+    into.scores.extend(outcome.scores)
+    into.reason = outcome.reason
+    _set_detail(into.detail, outcome.detail)
 
 
 def _add_seats(into: Any, live: LiveTable, view: View | None) -> None:
@@ -166,13 +164,12 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
             zone_pb.owner = zone.owner
     message.pot = view.pot
     for move in legal:
-        move_pb = message.legal_moves.add(kind=move.kind, amount=move.amount, label=move.label)
-        move_pb.cards.extend(cards(shoe, move.cards))
+        set_move(message.legal_moves.add(), shoe, move)
     _set_detail(message.detail, view.detail)
     if deadline is not None and outcome is None:
         message.deadline.CopyFrom(timestamp(deadline))
     if outcome is not None:
-        message.outcome.CopyFrom(outcome_to_pb(outcome))
+        set_outcome(message.outcome, outcome)
     return message
 
 
