@@ -426,7 +426,7 @@ class QuartGame:
             raise IllegalMoveError(seat, move, f"not allowed now (legal: {offered})", self.phase)
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        legal = self._legal.get(seat) or self.legal_moves(seat)
+        legal = self.legal_moves(seat)
         for offered in legal:
             if offered is move:  # the usual case: a move taken from legal_moves, no comparing
                 break
