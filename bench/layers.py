@@ -53,8 +53,9 @@ async def time_submit(variant: Variant, store: str, moves: int, tag: str) -> Tim
             seed = table_seed(tag, table_no)
             table_no += 1
             live = await manager.create_table(variant.id, options, (), 0, {"seed": seed})
-            for seat in range(len(live.seats)):
-                await manager.join(live.table_id, seat, "")
+            tokens = [(await manager.join(live.table_id, seat, ""))[1]
+                      for seat in range(len(live.seats))]
+            version = live.version
             mirror = local_game(variant, options, seed)
             rng_index = 0
             while mirror.to_move and done < moves:
@@ -64,7 +65,9 @@ async def time_submit(variant: Variant, store: str, moves: int, tag: str) -> Tim
                 move = legal[(rng_index * 7919 + table_no) % len(legal)]
                 mirror.apply(seat, move)
                 middle = time.perf_counter()
-                await manager.submit(live.table_id, seat, move, live.version, uuid.uuid4().hex)
+                result = await manager.submit(live.table_id, tokens[seat], move, version,
+                                              uuid.uuid4().hex)
+                version = result.version
                 submit += time.perf_counter() - middle
                 engine += middle - start
                 rng_index += 1

@@ -178,7 +178,8 @@ class Game:
                 and bool(view.legal_moves) and self.shown >= view.version)
 
     async def next_update(self) -> bool:
-        """Wait for the next update (polling the view now and then); False if the feed ended."""
+        """Wait for the next update (polling the view now and then); False if the feed ended
+        before the game did (the server ends it once the game is over)."""
         try:
             update = await asyncio.wait_for(self.updates.get(), POLL_SECONDS)
         except TimeoutError:
@@ -186,12 +187,12 @@ class Game:
             self.shown = max(self.shown, self.view.version)  # the feed lags: do not wait on it
             return True
         if update is None:
-            return False
+            return game_over(self.view)
         self.absorb(update)
         while not self.updates.empty():
             queued = self.updates.get_nowait()
             if queued is None:
-                return False
+                return game_over(self.view)
             self.absorb(queued)
         return True
 

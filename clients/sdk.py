@@ -162,10 +162,29 @@ class AsyncTableClient:
             request, metadata=self._md(seat.token), timeout=self.timeout))
         return response
 
-    async def history(self, table_id: str, token: str | None = None) -> pb.GetHistoryResponse:
+    async def history(self, table_id: str, token: str | None = None, page_size: int = 0
+                      ) -> pb.GetHistoryResponse:
+        """The whole history, every page read and joined into one response. Should the game
+        end between two pages, it is read again from the start, so every entry is as the
+        finished game shows it (nothing hidden any more) and the seed is there to verify."""
+        for _ in range(2):
+            whole = await self._history_page(table_id, token, page_size, "")
+            page = whole
+            while page.next_page_token and page.finished == whole.finished:
+                page = await self._history_page(table_id, token, page_size,
+                                                 page.next_page_token)
+                whole.entries.extend(page.entries)
+            if page.finished == whole.finished:
+                whole.next_page_token = ""
+                return whole
+        raise RuntimeError("the table kept changing while its history was read")
+
+    async def _history_page(self, table_id: str, token: str | None, page_size: int,
+                            page_token: str) -> pb.GetHistoryResponse:
+        request = pb.GetHistoryRequest(table_id=table_id, page_size=page_size,
+                                       page_token=page_token)
         response: pb.GetHistoryResponse = await self._retry(lambda: self.stub.GetHistory(
-            pb.GetHistoryRequest(table_id=table_id), metadata=self._md(token),
-            timeout=self.timeout))
+            request, metadata=self._md(token), timeout=self.timeout))
         return response
 
     async def watch(self, table_id: str, token: str | None = None, from_version: int = 0,
@@ -252,8 +271,9 @@ class TableClient:
                request_id: str | None = None) -> pb.SubmitMoveResponse:
         return self._run(self._client.submit(seat, move, expected_version, request_id))
 
-    def history(self, table_id: str, token: str | None = None) -> pb.GetHistoryResponse:
-        return self._run(self._client.history(table_id, token))
+    def history(self, table_id: str, token: str | None = None, page_size: int = 0
+                ) -> pb.GetHistoryResponse:
+        return self._run(self._client.history(table_id, token, page_size))
 
     def watch(self, table_id: str, token: str | None = None, from_version: int = 0
               ) -> Iterator[pb.WatchTableResponse]:

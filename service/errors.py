@@ -17,6 +17,7 @@ class ServiceError(Exception):
 
     def __init__(self, message: str, *, field: str = "", reason: str = "",
                  metadata: dict[str, str] | None = None) -> None:
+        message, field = _clip(message, MESSAGE_LIMIT), _clip(field, FIELD_LIMIT)
         super().__init__(message)
         self.message = message
         self.field = field
@@ -70,3 +71,25 @@ class ResourceExhausted(ServiceError):
 
 class Unavailable(ServiceError):
     code = "UNAVAILABLE"
+
+
+MESSAGE_LIMIT = 1_000
+FIELD_LIMIT = 100
+"""The longest message and field name an error carries: a safety net for messages that quote
+input from a layer that cannot clip it (the rules core quotes option names and values)."""
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+QUOTE_LIMIT = 40
+"""How much of a client's input an error message quotes (the rest is counted, not echoed)."""
+
+
+def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as an error message quotes it: its repr, cut to ``limit`` characters, so a
+    huge input is never echoed back (it would exceed the client's message size)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"

@@ -19,9 +19,10 @@ from variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, V
 from variants.chance import Chance, SeededChance, stacked_shoe
 
 
-@dataclass
+@dataclass(frozen=True)
 class Seat:
-    """Who holds a seat: a display name, the hash of its token, or a bot policy."""
+    """Who holds a seat: a display name, the hash of its token, or a bot policy. Frozen: a
+    change to a seat replaces the record, so a view keeps the seats of its own version."""
 
     name: str = ""
     token_hash: str = ""
@@ -41,12 +42,19 @@ class ViewResult:
     (a watch update is rendered after the table may have moved on)."""
 
     live: LiveTable
+    """For the table's fixed facts only (id, record, variant): the rest is captured below."""
     viewer: int | None
     version: int
+    seats: tuple[Seat, ...]
+    phase: str
     view: View | None
     legal: tuple[Move, ...]
     outcome: Outcome | None = None
     deadline: float | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.view is not None
 
 
 @dataclass
@@ -54,22 +62,41 @@ class Broadcast:
     """One log entry as sent to watchers; ``rendered`` caches its form per viewer."""
 
     entry: LogEntry
+    finished: bool = False
+    """Whether the game was over after this entry (then nothing is hidden any more)."""
     views: dict[int | None, Any] = field(default_factory=dict)
     events: dict[int | None, tuple[Event, ...]] = field(default_factory=dict)
     """The entry's events as each viewer may see them, parsed once per viewer, not per stream."""
     rendered: dict[Any, Any] = field(default_factory=dict)
 
 
+class StreamEnd:
+    """Put in a watcher's queue to end its stream; ``why`` names the cause (service.watch)."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
 @dataclass(eq=False)
 class Watcher:
-    """One open watch stream: whose view it gets, and its queue (``None`` ends the stream)."""
+    """One open watch stream: whose view it gets, the hash of the token it opened with (a
+    seat's stream ends when that token no longer holds the seat), and its queue."""
 
     viewer: int | None
-    queue: asyncio.Queue[Broadcast | None]
+    token_hash: str
+    queue: asyncio.Queue[Broadcast | StreamEnd]
 
 
 class LiveTable:
-    """The in-memory state of one table. Mutated only under ``lock``."""
+    """The committed state of one table, in memory.
+
+    Read and changed only under ``lock``. A command changes the table in place while it holds
+    the lock (the draft), and the lock is released only once the change is committed to the
+    store or the table is ``discarded``: so no reader can ever see a draft, and a table whose
+    change failed is never used again (it is rebuilt from the store).
+    """
 
     def __init__(self, record: TableRecord, variant: Variant, seats: int) -> None:
         self.record = record
@@ -81,17 +108,23 @@ class LiveTable:
         self.lock = asyncio.Lock()
         self.watchers: set[Watcher] = set()
         self.snapshot_version = 0
+        self.discarded = False
+        """Set when a change failed half-way: this object is no longer the table."""
+        self.seat_changes = 0
+        """``left`` entries so far (seat churn before the start is bounded)."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
-        state = pickle.dumps((self.game, self.seats, self.version, self.deadline),
-                             protocol=pickle.HIGHEST_PROTOCOL)
+        state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
+                              self.seat_changes), protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
     def restore(self, snapshot: Snapshot) -> None:
-        self.game, self.seats, self.version, self.deadline = pickle.loads(snapshot.state)
+        state = pickle.loads(snapshot.state)
+        self.game, self.seats, self.version, self.deadline = state[:4]
+        self.seat_changes = state[4] if len(state) > 4 else 0  # older snapshots: 4 fields
         self.snapshot_version = snapshot.version
 
     @property
@@ -131,6 +164,17 @@ class LiveTable:
         self.game = game
         return events
 
+    def view_for(self, viewer: int | None) -> ViewResult:
+        """What ``viewer`` (a seat, or ``None`` for a spectator) may see of the table now."""
+        game = self.game
+        seats = tuple(self.seats)
+        if game is None:
+            return ViewResult(self, viewer, self.version, seats, "waiting", None, ())
+        view = game.view(viewer)
+        legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
+        return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
+                          game.outcome(), self.deadline)
+
     def state(self) -> TableState:
         return TableState(self.version, self.phase, self.free_seats, self.finished,
                           [seat.to_dict() for seat in self.seats], self.deadline)
@@ -149,6 +193,7 @@ class LiveTable:
                                           str(payload.get("bot", "")))
         elif entry.kind == "left" and entry.seat is not None:
             self.seats[entry.seat] = Seat()
+            self.seat_changes += 1
         elif entry.kind == "started":
             self._check_replay(entry, self.start_game())
         elif entry.kind in MOVE_KINDS:

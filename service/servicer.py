@@ -77,6 +77,15 @@ def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return token
 
 
+def _seat_token(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """The seat token a call that acts for a seat must carry."""
+    token = _token(context)
+    if token is None:
+        raise Unauthenticated("this call needs a seat token: metadata "
+                              "'authorization: Bearer <seat token>'", field="authorization")
+    return token
+
+
 def _unavailable(error: StoreError) -> Unavailable:
     log.warning("store_unavailable", error=str(error))
     return Unavailable("the table store is unavailable for a moment; retry (moves are "
@@ -190,25 +199,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
-        seat, token, live = await self.manager.join(request.table_id, seat, request.display_name)
-        return pb.JoinTableResponse(seat=seat, seat_token=token, view=translate.view_to_pb(
-            self.manager.view_of(live, seat)))
+        seat, token, view = await self.manager.join(request.table_id, seat, request.display_name)
+        return pb.JoinTableResponse(seat=seat, seat_token=token,
+                                    view=translate.view_to_pb(view))
 
     @unary
     async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any
                          ) -> pb.LeaveTableResponse:
-        live = await self.manager.table(request.table_id)
-        seat = self._seat(live, context)
-        return pb.LeaveTableResponse(version=await self.manager.leave(request.table_id, seat))
-
-    def _seat(self, live: Any, context: Any) -> int:
-        token = _token(context)
-        if token is None:
-            raise Unauthenticated("this call needs a seat token: metadata "
-                                  "'authorization: Bearer <seat token>'", field="authorization")
-        seat = self.manager.seat_of(live, token)
-        assert seat is not None
-        return seat
+        version = await self.manager.leave(request.table_id, _seat_token(context))
+        return pb.LeaveTableResponse(version=version)
 
     @unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
@@ -223,10 +222,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if request.expected_version < 0:
             raise InvalidArgument("expected_version must be >= 0", field="expected_version")
         move = translate.move_from_pb(request.move)
-        live = await self.manager.table(request.table_id)
-        seat = self._seat(live, context)
-        result = await self.manager.submit(request.table_id, seat, move,
+        result = await self.manager.submit(request.table_id, _seat_token(context), move,
                                            request.expected_version, request.request_id)
+        live = result.after.live
         shoe = live.variant.shoe(live.record.options)
         response = pb.SubmitMoveResponse(version=result.version, duplicate=result.duplicate)
         translate.add_events(response.events, shoe, result.version, result.events)
@@ -247,13 +245,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
                                         "caller", reason="TOO_MANY_STREAMS")
             counted = True
-            token = _token(context)
-            live = await self.manager.table(request.table_id)
-            viewer = self.manager.seat_of(live, token)
-            shoe = live.variant.shoe(live.record.options)
-            async for update in self.manager.watch(request.table_id, token,
+            async for update in self.manager.watch(request.table_id, _token(context),
                                                    request.from_version):
-                yield _render_update(update, viewer, shoe)
+                yield _render_update(update)
         except (ServiceError, StoreError) as error:
             failure = _failure(error)
             code = failure.code
@@ -271,40 +265,40 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def GetHistory(self, request: pb.GetHistoryRequest, context: Any
                          ) -> pb.GetHistoryResponse:
-        live, viewer, items = await self.manager.history(request.table_id, _token(context))
-        shoe = live.variant.shoe(live.record.options)
-        record = live.record
+        page = await self.manager.history(request.table_id, _token(context), request.page_size,
+                                          request.page_token)
+        record = page.live.record
+        shoe = page.live.variant.shoe(record.options)
         response = pb.GetHistoryResponse(
             table_id=record.table_id, variant_id=record.variant_id,
             variant_version=record.variant_version,
             options={k: translate.option_text(v) for k, v in record.options.items()},
-            seed_commitment=record.commitment, finished=live.finished)
-        names = {i: seat.name for i, seat in enumerate(live.seats)}
-        for item in items:
+            seed_commitment=record.commitment, finished=page.finished,
+            next_page_token=page.next_page_token)
+        for item in page.items:
             entry = item.entry
             message = response.entries.add(version=entry.version, entry_kind=entry.kind,
                                            time=translate.timestamp(entry.created_at))
             translate.add_events(message.events, shoe, entry.version, item.events)
             if entry.seat is not None:
                 message.seat = entry.seat
-                message.display_name = str(entry.payload.get("name", names.get(entry.seat, "")))
+                message.display_name = str(entry.payload.get(
+                    "name", page.seats[entry.seat].name if entry.seat < len(page.seats) else ""))
             if item.move is not None:
                 translate.set_move(message.move, shoe, item.move)
-        if live.finished:
+        if page.finished:
             response.revealed_seed = record.seed
             response.test.stacked_shoe.extend(record.test.get("stacked_shoe", []))
             if record.test.get("first_dealer") is not None:
                 response.test.first_dealer = int(record.test["first_dealer"])
-            outcome = live.game.outcome() if live.game is not None else None
-            if outcome is not None:
-                translate.set_outcome(response.outcome, outcome)
-        del viewer
+            if page.outcome is not None:
+                translate.set_outcome(response.outcome, page.outcome)
         return response
 
 
-def _render_update(update: Update, viewer: int | None, shoe: Any) -> pb.WatchTableResponse:
+def _render_update(update: Update) -> pb.WatchTableResponse:
     """One watch message; shared by every watcher with the same viewer of the same entry."""
-    broadcast = update.broadcast
+    broadcast, viewer, shoe = update.broadcast, update.viewer, update.shoe
     if broadcast is not None and viewer in broadcast.rendered:
         cached: pb.WatchTableResponse = broadcast.rendered[viewer]
         return cached

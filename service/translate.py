@@ -9,7 +9,7 @@ from google.protobuf import struct_pb2, timestamp_pb2
 
 from bezique.v1 import table_service_pb2 as pb
 from service.errors import InvalidArgument
-from service.live import LiveTable, ViewResult
+from service.live import Seat, ViewResult
 from service.store import TableRecord, TableState
 from variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
 from variants.cards import Shoe
@@ -118,17 +118,17 @@ def set_outcome(into: pb.Outcome, outcome: Outcome) -> None:
     _set_detail(into.detail, outcome.detail)
 
 
-def _add_seats(into: Any, live: LiveTable, view: View | None) -> None:
+def _add_seats(into: Any, seats: Sequence[Seat], view: View | None) -> None:
     """Every seat's public state, added in place (scores, stacks and hidden hand sizes come
     from the viewer's view)."""
     if view is None:
-        for index, seat in enumerate(live.seats):
+        for index, seat in enumerate(seats):
             into.add(seat=index, occupied=seat.occupied, display_name=seat.name,
                      bot_policy=seat.bot)
         return
     scores, stacks = view.scores, view.stacks
     hidden = {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"}
-    for index, seat in enumerate(live.seats):
+    for index, seat in enumerate(seats):
         into.add(seat=index, occupied=seat.occupied, display_name=seat.name, bot_policy=seat.bot,
                  hidden_hand_count=hidden.get(index, 0),
                  score=scores[index] if index < len(scores) else 0,
@@ -144,9 +144,9 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
     message.table_id = live.table_id
     message.version = result.version
     message.variant_id = live.variant.id
-    message.phase = live.phase if view is None else view.phase
-    _add_seats(message.seats, live, view)
-    message.waiting_for_players = not live.started
+    message.phase = result.phase
+    _add_seats(message.seats, result.seats, view)
+    message.waiting_for_players = not result.started
     message.seed_commitment = live.record.commitment
     if viewer is not None:
         message.viewer_seat = viewer

@@ -311,6 +311,19 @@ def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, object]) ->
             for spec in specs}
 
 
+def check_options(variant: object, options: Mapping[str, Any]) -> None:
+    """Check resolved options as a whole (values that depend on each other), by the variant's
+    optional ``check_options(options)`` method, which raises :class:`OptionError`.
+
+    A variant whose options can clash (an ante above the starting stack) defines it, so a
+    table is refused when it is created rather than when its last seat is taken: whatever
+    this accepts, ``start`` must accept too (the conformance kit checks that promise).
+    """
+    check = getattr(variant, "check_options", None)
+    if check is not None:
+        check(options)
+
+
 # --------------------------------------------------------------------------- protocols
 
 

@@ -113,8 +113,9 @@ class Store(Protocol):
 
     async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None: ...
 
-    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
-        """Entries with a version above ``after_version``, in order."""
+    async def read_log(self, table_id: str, after_version: int = 0,
+                       limit: int | None = None) -> list[LogEntry]:
+        """Entries with a version above ``after_version``, in order; at most ``limit``."""
         ...
 
     async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:

@@ -64,8 +64,10 @@ class MemoryStore:
             return None
         return self._records[table_id], self._states[table_id]
 
-    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
-        return [e for e in self._logs.get(table_id, []) if e.version > after_version]
+    async def read_log(self, table_id: str, after_version: int = 0,
+                       limit: int | None = None) -> list[LogEntry]:
+        entries = [e for e in self._logs.get(table_id, []) if e.version > after_version]
+        return entries if limit is None else entries[:limit]
 
     async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:
         return self._requests.get((table_id, request_id))

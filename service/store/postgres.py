@@ -214,10 +214,12 @@ class PostgresStore:
             f"SELECT {_COLUMNS} FROM tables WHERE table_id = $1", table_id))
         return None if row is None else _table(row)
 
-    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
+    async def read_log(self, table_id: str, after_version: int = 0,
+                       limit: int | None = None) -> list[LogEntry]:
         rows = await self._run("read log", lambda c: c.fetch(
             "SELECT version, kind, seat, payload, request_id, created_at FROM log "
-            "WHERE table_id = $1 AND version > $2 ORDER BY version", table_id, after_version))
+            "WHERE table_id = $1 AND version > $2 ORDER BY version LIMIT $3",
+            table_id, after_version, limit))
         return [_entry(row) for row in rows]
 
     async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:

@@ -342,10 +342,12 @@ class SqliteStore:
         row = self.db.execute(f"{_SELECT_TABLE} WHERE table_id = ?", (table_id,)).fetchone()
         return None if row is None else _row_to_table(row)
 
-    async def read_log(self, table_id: str, after_version: int = 0) -> list[LogEntry]:
+    async def read_log(self, table_id: str, after_version: int = 0,
+                       limit: int | None = None) -> list[LogEntry]:
         rows = self.db.execute(
             "SELECT version, kind, seat, payload, request_id, created_at FROM log "
-            "WHERE table_id = ? AND version > ? ORDER BY version", (table_id, after_version))
+            "WHERE table_id = ? AND version > ? ORDER BY version LIMIT ?",
+            (table_id, after_version, -1 if limit is None else limit))
         return [LogEntry(v, k, s, loads(p), r, c) for v, k, s, p, r, c in rows]
 
     async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:

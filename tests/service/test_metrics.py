@@ -43,14 +43,17 @@ async def test_metrics_after_a_game() -> None:
                 async for _ in client.watch(table_id, None, 0):
                     pass
 
+            def scrape() -> str:
+                return urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+
             watcher = asyncio.create_task(watch())
             await asyncio.sleep(0.2)
+            during = await asyncio.to_thread(scrape)
             await play_out(client, table_id, first, second)
+            await asyncio.wait_for(watcher, 10)  # the stream ends once the game is over
             with contextlib.suppress(grpc.aio.AioRpcError):
                 await client.view("feedfeedfeedfeed")
-            text = await asyncio.to_thread(
-                lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode())
-            watcher.cancel()
+            text = await asyncio.to_thread(scrape)
         assert sample(text, "bezique_rpcs_total", method="SubmitMove", code="OK") == 6
         assert sample(text, "bezique_rpcs_total", method="GetView", code="NOT_FOUND") == 1
         assert sample(text, "bezique_rpc_seconds_count", method="SubmitMove") == 6
@@ -59,7 +62,8 @@ async def test_metrics_after_a_game() -> None:
                 <= sample(text, "bezique_rpc_seconds_bucket", method="SubmitMove", le="2.5"))
         assert sample(text, "bezique_moves_applied_total", variant="highcard", kind="move") == 6
         assert sample(text, "bezique_tables", variant="highcard", phase="over") == 1
-        assert sample(text, "bezique_watch_streams") == 1
+        assert sample(during, "bezique_watch_streams") == 1
+        assert sample(text, "bezique_watch_streams") == 0
         assert sample(text, "bezique_store_seconds_count", operation="append") >= 6
     finally:
         await server.stop()

@@ -10,6 +10,7 @@ import pytest
 from bezique.v1 import table_service_pb2 as pb
 from clients.sdk import AsyncTableClient
 from service.server import RunningServer
+from service.watch import BEHIND
 from tests.conftest import eventually
 from tests.service.test_rpcs import STACK, expect_error, play_out, two_seats
 
@@ -75,9 +76,7 @@ async def test_the_sdk_resumes_after_the_server_cuts_the_stream(
     await eventually(lambda: len(live.watchers) == 1 and seen == [1, 2, 3, 4],
                      what="the backlog to arrive")
     # cut every stream of this table as a slow consumer would be cut
-    for stream in list(live.watchers):
-        live.watchers.discard(stream)
-        stream.queue.put_nowait(None)
+    server.manager.hub.end_all(live, BEHIND)
     await play_out(client, table_id, first, second)
     await asyncio.wait_for(task, 10)
     assert seen == sorted(set(seen)) == list(range(1, seen[-1] + 1))

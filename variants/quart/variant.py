@@ -93,6 +93,10 @@ class QuartBezique:
             trump_doubles_combinations=bool(options.get("trump_doubles_combinations", False)),
         )
 
+    def check_options(self, options: Options) -> None:
+        """The options that depend on each other (ante, stack, bets), checked at creation."""
+        self.table_rules(options)
+
     def start(self, options: Options, chance: Chance, first_dealer: int | None = None
               ) -> tuple[QuartGame, tuple[Event, ...]]:
         rules = self.table_rules(options)

@@ -1,0 +1,190 @@
+"""The table repository: the live tables of this process, loaded, held, refreshed and let go.
+
+It is the only place that puts a table into memory or takes one out, and :meth:`hold` is the
+only way to use one: it hands out a table under its lock, never a ``discarded`` one, caught up
+with the store when the store is shared. A table whose change failed is discarded: dropped
+from memory, its streams told to resume, and rebuilt from the store when next held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+
+import structlog
+
+from service.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable, quoted
+from service.live import LiveTable, rebuild
+from service.store import Store, StoreError
+from service.watch import RELOADED, WatchHub
+from variants.api import LogVersionError
+from variants.registry import Registry, UnknownVariantError
+
+log = structlog.get_logger("bezique.tables")
+
+MAX_TABLE_ID = 64
+
+
+class TableRepository:
+    """Owns the ``LiveTable`` objects of this process: at most one per table id."""
+
+    def __init__(self, registry: Registry, store: Store, hub: WatchHub) -> None:
+        self.registry = registry
+        self.store = store
+        self.hub = hub
+        self._tables: dict[str, LiveTable] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self.on_loaded: Callable[[LiveTable], None] = lambda live: None
+        """Called with every table put into memory (the scheduler starts its bots)."""
+        self.closing = False
+
+    # ------------------------------------------------------------------ holding
+
+    @asynccontextmanager
+    async def hold(self, table_id: str, *, fresh: bool = True) -> AsyncIterator[LiveTable]:
+        """The table, under its lock, committed (never a draft or a discarded table); with
+        ``fresh`` on a shared store, first caught up with what other replicas appended."""
+        while True:
+            live = await self._get(table_id)
+            async with live.lock:
+                if live.discarded:
+                    continue
+                if fresh:
+                    await self.catch_up_locked(live)
+                live.last_used = time.monotonic()
+                yield live
+                return
+
+    async def _get(self, table_id: str) -> LiveTable:
+        live = self._tables.get(table_id)
+        if live is not None:
+            return live
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        try:
+            async with lock:
+                live = self._tables.get(table_id)
+                if live is None:
+                    live = await self._load(table_id)
+                    self._tables[table_id] = live
+                    self.on_loaded(live)
+        finally:
+            if not lock.locked():
+                self._loading.pop(table_id, None)
+        return live
+
+    async def _load(self, table_id: str) -> LiveTable:
+        if not table_id or len(table_id) > MAX_TABLE_ID:
+            raise InvalidArgument(f"table_id {quoted(table_id)} is not a table id "
+                                  f"(1 to {MAX_TABLE_ID} characters)", field="table_id")
+        found = await self.store.load_table(table_id)
+        if found is None:
+            raise NotFound(f"no table {quoted(table_id)}", field="table_id")
+        record, _ = found
+        try:
+            variant = self.registry.variant(record.variant_id)
+            seats = variant.seat_count(record.options)
+            snapshot = await self.store.load_snapshot(table_id)
+            if snapshot is not None and snapshot.variant_version == variant.version:
+                try:
+                    entries = await self.store.read_log(table_id, snapshot.version)
+                    return rebuild(record, variant, seats, entries, snapshot)
+                except (StoreError, asyncio.CancelledError):
+                    raise
+                except Exception as exc:  # a bad snapshot costs a full replay, nothing more
+                    log.warning("snapshot_ignored", table_id=table_id, error=repr(exc))
+            return rebuild(record, variant, seats, await self.store.read_log(table_id))
+        except (UnknownVariantError, LogVersionError) as exc:
+            raise FailedPrecondition(f"table {table_id} cannot be served here: {exc}",
+                                     field="table_id", reason="LOG_NOT_REPLAYABLE") from exc
+
+    def add(self, live: LiveTable) -> None:
+        """A table just created (its first entries are committed)."""
+        self._tables[live.table_id] = live
+
+    def discard(self, live: LiveTable) -> None:
+        """``live`` may hold a change the store does not: never use it again. Its streams are
+        told to resume (from the store, on this or any replica)."""
+        live.discarded = True
+        if self._tables.get(live.table_id) is live:
+            del self._tables[live.table_id]
+        self.hub.end_all(live, RELOADED)
+
+    # ------------------------------------------------------------------ shared stores
+
+    async def catch_up_locked(self, live: LiveTable) -> None:
+        """Apply, and publish, the entries other replicas appended (shared stores only)."""
+        if not self.store.shared:
+            return
+        try:
+            for entry in await self.store.read_log(live.table_id, live.version):
+                live.apply_entry(entry)
+                self.hub.publish(live, entry)
+        except BaseException as exc:
+            self.discard(live)
+            if isinstance(exc, StoreError):
+                raise Unavailable(f"the table store is unavailable for a moment: {exc}; retry",
+                                  reason="STORE_UNAVAILABLE") from exc
+            raise
+
+    def on_remote_entry(self, table_id: str, version: int) -> None:
+        """A replica committed ``version`` of a table (PostgreSQL NOTIFY): catch up if we hold
+        it, so our watchers and bots see the move."""
+        live = self._tables.get(table_id)
+        if live is None or version <= live.version or self.closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._remote_catch_up(table_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def on_reconnect(self) -> None:
+        """Notifications may have been lost: catch up every table somebody watches."""
+        for live in list(self._tables.values()):
+            if live.watchers:
+                self.on_remote_entry(live.table_id, live.version + 1)
+
+    async def _remote_catch_up(self, table_id: str) -> None:
+        try:
+            async with self.hold(table_id) as live:
+                self.on_loaded(live)
+        except Exception as exc:
+            log.warning("catch_up_failed", table_id=table_id, error=repr(exc))
+
+    # ------------------------------------------------------------------ memory
+
+    def cached(self, table_id: str) -> LiveTable | None:
+        return self._tables.get(table_id)
+
+    def held(self) -> Iterator[LiveTable]:
+        """Every table in memory now."""
+        return iter(list(self._tables.values()))
+
+    async def save_snapshot(self, live: LiveTable) -> None:
+        snapshot = live.snapshot()
+        try:
+            await self.store.save_snapshot(live.table_id, snapshot)
+            live.snapshot_version = snapshot.version
+        except StoreError as exc:
+            log.warning("snapshot_failed", table_id=live.table_id, error=str(exc))
+
+    async def evict_idle(self, idle_seconds: float, busy: Callable[[str], bool],
+                         now: float | None = None) -> int:
+        """Drop tables nobody has used for ``idle_seconds`` (no watcher, no bot, no call in
+        flight) from memory, after a snapshot: they are rebuilt from the store when next used,
+        so an idle table costs the store a few rows and this process nothing."""
+        now = time.monotonic() if now is None else now
+        evicted = 0
+        for live in self.held():
+            if (now - live.last_used < idle_seconds or live.watchers or live.lock.locked()
+                    or busy(live.table_id)):
+                continue
+            async with live.lock:
+                if live.discarded or live.watchers or now - live.last_used < idle_seconds:
+                    continue
+                if live.version > live.snapshot_version and live.started:
+                    await self.save_snapshot(live)
+                self.discard(live)
+                evicted += 1
+        return evicted

@@ -1,0 +1,148 @@
+"""The scheduler: the server's own moves, made for bot seats and for seats whose turn clock ran
+out, through the same command path as a person's.
+
+A bot or a clock that fails (a store hiccup, a plugin bug) is retried with a growing pause and
+never blocks another table: a table whose deadline could not be fired waits out its pause while
+the others' clocks keep firing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import OrderedDict
+
+import structlog
+
+from service.commands import CommandPath
+from service.errors import StaleVersion
+from service.live import LiveTable
+from service.repository import TableRepository
+from service.settings import Settings
+from service.store import Store
+from variants.registry import Registry
+
+log = structlog.get_logger("bezique.tables")
+
+DUE_PER_PASS = 100
+"""Deadlines fired per pass of the clock loop (tables waiting out a pause come on top)."""
+MAX_PAUSE = 60.0
+"""The longest pause before a failing bot or clock is tried again, in seconds."""
+MAX_PAUSED = 10_000
+"""Tables remembered as pausing; the oldest is forgotten first."""
+
+
+class Scheduler:
+    """Runs the bots of the tables in memory and fires the turn deadlines in the store."""
+
+    def __init__(self, registry: Registry, store: Store, repo: TableRepository,
+                 commands: CommandPath, settings: Settings) -> None:
+        self.registry = registry
+        self.store = store
+        self.repo = repo
+        self.commands = commands
+        self.settings = settings
+        self.closing = False
+        self._bot_tasks: dict[str, asyncio.Task[None]] = {}
+        self._paused: OrderedDict[str, tuple[float, int]] = OrderedDict()
+        """table id -> (monotonic time to try again, failures so far) for failing clocks."""
+
+    def busy(self, table_id: str) -> bool:
+        """Whether a bot of the table is at work (the table must stay in memory)."""
+        return table_id in self._bot_tasks
+
+    # ------------------------------------------------------------------ bots
+
+    def wake(self, live: LiveTable) -> None:
+        """Start the bot of the seat to move, if that seat is a bot's (one task per table)."""
+        game = live.game
+        if self.closing or game is None or live.table_id in self._bot_tasks or live.finished:
+            return
+        if not any(live.seats[s].bot for s in game.to_move):
+            return
+        task = asyncio.get_running_loop().create_task(self._run_bots(live.table_id))
+        self._bot_tasks[live.table_id] = task
+
+    async def _run_bots(self, table_id: str) -> None:
+        failures = 0
+        try:
+            while not self.closing:
+                async with self.repo.hold(table_id) as live:
+                    game = live.game
+                    if game is None or live.finished:
+                        return
+                    seats = [s for s in game.to_move if live.seats[s].bot]
+                    if not seats:
+                        return
+                    seat, version = seats[0], live.version
+                    policy = self.registry.bot_policies(live.variant.id)[live.seats[seat].bot]
+                    view, legal = game.view(seat), game.legal_moves(seat)
+                await asyncio.sleep(self.settings.bot_delay)
+                try:
+                    move = policy.choose(view, legal, random.Random(f"{table_id}:{version}"))
+                    await self.commands.server_move(table_id, seat, move, version, "bot_move")
+                    failures = 0
+                except StaleVersion:
+                    continue
+                except Exception as exc:
+                    failures += 1
+                    log.error("bot_failed", table_id=table_id, seat=seat, error=repr(exc),
+                              failures=failures)
+                    await asyncio.sleep(min(MAX_PAUSE, 0.5 * 2 ** failures))
+        except Exception as exc:
+            log.error("bot_stopped", table_id=table_id, error=repr(exc))
+        finally:
+            self._bot_tasks.pop(table_id, None)
+
+    # ------------------------------------------------------------------ clocks
+
+    async def fire_due_deadlines(self, now: float | None = None) -> int:
+        """Apply the default move of every seat whose turn clock ran out; exactly once, since
+        the move is a compare-and-set append at the version the deadline belongs to."""
+        now = time.time() if now is None else now
+        clock = time.monotonic()
+        due = await self.store.due_deadlines(now, DUE_PER_PASS + len(self._paused))
+        fired = 0
+        for table_id, version in due:
+            if self.closing:
+                break
+            paused = self._paused.get(table_id)
+            if paused is not None and paused[0] > clock:
+                continue
+            try:
+                if await self._fire(table_id, version):
+                    fired += 1
+                    self._paused.pop(table_id, None)
+                    continue
+            except StaleVersion:
+                continue  # another replica (or a move) got there first
+            except Exception as exc:
+                log.warning("clock_failed", table_id=table_id, version=version,
+                            error=repr(exc))
+            self._pause(table_id, clock)
+        return fired
+
+    async def _fire(self, table_id: str, version: int) -> bool:
+        async with self.repo.hold(table_id) as live:
+            game = live.game
+            if game is None or live.version != version or not game.to_move or live.finished:
+                return False
+            seat = game.to_move[0]
+            move = game.default_move(seat)
+        await self.commands.server_move(table_id, seat, move, version, "timeout")
+        return True
+
+    def _pause(self, table_id: str, clock: float) -> None:
+        """Leave a table whose deadline could not be fired for a while, pausing longer each
+        time, so it never holds up the tables behind it."""
+        _, failures = self._paused.pop(table_id, (0.0, 0))
+        failures += 1
+        self._paused[table_id] = (clock + min(MAX_PAUSE, 0.5 * 2 ** failures), failures)
+        while len(self._paused) > MAX_PAUSED:
+            self._paused.popitem(last=False)
+
+    async def close(self) -> None:
+        self.closing = True
+        for task in list(self._bot_tasks.values()):
+            task.cancel()

@@ -1,0 +1,37 @@
+"""The table service's settings and limits, with their defaults in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what one client or one table may hold (hostile input must not grow memory,
+    the log or a response without bound)."""
+
+    max_tables: int = 100_000
+    max_watchers_per_table: int = 1000
+    """Open watch streams of one table, all viewers together."""
+    max_streams_per_seat: int = 8
+    """Open watch streams of one seat (counted over live streams: a seat that is left ends
+    its streams, so joining again cannot pile them up)."""
+    watch_queue: int = 256
+    max_name_length: int = 64
+    max_request_id_length: int = 128
+    max_turn_seconds: int = 86_400
+    max_log_entries: int = 100_000
+    """A change that would begin past this many entries is refused (``LOG_FULL``)."""
+    max_seat_changes: int = 64
+    """Seats given up (``left``) before the start; more joins and leaves are ``SEAT_CHURN``."""
+    history_page: int = 500
+    """Entries per GetHistory page unless the caller asks for another size."""
+    max_history_page: int = 5_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    test_mode: bool = False
+    bot_delay: float = 0.0
+    snapshot_every: int = 64
+    limits: Limits = field(default_factory=Limits)

@@ -1,0 +1,87 @@
+"""The watch hub: open watch streams, and the committed entries they are sent.
+
+Only committed entries reach it (the command path publishes after the append, the repository
+after a catch-up), and every update is rendered for the viewer the stream's token holds *now*:
+a seat's stream whose token no longer holds the seat is ended, never shown the next occupant's
+cards. Streams are counted over live streams, per seat and per table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+
+from service.errors import ResourceExhausted
+from service.live import Broadcast, LiveTable, StreamEnd, Watcher
+from service.settings import Limits
+from service.store import LogEntry
+
+log = structlog.get_logger("bezique.watch")
+
+BEHIND = "behind"
+"""The stream's queue was full: the watcher fell behind."""
+SEAT_RELEASED = "seat_released"
+"""The stream's token no longer holds its seat (left, or revoked)."""
+RELOADED = "reloaded"
+"""The table was dropped from memory after a failed change: resume from the store."""
+CLOSING = "closing"
+"""The server is shutting down."""
+
+
+class WatchHub:
+    """Subscribes streams to tables and fans committed entries out to them."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+
+    def subscribe(self, live: LiveTable, viewer: int | None, token_hash: str) -> Watcher:
+        """A new stream of ``live`` for ``viewer`` (call under the table's lock)."""
+        limits = self.limits
+        if len(live.watchers) >= limits.max_watchers_per_table:
+            raise ResourceExhausted(f"table {live.table_id} has its limit of "
+                                    f"{limits.max_watchers_per_table} watchers",
+                                    reason="TOO_MANY_STREAMS")
+        if viewer is not None:
+            open_here = sum(1 for w in live.watchers if w.viewer == viewer)
+            if open_here >= limits.max_streams_per_seat:
+                raise ResourceExhausted(f"seat {viewer} already has {open_here} open watch "
+                                        f"streams (at most {limits.max_streams_per_seat})",
+                                        reason="TOO_MANY_STREAMS")
+        watcher = Watcher(viewer, token_hash, asyncio.Queue(limits.watch_queue + 1))
+        live.watchers.add(watcher)
+        return watcher
+
+    @staticmethod
+    def unsubscribe(live: LiveTable, watcher: Watcher) -> None:
+        live.watchers.discard(watcher)
+
+    def publish(self, live: LiveTable, entry: LogEntry) -> None:
+        """Send a committed entry, with each viewer's view after it, to every stream."""
+        if not live.watchers:
+            return
+        broadcast = Broadcast(entry, finished=live.finished)
+        seats = live.seats
+        for watcher in list(live.watchers):
+            viewer = watcher.viewer
+            if viewer is not None and seats[viewer].token_hash != watcher.token_hash:
+                self._end(live, watcher, SEAT_RELEASED)
+                continue
+            if watcher.queue.qsize() >= self.limits.watch_queue:
+                self._end(live, watcher, BEHIND)
+                continue
+            if viewer not in broadcast.views:
+                broadcast.views[viewer] = live.view_for(viewer)
+            watcher.queue.put_nowait(broadcast)
+
+    def end_all(self, live: LiveTable, why: str) -> None:
+        """End every stream of ``live`` (the table was discarded, or the server closes)."""
+        for watcher in list(live.watchers):
+            self._end(live, watcher, why)
+
+    @staticmethod
+    def _end(live: LiveTable, watcher: Watcher, why: str) -> None:
+        live.watchers.discard(watcher)
+        # The queue holds one place more than the limit, kept for this.
+        if not watcher.queue.full():
+            watcher.queue.put_nowait(StreamEnd(why))
