@@ -44,7 +44,8 @@ async def test_metrics_after_a_game() -> None:
                     pass
 
             def scrape() -> str:
-                return urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics") as response:
+                    return str(response.read().decode())
 
             watcher = asyncio.create_task(watch())
             await asyncio.sleep(0.2)
