@@ -118,7 +118,7 @@ class CommandPath:
             self.repo.discard(live)
             raise
         for entry in entries:
-            self.hub.publish(live, entry)
+            self.hub.publish(live, entry, with_views=entry is entries[-1])
             self._observe(live, entry)
         self.on_committed(live)
         return entries

@@ -25,6 +25,9 @@ class Config:
     max_tables: int = 100_000
     max_watchers_per_table: int = 1000
     max_watchers_per_caller: int = 100
+    max_streams_per_seat: int = 8
+    max_log_entries: int = 100_000
+    max_seat_changes: int = 64
     rate_limit: float = 0.0
     rate_burst: float = 200.0
     max_message_bytes: int = 1 << 20
@@ -50,6 +53,9 @@ _HELP = {
     "max_tables": "most unfinished tables this store may hold",
     "max_watchers_per_table": "most open WatchTable streams on one table",
     "max_watchers_per_caller": "most open WatchTable streams of one caller (0: no limit)",
+    "max_streams_per_seat": "most open WatchTable streams of one seat",
+    "max_log_entries": "most log entries of one table (a change past it: LOG_FULL)",
+    "max_seat_changes": "most seats given up at one table before its start (then: SEAT_CHURN)",
     "rate_limit": "requests a second allowed per caller (seat token, else address; 0: off)",
     "rate_burst": "requests a caller may send at once before the rate limit applies",
     "max_message_bytes": "largest request message accepted",

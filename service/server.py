@@ -86,10 +86,12 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
         await asyncio.sleep(interval)
 
 
-async def start_server(config: Config, registry: Registry | None = None) -> RunningServer:
-    """Open the store, build the services and start listening (``--address`` port 0: any)."""
+async def start_server(config: Config, registry: Registry | None = None,
+                       store: Store | None = None) -> RunningServer:
+    """Open the store, build the services and start listening (``--address`` port 0: any).
+    An embedding platform (or a test) may pass its own ``store``; else ``config.store``."""
     registry = registry or load_registry()
-    store = open_store(config.store)
+    store = store if store is not None else open_store(config.store)
     if isinstance(store, SqliteStore):
         store.synchronous = config.sqlite_synchronous.upper()
     await store.open()
@@ -97,7 +99,10 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
         test_mode=config.test_mode, bot_delay=config.bot_delay,
         snapshot_every=max(1, config.snapshot_every),
         limits=Limits(max_tables=config.max_tables,
-                      max_watchers_per_table=config.max_watchers_per_table))
+                      max_watchers_per_table=config.max_watchers_per_table,
+                      max_streams_per_seat=config.max_streams_per_seat,
+                      max_log_entries=config.max_log_entries,
+                      max_seat_changes=config.max_seat_changes))
     metrics = Metrics()
     manager = TableManager(registry, cast(Store, TimedStore(store, metrics)), settings, metrics)
     metrics.watch_tables(manager.live_tables)

@@ -56,11 +56,12 @@ class WatchHub:
     def unsubscribe(live: LiveTable, watcher: Watcher) -> None:
         live.watchers.discard(watcher)
 
-    def publish(self, live: LiveTable, entry: LogEntry) -> None:
-        """Send a committed entry, with each viewer's view after it, to every stream."""
+    def publish(self, live: LiveTable, entry: LogEntry, *, with_views: bool = True) -> None:
+        """Send a committed entry to every stream, with each viewer's view after it when
+        ``live`` is at that entry (of several entries committed at once, only the last)."""
         if not live.watchers:
             return
-        broadcast = Broadcast(entry, finished=live.finished)
+        broadcast = Broadcast(entry, finished=with_views and live.finished)
         seats = live.seats
         for watcher in list(live.watchers):
             viewer = watcher.viewer
@@ -70,7 +71,7 @@ class WatchHub:
             if watcher.queue.qsize() >= self.limits.watch_queue:
                 self._end(live, watcher, BEHIND)
                 continue
-            if viewer not in broadcast.views:
+            if with_views and viewer not in broadcast.views:
                 broadcast.views[viewer] = live.view_for(viewer)
             watcher.queue.put_nowait(broadcast)
 
