@@ -33,6 +33,7 @@ from variants.api import (
     RandomPolicy,
     Variant,
     VariantError,
+    check_options,
     resolve_options,
 )
 from variants.chance import SeededChance
@@ -156,6 +157,43 @@ def check_options_refused(variant: Variant) -> None:
                 raise ConformanceError(f"{variant.id}: {given} blamed {exc.option!r}") from exc
         else:
             raise ConformanceError(f"{variant.id}: accepted the bad option {given}")
+
+
+def _some_value(spec: OptionSpec, rng: random.Random) -> object:
+    """A value in the declared range, often at its edges, where options clash."""
+    if spec.nullable and rng.random() < 0.2:
+        return "none"
+    if spec.type is OptionType.BOOL:
+        return rng.choice([True, False])
+    if spec.type is OptionType.CHOICE:
+        return rng.choice(spec.choices)
+    default = spec.default if isinstance(spec.default, int) else 1
+    low = spec.minimum if spec.minimum is not None else default - 1000
+    high = spec.maximum if spec.maximum is not None else default + 1000
+    return rng.choice([low, high, default, rng.randint(low, high), rng.randint(low, high)])
+
+
+def check_accepted_options_start(variant: Variant, samples: int = 200, seed: int = 0) -> None:
+    """Whatever option set creation accepts (each option in range, and the set as a whole
+    by the variant's ``check_options``) the game starts with: a table is never accepted
+    that could not start when its last seat is taken."""
+    rng = random.Random(seed)
+    for number in range(samples):
+        given = {spec.name: _some_value(spec, rng) for spec in variant.options
+                 if rng.random() < 0.7}
+        try:
+            options = resolve_options(variant.options, given)
+            check_options(variant, options)
+        except OptionError:
+            continue  # refused at creation: that is the promise kept
+        seats = variant.seat_count(options)
+        if not variant.min_seats <= seats <= variant.max_seats:
+            raise ConformanceError(f"{variant.id}: options {given} give {seats} seats")
+        try:
+            variant.start(options, SeededChance(seed_bytes(number)))
+        except Exception as exc:
+            raise ConformanceError(f"{variant.id}: options {given} were accepted but the game "
+                                   f"does not start: {exc!r}") from exc
 
 
 def _visible_ids(census: Census, viewer: int | None) -> set[int]:
@@ -329,5 +367,6 @@ def check_variant(variant: Variant, *, options: Sequence[Options] = ({},), games
     """Every check of the kit, for each of the given option sets."""
     check_facts(variant)
     check_options_refused(variant)
+    check_accepted_options_start(variant)
     for number, given in enumerate(options):
         check_random_games(variant, given, games=games, first_game=number * games)

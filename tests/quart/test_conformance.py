@@ -33,3 +33,17 @@ def test_plugin_registers_both_variants_and_the_heuristic() -> None:
     assert set(registry.variants) == {"quart-bezique", "trump-quart-bezique"}
     for variant_id in registry.variants:
         assert list(registry.bot_policies(variant_id)) == ["random", "heuristic"]
+
+
+def test_the_kit_catches_options_accepted_at_creation_that_cannot_start() -> None:
+    """Without its ``check_options``, Quart would accept an ante above the starting stack at
+    creation and refuse to start when the last seat is taken: the kit says so."""
+    from variants.conformance import ConformanceError, check_accepted_options_start
+    from variants.quart.variant import QuartBezique
+
+    class Unchecked(QuartBezique):
+        check_options = None  # type: ignore[assignment]
+
+    check_accepted_options_start(QUART)
+    with pytest.raises(ConformanceError, match="does not start"):
+        check_accepted_options_start(Unchecked())
