@@ -66,6 +66,8 @@ def normalize(name: str) -> str:
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, PluginError):
+        return str(exc)
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -248,7 +250,7 @@ class Registry:
             except Exception as exc:
                 if origin is LOCAL:
                     raise
-                self._exclude(plugin, exc)
+                self._exclude(plugin, _one_line(exc))
                 continue
             for variant in found:
                 variants[variant.id] = variant
@@ -259,11 +261,11 @@ class Registry:
         self.origins: Mapping[str, Origin] = {v: origins[v] for v in self._variants}
         """The distribution and version each variant came from, by variant id."""
 
-    def _exclude(self, plugin: object, exc: BaseException) -> None:
+    def _exclude(self, plugin: object, error: str) -> None:
         assert self._loader is not None
         origin = self._loader.origin(plugin)
         name = self.manager.get_name(plugin) or repr(plugin)
-        self._loader.exclude(plugin, origin, name, _one_line(exc))
+        self._loader.exclude(plugin, origin, name, error)
         self.excluded.append(self._loader.excluded[-1])
 
     def _answers(self, hook: str, kwargs: Mapping[str, Any]) -> list[tuple[object, Any]]:
@@ -276,7 +278,7 @@ class Registry:
             assert self._loader is not None
             if self._loader.origin(plugin) is LOCAL:
                 raise exc
-            self._exclude(plugin, exc)
+            self._exclude(plugin, f"{hook} raised {_one_line(exc)}")
 
         return self._loader.call(hook, kwargs, failed)
 
@@ -289,7 +291,11 @@ class Registry:
             if variant.id in known or variant.id in [v.id for v in found]:
                 raise ValueError(f"two plugins register the variant id {variant.id!r}")
             if installed:
-                quick_check(variant)
+                try:
+                    quick_check(variant)
+                except Exception as exc:
+                    raise PluginError(f"variant {variant.id!r} failed the start-up check: "
+                                      f"{_one_line(exc)}") from exc
             found.append(variant)
         return found
 
