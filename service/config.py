@@ -111,7 +111,7 @@ def _store(text: str) -> str:
         return "memory:"
     if text.startswith("sqlite:") and text.removeprefix("sqlite:").removeprefix("//"):
         return text
-    if re.match(r"postgres(ql)?://[^/\s]+", text):
+    if re.match(r"postgres(ql)?://\S*$", text):
         return text
     raise ValueError(f"{redact_url(text)!r} is not a store URL "
                      "(memory:, sqlite:PATH or postgresql://user:password@host/db)")

@@ -141,7 +141,7 @@ class PluginLoader:
                 continue
             try:
                 plugin = entry_point.load()
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # a module that calls exit() on import too
                 self.exclude(None, origin, entry_point.name,
                              f"import of {entry_point.value} failed: {_one_line(exc)}")
                 continue

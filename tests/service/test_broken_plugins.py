@@ -36,6 +36,7 @@ PLUGINS: dict[str, tuple[str, str]] = {
     # distribution: (version, the plugin module's source)
     "bezique-lowcard": ("0.3.0", GOOD),
     "bezique-broken-import": ("1.0.0", "import bezique_no_such_module\n"),
+    "bezique-exits": ("0.0.9", "raise SystemExit(3)\n"),
     "bezique-misspelled": ("2.1.0", """
 from variants.hookspecs import hookimpl
 
@@ -81,6 +82,7 @@ def bezique_bot_policies(variant_id):
 BROKEN = {
     "bezique-broken-import": "import of bezique_broken_import_plugin failed: "
                              "ModuleNotFoundError: No module named 'bezique_no_such_module'",
+    "bezique-exits": "import of bezique_exits_plugin failed: SystemExit: 3",
     "bezique-misspelled": "unknown hook bezique_variant",
     "bezique-raising": "bezique_variants raised RuntimeError: the dealer dropped the deck",
     "bezique-bad-facts": "variant 'SHOUTING CARD' failed the start-up check: ConformanceError: "
@@ -199,7 +201,8 @@ async def test_broken_plugins_are_left_out_and_the_others_serve(start: Start) ->
 def test_disabled_and_unlisted_plugins_are_not_even_loaded(start: Start) -> None:
     _, logs = start("--disable-plugin", "bezique-raising",
                     "--disable-plugin", "bezique_Misspelled,bezique-bad-facts")
-    assert set(excluded_lines(logs)) == {"bezique-broken-import", "bezique-bad-policies"}
+    assert set(excluded_lines(logs)) == {"bezique-broken-import", "bezique-exits",
+                                         "bezique-bad-policies"}
     _, logs = start("--plugins", "bezique-engine,bezique-lowcard")
     assert excluded_lines(logs) == {}
     loaded = {r["variant"] for r in logs if r["event"] == "variant_loaded"}
@@ -209,7 +212,8 @@ def test_disabled_and_unlisted_plugins_are_not_even_loaded(start: Start) -> None
 def test_the_plugin_variables_work_as_the_flags(start: Start) -> None:
     _, logs = start(env={"BEZIQUE_DISABLE_PLUGIN": "bezique-raising,bezique-misspelled,"
                                                    "bezique-bad-facts"})
-    assert set(excluded_lines(logs)) == {"bezique-broken-import", "bezique-bad-policies"}
+    assert set(excluded_lines(logs)) == {"bezique-broken-import", "bezique-exits",
+                                         "bezique-bad-policies"}
     _, logs = start(env={"BEZIQUE_PLUGINS": "bezique-engine"})
     assert excluded_lines(logs) == {}
     assert {r["variant"] for r in logs if r["event"] == "variant_loaded"} == BUILT_IN
