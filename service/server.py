@@ -145,6 +145,10 @@ async def start_server(config: Config, registry: Registry | None = None) -> Runn
         log.warning("plugin_excluded", distribution=excluded.origin.name,
                     distribution_version=excluded.origin.version,
                     entry_point=excluded.entry_point, error=excluded.error)
+    for name in registry.not_installed:
+        log.warning("plugin_not_installed", distribution=name,
+                    error="named by --plugins, but no installed distribution has a bezique "
+                          "entry point by that name")
     store, lock = await _open_store(config)
     metrics = Metrics()
     try:

@@ -113,6 +113,8 @@ class PluginLoader:
         self.origins: dict[int, Origin] = {}
         """Each registered installed plugin's origin, by ``id(plugin)``."""
         self.excluded: list[Exclusion] = []
+        self.not_installed: list[str] = []
+        """Names in the allow-list that no installed distribution's entry point matches."""
         for plugin in plugins:
             self.manager.register(plugin)
         self.manager.check_pending()
@@ -131,12 +133,14 @@ class PluginLoader:
 
     def _load_installed(self, allow: set[str], deny: set[str]) -> None:
         seen: set[str] = set()
+        found: set[str] = set()
         for entry_point in metadata.entry_points(group=hookspecs.PROJECT):
             origin = _origin_of(entry_point)
             key = f"{normalize(origin.name)}:{entry_point.name}"
-            if key in seen or self.manager.get_plugin(entry_point.name) is not None:
+            if key in seen:
                 continue  # the same distribution found twice on the path
             seen.add(key)
+            found.add(normalize(origin.name))
             if (allow and normalize(origin.name) not in allow) or normalize(origin.name) in deny:
                 continue
             try:
@@ -145,8 +149,11 @@ class PluginLoader:
                 self.exclude(None, origin, entry_point.name,
                              f"import of {entry_point.value} failed: {_one_line(exc)}")
                 continue
+            name = entry_point.name  # another distribution may use the same name
+            if self.manager.has_plugin(name):
+                name = key
             try:
-                self.manager.register(plugin, name=entry_point.name)
+                self.manager.register(plugin, name=name)
             except Exception as exc:  # pluggy.PluginValidationError above all
                 self.exclude(None, origin, entry_point.name, _one_line(exc))
                 continue
@@ -156,6 +163,7 @@ class PluginLoader:
                 self.exclude(plugin, origin, entry_point.name,
                              f"unknown hook {', '.join(unknown)} (the hooks are "
                              f"{', '.join(self._known_hooks())})")
+        self.not_installed = sorted(allow - found)
 
     def _known_hooks(self) -> list[str]:
         return sorted(name for name in dir(hookspecs) if name.startswith(hookspecs.PROJECT + "_"))
@@ -230,6 +238,7 @@ class Registry:
         self.manager = manager.manager if isinstance(manager, PluginLoader) else manager
         self._loader = loader
         self.excluded: list[Exclusion] = list(loader.excluded) if loader else []
+        self.not_installed: list[str] = list(loader.not_installed) if loader else []
         self._policies: dict[str, dict[str, BotPolicy]] = {}
         while True:  # once more each time a plugin is left out (its variants go with it)
             left_out = len(self.excluded)

@@ -63,3 +63,9 @@ def test_distribution_names_compare_as_packaging_does() -> None:
     assert "highcard" not in only_engine.variants and "bezique-2p" in only_engine.variants
     without = load_registry(deny=["bezique.highcard"])
     assert "highcard" not in without.variants
+
+
+def test_an_allowed_distribution_that_is_not_installed_is_reported() -> None:
+    registry = load_registry(allow=["bezique-engine", "bezique-no-such-dist"])
+    assert registry.not_installed == ["bezique-no-such-dist"]
+    assert "bezique-2p" in registry.variants
