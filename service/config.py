@@ -16,6 +16,7 @@ import argparse
 import math
 import os
 import re
+import ssl
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -327,7 +328,31 @@ def _inconsistency(config: Config) -> str:
         return "--tls-cert and --tls-key (BEZIQUE_TLS_CERT, BEZIQUE_TLS_KEY) go together"
     if config.tls_client_ca and not config.tls_cert:
         return "--tls-client-ca (BEZIQUE_TLS_CLIENT_CA) needs --tls-cert and --tls-key"
+    if config.tls_cert:
+        problem = _tls_problem(config)
+        if problem:
+            return problem
     overlap = set(config.plugins) & set(config.disable_plugin)
     if overlap:
         return (f"--plugins and --disable-plugin both name {', '.join(sorted(overlap))}")
+    return ""
+
+
+def _tls_problem(config: Config) -> str:
+    """Load the TLS files the way a TLS server would (stdlib ``ssl``), so that a file that is
+    not PEM, or a key that does not match its certificate, is named here rather than in gRPC's
+    own multi-line log."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(config.tls_cert, config.tls_key)
+    except (ssl.SSLError, OSError) as exc:
+        return (f"--tls-cert {config.tls_cert} / --tls-key {config.tls_key}: not a PEM "
+                f"certificate chain and its private key ({exc.__class__.__name__}: "
+                f"{getattr(exc, 'reason', None) or exc})")
+    if config.tls_client_ca:
+        try:
+            context.load_verify_locations(config.tls_client_ca)
+        except (ssl.SSLError, OSError) as exc:
+            return (f"--tls-client-ca {config.tls_client_ca}: not a PEM CA bundle "
+                    f"({exc.__class__.__name__}: {getattr(exc, 'reason', None) or exc})")
     return ""

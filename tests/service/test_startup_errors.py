@@ -16,6 +16,7 @@ import pytest
 
 from service.config import STARTUP_ERROR, USAGE_ERROR, Config, env_name, parse_config
 from tests.conftest import ROOT, SERVER, ServerProcess, spawn_server
+from tests.security.certs import make_ca, make_leaf
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -55,6 +56,7 @@ def one_line(lines: list[str]) -> str:
     (["--tls-cert", "/no/such/cert.pem", "--tls-key", "/no/such/key.pem"], "--tls-cert",
      "cannot read"),
     (["--tls-cert", __file__], "--tls-key", "go together"),
+    (["--tls-cert", __file__, "--tls-key", __file__], "--tls-cert", "not a PEM certificate"),
     (["--plugins", "bad name!"], "--plugins", "not a distribution name"),
     (["--no-such-flag"], "--no-such-flag", "unrecognized"),
 ])
@@ -87,15 +89,17 @@ def test_a_flag_wins_over_a_bad_variable_it_replaces() -> None:
     assert config.metrics_port == 9100
 
 
-def test_every_setting_has_a_working_environment_variable() -> None:
+def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> None:
+    ca, ca_cert, ca_key = make_ca(tmp_path)
+    leaf = make_leaf(tmp_path, "server", ca_cert, ca_key, server=True)
     changed = {"address": "0.0.0.0:6000", "store": "memory:", "sqlite_synchronous": "full",
                "test_mode": "yes", "api_key": "k", "log_format": "json", "log_level": "debug",
                "metrics_port": "9100", "bot_delay": "0", "clock_interval": "1",
                "snapshot_every": "5", "idle_seconds": "0", "max_tables": "3",
                "max_watchers_per_table": "4", "max_watchers_per_caller": "0",
                "rate_limit": "2.5", "rate_burst": "9", "max_message_bytes": "2048",
-               "grace_seconds": "0", "tls_cert": __file__, "tls_key": __file__,
-               "tls_client_ca": __file__, "plugins": "bezique-engine, bezique-highcard",
+               "grace_seconds": "0", "tls_cert": str(leaf.cert), "tls_key": str(leaf.key),
+               "tls_client_ca": str(ca.cert), "plugins": "bezique-engine, bezique-highcard",
                "disable_plugin": "other-dist"}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})
