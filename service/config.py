@@ -266,6 +266,17 @@ def _argparse_type(field: str) -> Parse:
     return convert
 
 
+def _metavar(name: str, kind: object) -> str:
+    special = {"address": "HOST:PORT", "store": "URL", "plugins": "DIST[,DIST...]",
+               "sqlite_synchronous": "MODE", "log_format": "FORMAT", "log_level": "LEVEL",
+               "metrics_port": "PORT", "rate_limit": "PER_SECOND", "rate_burst": "REQUESTS",
+               "max_message_bytes": "BYTES", "tls_cert": "PEM", "tls_key": "PEM",
+               "tls_client_ca": "PEM", "api_key": "KEY"}
+    if name in special:
+        return special[name]
+    return "N" if kind in (int, "int") else "SECONDS"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(
         prog="bezique-server", description="The bezique card-table gRPC server.",
@@ -287,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 default=argparse.SUPPRESS, metavar="DIST", help=help_text)
         else:
             parser.add_argument(flag_name(name), type=_argparse_type(name),
-                                default=argparse.SUPPRESS, metavar=name.split("_")[-1].upper(),
+                                default=argparse.SUPPRESS, metavar=_metavar(name, item.type),
                                 help=help_text)
     return parser
 
