@@ -1,11 +1,23 @@
 # The two commands a newcomer needs: `make run` and `make test`. Each builds what it needs.
-PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
-PROTOS := $(shell find proto -name '*.proto')
-GEN    := bezique/v1/.generated
-ADDR   ?= 127.0.0.1:50051
+#
+# Two virtual environments, so that the server never runs next to the test tools:
+#   .venv-run  `make run` and `make play`: the engine and the example plugin with their runtime
+#              dependencies only (`pip install -e .` generates bezique.v1 itself, in pip's
+#              isolated build environment, so protoc is not needed here either);
+#   .venv      `make test`, `lint`, `bench`, `soak`: the same plus the `dev` extra.
+# One environment cannot do both: whichever target ran first would leave its packages behind.
+PYTHON   ?= python3
+VENV     := .venv
+BIN      := $(VENV)/bin
+STAMP    := $(VENV)/.installed
+RUN_VENV := .venv-run
+RUN_BIN  := $(RUN_VENV)/bin
+RUN_STAMP := $(RUN_VENV)/.installed
+PROTOS   := $(shell find proto -name '*.proto')
+GEN      := bezique/v1/.generated
+# Empty by default: bezique-server then reads BEZIQUE_ADDRESS, else listens on 127.0.0.1:50051.
+# `make run ADDR=0.0.0.0:50051` passes --address, which wins over the variable.
+ADDR     ?=
 
 .PHONY: run test lint proto clean bench play soak venv typecheck
 
@@ -17,14 +29,20 @@ $(STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml
 	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e '.[dev]' -e examples/highcard
 	touch $@
 
+$(RUN_STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml $(PROTOS)
+	test -x $(RUN_BIN)/python || $(PYTHON) -m venv $(RUN_VENV)
+	$(RUN_BIN)/python -m pip install --quiet --upgrade pip
+	$(RUN_BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e . -e examples/highcard
+	touch $@
+
 $(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
 	$(BIN)/python tools/gen_proto.py
 	touch $@
 
 proto: $(GEN)
 
-run: $(GEN)
-	$(BIN)/bezique-server --address $(ADDR)
+run: $(RUN_STAMP)
+	$(RUN_BIN)/bezique-server $(if $(ADDR),--address $(ADDR)) $(RUN_ARGS)
 
 lint: $(GEN)
 	$(BIN)/ruff check .
@@ -39,9 +57,9 @@ bench: $(GEN)
 soak: $(GEN)
 	$(BIN)/python tools/soak.py --seconds $(or $(SECONDS),180) --tables $(or $(TABLES),40) $(SOAK_ARGS)
 
-play: $(GEN)
-	$(BIN)/bezique play $(or $(VARIANT),bezique-2p)
+play: $(RUN_STAMP)
+	$(RUN_BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
 clean:
-	rm -rf $(VENV) bezique build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	rm -rf $(VENV) $(RUN_VENV) bezique build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis data
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,11 +1,35 @@
-"""Server configuration: every flag has a matching environment variable (BEZIQUE_<FLAG>)."""
+"""Server configuration: one validated, frozen settings object.
+
+Every flag ``--some-flag`` has an environment variable ``BEZIQUE_SOME_FLAG``; a flag wins over
+its variable, which wins over the default. Every value, from either source, goes through the
+same parser, so a mistake is caught before anything starts and reported as ONE line naming the
+flag or the variable, with exit status 2 (:data:`USAGE_ERROR`).
+
+Why argparse and not pydantic-settings: the server already speaks argparse, the flags are
+flat scalars that each need one small parser, and pydantic would add a runtime dependency (and
+its multi-line validation reports) for what a table of parser functions does in one module.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+import ssl
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from importlib import metadata
+from pathlib import Path
+from typing import Any, NoReturn
+
+DISTRIBUTION = "bezique-engine"
+USAGE_ERROR = 2
+"""Exit status of a configuration mistake (a bad flag or environment variable)."""
+STARTUP_ERROR = 1
+"""Exit status when the configuration is valid but the server cannot start (port in use,
+store unreachable or locked, path not writable)."""
 
 
 @dataclass(frozen=True)
@@ -35,59 +59,320 @@ class Config:
     tls_cert: str = ""
     tls_key: str = ""
     tls_client_ca: str = ""
+    plugins: tuple[str, ...] = ()
+    disable_plugin: tuple[str, ...] = ()
 
 
-_HELP = {
-    "address": "host:port to listen on (127.0.0.1:0 picks a free port)",
-    "store": "memory:, sqlite:PATH or postgresql://user@host/db",
-    "sqlite_synchronous": "normal (survives a crash of the server) or full (survives power loss)",
-    "test_mode": "allow CreateTable to fix seeds, stack shoes and fix the first dealer",
-    "api_key": "platform API key required by CreateTable (metadata x-api-key); empty: none",
-    "log_format": "json, console or auto (console on a terminal)",
-    "log_level": "debug, info, warning or error",
-    "metrics_port": "serve Prometheus metrics on this HTTP port (0: off)",
-    "bot_delay": "seconds a server bot waits before it moves",
-    "clock_interval": "seconds between looks for turn deadlines that ran out",
-    "snapshot_every": "moves between snapshots of a table's state (faster rebuilds)",
-    "idle_seconds": "drop a table unused this long from memory (rebuilt on use; 0: never)",
-    "max_tables": "most unfinished tables this store may hold",
-    "max_watchers_per_table": "most open WatchTable streams on one table",
-    "max_watchers_per_caller": "most open WatchTable streams of one caller (0: no limit)",
-    "max_streams_per_seat": "most open WatchTable streams of one seat",
-    "max_log_entries": "most log entries of one table (a change past it: LOG_FULL)",
-    "max_seat_changes": "most seats given up at one table before its start (then: SEAT_CHURN)",
-    "rate_limit": "requests a second allowed per caller (seat token, else address; 0: off)",
-    "rate_burst": "requests a caller may send at once before the rate limit applies",
-    "max_message_bytes": "largest request message accepted",
-    "grace_seconds": "on SIGTERM, how long in-flight calls may finish",
-    "tls_cert": "PEM certificate chain for TLS (with --tls-key)",
-    "tls_key": "PEM private key for TLS",
-    "tls_client_ca": "PEM CA bundle: require client certificates signed by it (mutual TLS)",
+def distribution_version() -> str:
+    """The installed version of the engine's distribution (``unknown`` when not installed)."""
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def redact_url(url: str) -> str:
+    """``scheme://user:secret@host/db`` with the password replaced by ``***``."""
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
+
+
+def hide_password(text: str, url: str) -> str:
+    """``text`` with the password of ``url`` (wherever it appears, e.g. in a driver's error)
+    replaced by ``***``."""
+    found = re.search(r"://[^:/@]*:([^@/]*)@", url)
+    if found and found.group(1):
+        text = text.replace(found.group(1), "***")
+    return redact_url(text)
+
+
+# ------------------------------------------------------------------------- value parsers
+# Each takes the text of a flag or variable and returns the value, or raises ValueError with
+# a message that completes "--flag: ..." or "BEZIQUE_FLAG=...: ...".
+
+Parse = Callable[[str], Any]
+
+
+def _port_number(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a port number (0 to 65535)") from None
+    if not 0 <= port <= 65535:
+        raise ValueError(f"{port} is not a port number (0 to 65535)")
+    return port
+
+
+def _address(text: str) -> str:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host.strip("[]"):
+        raise ValueError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:50051, [::]:50051)")
+    _port_number(port)
+    return text
+
+
+def _store(text: str) -> str:
+    if text in ("memory", "memory:"):
+        return "memory:"
+    if text.startswith("sqlite:") and text.removeprefix("sqlite:").removeprefix("//"):
+        return text
+    if re.match(r"postgres(ql)?://\S*$", text):
+        return text
+    raise ValueError(f"{redact_url(text)!r} is not a store URL "
+                     "(memory:, sqlite:PATH or postgresql://user:password@host/db)")
+
+
+def _choice(*choices: str) -> Parse:
+    def parse(text: str) -> str:
+        if text.lower() not in choices:
+            raise ValueError(f"{text!r} is not one of {', '.join(choices)}")
+        return text.lower()
+    return parse
+
+
+def _whole(low: int, what: str) -> Parse:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise ValueError(f"{value} is too small: {what}")
+        return value
+    return parse
+
+
+def _seconds(positive: bool) -> Parse:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value < 0 or (positive and value == 0):
+            raise ValueError(f"{text} is out of range: a number of seconds "
+                             f"{'above 0' if positive else 'of 0 or more'}")
+        return value
+    return parse
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+def _boolean(text: str) -> bool:
+    if text.lower() in _TRUE:
+        return True
+    if text.lower() in _FALSE:
+        return False
+    raise ValueError(f"{text!r} is not a yes/no value ({', '.join(_TRUE)} or "
+                     f"{', '.join(f for f in _FALSE if f)})")
+
+
+def _text(text: str) -> str:
+    return text
+
+
+def _readable_file(text: str) -> str:
+    if text and not os.access(text, os.R_OK):
+        raise ValueError(f"cannot read the file {text!r}")
+    if text and Path(text).is_dir():
+        raise ValueError(f"{text!r} is a folder, not a file")
+    return text
+
+
+_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    for name in names:
+        if not _NAME.match(name):
+            raise ValueError(f"{name!r} is not a distribution name")
+    return names
+
+
+@dataclass(frozen=True)
+class _Option:
+    parse: Parse
+    help: str
+
+
+_OPTIONS: dict[str, _Option] = {
+    "address": _Option(_address, "HOST:PORT to listen on (port 0 picks a free port)"),
+    "store": _Option(_store, "memory:, sqlite:PATH or postgresql://user:password@host/db"),
+    "sqlite_synchronous": _Option(_choice("normal", "full"),
+                                  "normal (survives a crash of the server) or full (survives "
+                                  "power loss)"),
+    "test_mode": _Option(_boolean, "allow CreateTable to fix seeds, stack shoes and fix the "
+                                   "first dealer"),
+    "api_key": _Option(_text, "platform API key required by CreateTable (metadata x-api-key); "
+                              "empty: none"),
+    "log_format": _Option(_choice("json", "console", "auto"),
+                          "json, console or auto (console on a terminal)"),
+    "log_level": _Option(_choice("debug", "info", "warning", "error"),
+                         "debug, info, warning or error"),
+    "metrics_port": _Option(_port_number, "serve Prometheus metrics on this HTTP port (0: off)"),
+    "bot_delay": _Option(_seconds(False), "seconds a server bot waits before it moves"),
+    "clock_interval": _Option(_seconds(True),
+                              "seconds between looks for turn deadlines that ran out"),
+    "snapshot_every": _Option(_whole(1, "at least 1"),
+                              "moves between snapshots of a table's state (faster rebuilds)"),
+    "idle_seconds": _Option(_seconds(False), "drop a table unused this long from memory "
+                                             "(rebuilt on use; 0: never)"),
+    "max_tables": _Option(_whole(0, "0 or more"), "most unfinished tables this store may hold"),
+    "max_watchers_per_table": _Option(_whole(0, "0 or more"),
+                                      "most open WatchTable streams on one table"),
+    "max_watchers_per_caller": _Option(_whole(0, "0 or more"),
+                                       "most open WatchTable streams of one caller (0: no "
+                                       "limit)"),
+    "max_streams_per_seat": _Option(_whole(1, "at least 1"),
+                                    "most open WatchTable streams of one seat"),
+    "max_log_entries": _Option(_whole(16, "at least 16"), "most log entries of one table (a "
+                                                          "change past it: LOG_FULL)"),
+    "max_seat_changes": _Option(_whole(0, "0 or more"), "most seats given up at one table "
+                                                        "before its start (then: SEAT_CHURN)"),
+    "rate_limit": _Option(_seconds(False), "requests a second allowed per caller (seat token, "
+                                           "else address; 0: off)"),
+    "rate_burst": _Option(_seconds(True), "requests a caller may send at once before the rate "
+                                          "limit applies"),
+    "max_message_bytes": _Option(_whole(1024, "at least 1024"),
+                                 "largest request message accepted"),
+    "grace_seconds": _Option(_seconds(False), "on SIGTERM, how long in-flight calls may finish"),
+    "tls_cert": _Option(_readable_file, "PEM certificate chain for TLS (with --tls-key)"),
+    "tls_key": _Option(_readable_file, "PEM private key for TLS (with --tls-cert)"),
+    "tls_client_ca": _Option(_readable_file, "PEM CA bundle: require client certificates "
+                                             "signed by it (mutual TLS)"),
+    "plugins": _Option(_names, "only load the plugins of these distributions (comma-separated; "
+                               "empty: all installed)"),
+    "disable_plugin": _Option(_names, "do not load the plugins of this distribution "
+                                      "(repeatable; the variable takes a comma-separated list)"),
 }
 
 
-def _env_name(field: str) -> str:
+def env_name(field: str) -> str:
+    """The environment variable of a settings field: ``BEZIQUE_<FIELD>``."""
     return "BEZIQUE_" + field.upper()
 
 
-def parse_config(argv: Sequence[str] | None = None,
-                 environ: dict[str, str] | None = None) -> Config:
-    """Flags override environment variables, which override the defaults."""
-    env = os.environ if environ is None else environ
+def flag_name(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose mistakes are one line on stderr (no usage block), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _argparse_type(field: str) -> Parse:
+    parse = _OPTIONS[field].parse
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as exc:  # argparse words it: "argument --flag: <message>"
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = field  # argparse names the type in some messages
+    return convert
+
+
+def _metavar(name: str, kind: object) -> str:
+    special = {"address": "HOST:PORT", "store": "URL", "plugins": "DIST[,DIST...]",
+               "sqlite_synchronous": "MODE", "log_format": "FORMAT", "log_level": "LEVEL",
+               "metrics_port": "PORT", "rate_limit": "PER_SECOND", "rate_burst": "REQUESTS",
+               "max_message_bytes": "BYTES", "tls_cert": "PEM", "tls_key": "PEM",
+               "tls_client_ca": "PEM", "api_key": "KEY"}
+    if name in special:
+        return special[name]
+    return "N" if kind in (int, "int") else "SECONDS"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _OneLineParser(
+        prog="bezique-server", description="The bezique card-table gRPC server.",
+        epilog=f"Exit status: 0 after a clean shutdown, {USAGE_ERROR} for a bad flag or "
+               f"variable, {STARTUP_ERROR} when the server cannot start (port in use, store "
+               "unreachable or held by another server, path not writable).")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {distribution_version()}")
     defaults = Config()
-    parser = argparse.ArgumentParser(prog="bezique-server",
-                                     description="The bezique card-table gRPC server.")
-    for name, default in vars(defaults).items():
-        flag = "--" + name.replace("_", "-")
-        raw = env.get(_env_name(name))
-        help_text = f"{_HELP[name]} (env {_env_name(name)})"
-        if isinstance(default, bool):
-            value = raw.lower() in ("1", "true", "yes") if raw is not None else default
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=value,
-                                help=help_text)
+    for item in fields(Config):
+        name = item.name
+        help_text = f"{_OPTIONS[name].help} (env {env_name(name)}; default " \
+                    f"{getattr(defaults, name)!r})"
+        if name == "test_mode":
+            parser.add_argument(flag_name(name), action=argparse.BooleanOptionalAction,
+                                default=argparse.SUPPRESS, help=help_text)
+        elif name == "disable_plugin":
+            parser.add_argument(flag_name(name), action="append", type=_argparse_type(name),
+                                default=argparse.SUPPRESS, metavar="DIST", help=help_text)
         else:
-            kind = type(default)
-            parser.add_argument(flag, type=kind, default=kind(raw) if raw is not None else default,
+            parser.add_argument(flag_name(name), type=_argparse_type(name),
+                                default=argparse.SUPPRESS, metavar=_metavar(name, item.type),
                                 help=help_text)
-    args = parser.parse_args(argv)
-    return Config(**vars(args))
+    return parser
+
+
+def parse_config(argv: Sequence[str] | None = None,
+                 environ: Mapping[str, str] | None = None) -> Config:
+    """The settings from flags, then environment variables, then defaults; a mistake exits 2
+    with one line naming the flag or the variable."""
+    env = os.environ if environ is None else environ
+    parser = build_parser()
+    given = vars(parser.parse_args(sys.argv[1:] if argv is None else list(argv)))
+    values: dict[str, Any] = {}
+    for item in fields(Config):
+        name = item.name
+        if name in given:
+            value = given[name]
+            if name == "disable_plugin":  # appended once per flag, each a tuple of names
+                value = tuple(n for names in value for n in names)
+            values[name] = value
+            continue
+        raw = env.get(env_name(name))
+        if raw is None:
+            continue
+        try:
+            values[name] = _OPTIONS[name].parse(raw)
+        except ValueError as exc:
+            parser.error(f"environment variable {env_name(name)}: {exc}")
+    config = Config(**values)
+    problem = _inconsistency(config)
+    if problem:
+        parser.error(problem)
+    return config
+
+
+def _inconsistency(config: Config) -> str:
+    """What is wrong with a combination of settings (each one valid on its own), or ''."""
+    if bool(config.tls_cert) != bool(config.tls_key):
+        return "--tls-cert and --tls-key (BEZIQUE_TLS_CERT, BEZIQUE_TLS_KEY) go together"
+    if config.tls_client_ca and not config.tls_cert:
+        return "--tls-client-ca (BEZIQUE_TLS_CLIENT_CA) needs --tls-cert and --tls-key"
+    if config.tls_cert:
+        problem = _tls_problem(config)
+        if problem:
+            return problem
+    overlap = set(config.plugins) & set(config.disable_plugin)
+    if overlap:
+        return (f"--plugins and --disable-plugin both name {', '.join(sorted(overlap))}")
+    return ""
+
+
+def _tls_problem(config: Config) -> str:
+    """Load the TLS files the way a TLS server would (stdlib ``ssl``), so that a file that is
+    not PEM, or a key that does not match its certificate, is named here rather than in gRPC's
+    own multi-line log."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(config.tls_cert, config.tls_key)
+    except (ssl.SSLError, OSError) as exc:
+        return (f"--tls-cert {config.tls_cert} / --tls-key {config.tls_key}: not a PEM "
+                f"certificate chain and its private key ({exc.__class__.__name__}: "
+                f"{getattr(exc, 'reason', None) or exc})")
+    if config.tls_client_ca:
+        try:
+            context.load_verify_locations(config.tls_client_ca)
+        except (ssl.SSLError, OSError) as exc:
+            return (f"--tls-client-ca {config.tls_client_ca}: not a PEM CA bundle "
+                    f"({exc.__class__.__name__}: {getattr(exc, 'reason', None) or exc})")
+    return ""

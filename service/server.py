@@ -18,10 +18,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from bezique.v1 import table_service_pb2 as pb
-from service.config import Config
+from service.config import Config, hide_password, redact_url
 from service.limits import RateLimiter, StreamCounter
 from service.metrics import Metrics, TimedStore
 from service.servicer import TableServicer, generic_handler
+from service.startup import StartupError, StoreLock, check_port_free
 from service.store import Store, open_store
 from service.store.postgres import PostgresStore
 from service.store.sqlite import SqliteStore
@@ -44,6 +45,7 @@ class RunningServer:
     clock: asyncio.Task[None]
     grace: float
     metrics: Metrics
+    lock: StoreLock | None = None
 
     @property
     def address(self) -> str:
@@ -59,6 +61,8 @@ class RunningServer:
         await self.server.stop(self.grace)
         await self.store.close()
         self.metrics.shutdown()
+        if self.lock is not None:
+            self.lock.release()
 
 
 def _credentials(config: Config) -> grpc.ServerCredentials | None:
@@ -86,15 +90,84 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
         await asyncio.sleep(interval)
 
 
+async def _open_store(config: Config, given: Store | None = None
+                      ) -> tuple[Store, StoreLock | None]:
+    """The opened store (``given``, or the one ``config.store`` names), and for a sqlite file
+    the lock that keeps a second server off it.
+
+    Raises StartupError (one line, password redacted) when it cannot be opened."""
+    store = given if given is not None else open_store(config.store)
+    lock = None
+    if isinstance(store, SqliteStore):
+        store.synchronous = config.sqlite_synchronous.upper()
+        if store.path != ":memory:":
+            lock = StoreLock(store.path)
+            lock.acquire()
+    try:
+        await store.open()
+    except Exception as exc:
+        if lock is not None:
+            lock.release()
+        with contextlib.suppress(Exception):
+            await store.close()
+        reason = str(exc) or type(exc).__name__
+        if isinstance(exc, OSError) and exc.strerror:
+            reason = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+        raise StartupError(hide_password(f"cannot open the store {config.store}: {reason}",
+                                         config.store)) from None
+    return store, lock
+
+
+def _listen(server: grpc.aio.Server, config: Config) -> int:
+    """Bind the gRPC port; a port in use or an unusable TLS file is a StartupError."""
+    check_port_free(config.address)
+    try:
+        credentials = _credentials(config)
+    except OSError as exc:
+        raise StartupError(f"cannot read the TLS files: {exc.strerror}: {exc.filename}"
+                           ) from None
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(config.address)
+        else:
+            port = server.add_secure_port(config.address, credentials)
+    except RuntimeError:
+        port = 0
+    if port == 0:
+        raise StartupError(f"cannot listen on {config.address}")
+    return port
+
+
 async def start_server(config: Config, registry: Registry | None = None,
                        store: Store | None = None) -> RunningServer:
     """Open the store, build the services and start listening (``--address`` port 0: any).
-    An embedding platform (or a test) may pass its own ``store``; else ``config.store``."""
-    registry = registry or load_registry()
-    store = store if store is not None else open_store(config.store)
-    if isinstance(store, SqliteStore):
-        store.synchronous = config.sqlite_synchronous.upper()
-    await store.open()
+    An embedding platform (or a test) may pass its own ``store``; else ``config.store``.
+
+    Anything the operator must fix raises StartupError, with nothing left open."""
+    registry = registry or load_registry(allow=config.plugins, deny=config.disable_plugin)
+    for excluded in registry.excluded:
+        log.warning("plugin_excluded", distribution=excluded.origin.name,
+                    distribution_version=excluded.origin.version,
+                    entry_point=excluded.entry_point, error=excluded.error)
+    for name in registry.not_installed:
+        log.warning("plugin_not_installed", distribution=name,
+                    error="named by --plugins, but no installed distribution has a bezique "
+                          "entry point by that name")
+    store, lock = await _open_store(config, store)
+    metrics = Metrics()
+    try:
+        return await _start(config, registry, store, lock, metrics)
+    except BaseException:
+        metrics.shutdown()
+        with contextlib.suppress(Exception):
+            await store.close()
+        if lock is not None:
+            lock.release()
+        raise
+
+
+async def _start(config: Config, registry: Registry, store: Store, lock: StoreLock | None,
+                 metrics: Metrics) -> RunningServer:
     settings = Settings(
         test_mode=config.test_mode, bot_delay=config.bot_delay,
         snapshot_every=max(1, config.snapshot_every),
@@ -103,13 +176,14 @@ async def start_server(config: Config, registry: Registry | None = None,
                       max_streams_per_seat=config.max_streams_per_seat,
                       max_log_entries=config.max_log_entries,
                       max_seat_changes=config.max_seat_changes))
-    metrics = Metrics()
     manager = TableManager(registry, cast(Store, TimedStore(store, metrics)), settings, metrics)
     metrics.watch_tables(manager.live_tables)
     if config.metrics_port:
-        metrics.serve(config.metrics_port, config.address.rsplit(":", 1)[0].strip("[]"))
-    if isinstance(store, PostgresStore):
-        store.listen(manager.on_remote_entry, manager.on_reconnect)
+        try:
+            metrics.serve(config.metrics_port, config.address.rsplit(":", 1)[0].strip("[]"))
+        except OSError as exc:
+            raise StartupError(f"cannot serve metrics on port {config.metrics_port}: "
+                               f"{exc.strerror or exc}") from None
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
                ("grpc.so_reuseport", 0)]
     server = grpc.aio.server(options=options)
@@ -122,22 +196,21 @@ async def start_server(config: Config, registry: Registry | None = None,
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
          reflection.SERVICE_NAME), server)
-    credentials = _credentials(config)
-    if credentials is None:
-        port = server.add_insecure_port(config.address)
-    else:
-        port = server.add_secure_port(config.address, credentials)
-    if port == 0:
-        raise OSError(f"could not listen on {config.address}")
+    port = _listen(server, config)
+    if isinstance(store, PostgresStore):
+        store.listen(manager.on_remote_entry, manager.on_reconnect)
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     clock = asyncio.get_running_loop().create_task(
         _housekeeping(manager, config.clock_interval, config.idle_seconds))
-    log.info("server_started", port=port, store=config.store.split("@")[-1],
+    for variant_id, origin in registry.origins.items():
+        log.info("variant_loaded", variant=variant_id, distribution=origin.name,
+                 distribution_version=origin.version)
+    log.info("server_started", port=port, store=redact_url(config.store),
              variants=list(registry.variants), test_mode=config.test_mode)
     return RunningServer(server, port, manager, store, health_servicer, clock,
-                         config.grace_seconds, metrics)
+                         config.grace_seconds, metrics, lock)
 
 
 async def serve(config: Config) -> None:

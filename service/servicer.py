@@ -161,7 +161,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                            ) -> pb.ListVariantsResponse:
         registry = self.manager.registry
         return pb.ListVariantsResponse(variants=[
-            translate.variant_info(v, registry.bot_policies(v.id))
+            translate.variant_info(v, registry.bot_policies(v.id), registry.origins.get(v.id))
             for v in registry.variants.values()])
 
     @unary

@@ -13,6 +13,7 @@ from service.live import Seat, ViewResult
 from service.store import TableRecord, TableState
 from variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
 from variants.cards import Shoe
+from variants.registry import Origin, origin_of_module
 
 _OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,
                  OptionType.CHOICE: pb.OPTION_TYPE_CHOICE}
@@ -38,12 +39,17 @@ def option_schema(spec: OptionSpec) -> pb.OptionSchema:
     return message
 
 
-def variant_info(variant: Variant, policies: Iterable[str]) -> pb.VariantInfo:
+def variant_info(variant: Variant, policies: Iterable[str],
+                 origin: Origin | None = None) -> pb.VariantInfo:
+    """``origin``: the distribution the registry loaded the variant from; when not given, the
+    installed distribution that owns the variant's module."""
+    origin = origin or origin_of_module(type(variant).__module__)
     return pb.VariantInfo(id=variant.id, title=variant.title, description=variant.description,
                           min_seats=variant.min_seats, max_seats=variant.max_seats,
                           version=variant.version,
                           options=[option_schema(s) for s in variant.options],
-                          bot_policies=list(policies))
+                          bot_policies=list(policies), distribution=origin.name,
+                          distribution_version=origin.version)
 
 
 def _jsonable(value: Any) -> Any:

@@ -1,14 +1,29 @@
 """Discovery: a plugin manager built per registry (no module-global state), plugins loaded
-from the ``bezique`` entry points, hooks checked, variants and bot policies collected."""
+from the ``bezique`` entry points, hooks checked, variants and bot policies collected.
+
+An installed plugin cannot take the server down: one that fails to import, implements a hook
+that does not exist, raises in a hook, returns something that is not a variant, repeats a
+variant id or fails the quick start-up check (:func:`quick_check`) is left out and recorded in
+:attr:`Registry.excluded` (the server logs one line for each); the others serve. Plugins handed
+in directly (``plugins=``, tests and embedding code) are the caller's own code and stay strict:
+their mistakes raise.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import functools
+import random
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
 
 import pluggy
 
 from variants import hookspecs
-from variants.api import BotPolicy, Event, RandomPolicy, Variant, VariantError
+from variants.api import BotPolicy, Event, RandomPolicy, Variant, VariantError, resolve_options
+from variants.chance import SeededChance
 
 
 class UnknownVariantError(VariantError):
@@ -17,38 +32,281 @@ class UnknownVariantError(VariantError):
         self.variant_id = variant_id
 
 
+class PluginError(Exception):
+    """Why an installed plugin was left out (one line)."""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The distribution a plugin (and so its variants) came from."""
+
+    name: str
+    version: str
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}"
+
+
+LOCAL = Origin("(in-process)", "")
+"""The origin of a plugin handed to the registry directly rather than installed."""
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """An installed plugin that was left out, and why."""
+
+    origin: Origin
+    entry_point: str
+    error: str
+
+
+def normalize(name: str) -> str:
+    """A distribution name as packaging compares them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, PluginError):
+        return str(exc)
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@functools.cache
+def origin_of_module(module: str) -> Origin:
+    """The installed distribution that provides the top-level package of ``module`` (empty
+    name and version when none does, e.g. a module defined in a test)."""
+    names = metadata.packages_distributions().get(module.split(".")[0], [])
+    if not names:
+        return Origin("", "")
+    try:
+        return Origin(names[0], metadata.version(names[0]))
+    except metadata.PackageNotFoundError:
+        return Origin(names[0], "")
+
+
+def _origin_of(entry_point: metadata.EntryPoint) -> Origin:
+    dist = entry_point.dist
+    if dist is None:
+        return Origin(entry_point.value.split(".")[0], "unknown")
+    return Origin(dist.name, dist.version)
+
+
 def make_plugin_manager(
     *, entry_points: bool = True, plugins: Iterable[object] = ()
 ) -> pluggy.PluginManager:
     """A fresh plugin manager with the hookspecs, the installed plugins and ``plugins``.
 
-    ``check_pending()`` makes a misspelled hook implementation an error at start-up.
+    ``check_pending()`` makes a misspelled hook implementation of ``plugins`` an error; an
+    installed plugin with one is left out (see :class:`PluginLoader`).
     """
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
-    manager.add_hookspecs(hookspecs)
-    if entry_points:
-        manager.load_setuptools_entrypoints(hookspecs.PROJECT)
-    for plugin in plugins:
-        manager.register(plugin)
-    manager.check_pending()
-    return manager
+    return PluginLoader(entry_points=entry_points, plugins=plugins).manager
+
+
+class PluginLoader:
+    """Loads plugins into a fresh plugin manager, one at a time, isolating installed ones."""
+
+    def __init__(self, *, entry_points: bool = True, plugins: Iterable[object] = (),
+                 allow: Iterable[str] = (), deny: Iterable[str] = ()) -> None:
+        self.manager = pluggy.PluginManager(hookspecs.PROJECT)
+        self.manager.add_hookspecs(hookspecs)
+        self.origins: dict[int, Origin] = {}
+        """Each registered installed plugin's origin, by ``id(plugin)``."""
+        self.excluded: list[Exclusion] = []
+        self.not_installed: list[str] = []
+        """Names in the allow-list that no installed distribution's entry point matches."""
+        for plugin in plugins:
+            self.manager.register(plugin)
+        self.manager.check_pending()
+        if entry_points:
+            self._load_installed({normalize(n) for n in allow}, {normalize(n) for n in deny})
+
+    def origin(self, plugin: object) -> Origin:
+        return self.origins.get(id(plugin), LOCAL)
+
+    def exclude(self, plugin: object | None, origin: Origin, name: str, error: str) -> None:
+        if plugin is not None and self.manager.is_registered(plugin):
+            self.manager.unregister(plugin)
+        if plugin is not None:
+            self.origins.pop(id(plugin), None)
+        self.excluded.append(Exclusion(origin, name, error))
+
+    def _load_installed(self, allow: set[str], deny: set[str]) -> None:
+        seen: set[str] = set()
+        found: set[str] = set()
+        for entry_point in metadata.entry_points(group=hookspecs.PROJECT):
+            origin = _origin_of(entry_point)
+            key = f"{normalize(origin.name)}:{entry_point.name}"
+            if key in seen:
+                continue  # the same distribution found twice on the path
+            seen.add(key)
+            found.add(normalize(origin.name))
+            if (allow and normalize(origin.name) not in allow) or normalize(origin.name) in deny:
+                continue
+            try:
+                plugin = entry_point.load()
+            except (Exception, SystemExit) as exc:  # a module that calls exit() on import too
+                self.exclude(None, origin, entry_point.name,
+                             f"import of {entry_point.value} failed: {_one_line(exc)}")
+                continue
+            name = entry_point.name  # another distribution may use the same name
+            if self.manager.has_plugin(name):
+                name = key
+            try:
+                self.manager.register(plugin, name=name)
+            except Exception as exc:  # pluggy.PluginValidationError above all
+                self.exclude(None, origin, entry_point.name, _one_line(exc))
+                continue
+            self.origins[id(plugin)] = origin
+            unknown = self._unknown_hooks(plugin)
+            if unknown:
+                self.exclude(plugin, origin, entry_point.name,
+                             f"unknown hook {', '.join(unknown)} (the hooks are "
+                             f"{', '.join(self._known_hooks())})")
+        self.not_installed = sorted(allow - found)
+
+    def _known_hooks(self) -> list[str]:
+        return sorted(name for name in dir(hookspecs) if name.startswith(hookspecs.PROJECT + "_"))
+
+    def _unknown_hooks(self, plugin: object) -> list[str]:
+        """The hooks ``plugin`` implements that no hookspec declares (what ``check_pending``
+        refuses), asked of this one plugin."""
+        callers = self.manager.get_hookcallers(plugin) or []
+        return sorted(caller.name for caller in callers if not caller.has_spec() and any(
+            impl.plugin is plugin and not impl.optionalhook for impl in caller.get_hookimpls()))
+
+    def call(self, hook: str, kwargs: Mapping[str, Any],
+             on_error: Callable[[object, BaseException], None]) -> list[tuple[object, Any]]:
+        """Each plugin's answer to ``hook``, one plugin at a time: a plugin that raises is
+        handed to ``on_error`` and the others still answer."""
+        answers = []
+        for impl in _impls(self.manager, hook):
+            try:
+                answers.append((impl.plugin, _invoke(impl, kwargs)))
+            except Exception as exc:
+                on_error(impl.plugin, exc)
+        return answers
+
+
+def _impls(manager: pluggy.PluginManager, hook: str) -> list[pluggy.HookImpl]:
+    """The plain implementations of ``hook`` in registration order (wrappers, which only
+    make sense around pluggy's own call loop, are not used by these hooks)."""
+    caller = getattr(manager.hook, hook)
+    return [impl for impl in reversed(caller.get_hookimpls())
+            if not (impl.hookwrapper or impl.wrapper)]
+
+
+def _invoke(impl: pluggy.HookImpl, kwargs: Mapping[str, Any]) -> Any:
+    """Call one implementation with the arguments it names (a hook may take fewer than its
+    spec, as pluggy allows)."""
+    return impl.function(*[kwargs[name] for name in impl.argnames])
+
+
+def quick_check(variant: Variant, moves: int = 64) -> None:
+    """The start-up check of an installed variant: its facts are coherent, a game starts with
+    the default options, and a few random moves apply, each from the legal moves, with a view
+    for the mover and the public. Milliseconds; the full kit is :mod:`variants.conformance`."""
+    from variants.conformance import ConformanceError, check_facts
+
+    check_facts(variant)
+    options = resolve_options(variant.options, {})
+    game, _ = variant.start(options, SeededChance(bytes(32)))
+    rng = random.Random(0)
+    policy = RandomPolicy()
+    game.view(None)
+    for _ in range(moves):
+        if game.outcome() is not None:
+            return
+        if not game.to_move:
+            raise ConformanceError(f"{variant.id}: no seat to move, yet no outcome")
+        seat = game.to_move[0]
+        legal = game.legal_moves(seat)
+        if not legal:
+            raise ConformanceError(f"{variant.id}: seat {seat} is to move with no legal move")
+        game.apply(seat, policy.choose(game.view(seat), legal, rng))
+        game.view(None)
 
 
 class Registry:
-    """The variants and bot policies of one plugin manager."""
+    """The variants and bot policies of one plugin manager.
 
-    def __init__(self, manager: pluggy.PluginManager) -> None:
-        self.manager = manager
-        variants: dict[str, Variant] = {}
-        for batch in manager.hook.bezique_variants():
-            for variant in batch:
-                if not isinstance(variant, Variant):
-                    raise TypeError(f"{variant!r} does not implement the Variant protocol")
-                if variant.id in variants:
-                    raise ValueError(f"two plugins register the variant id {variant.id!r}")
-                variants[variant.id] = variant
-        self._variants = dict(sorted(variants.items()))
+    Both are asked of every plugin once, here: an installed plugin that raises in either hook
+    is left out now, at start-up, rather than failing a ``ListVariants`` later."""
+
+    def __init__(self, manager: pluggy.PluginManager | PluginLoader) -> None:
+        loader = manager if isinstance(manager, PluginLoader) else None
+        self.manager = manager.manager if isinstance(manager, PluginLoader) else manager
+        self._loader = loader
+        self.excluded: list[Exclusion] = list(loader.excluded) if loader else []
+        self.not_installed: list[str] = list(loader.not_installed) if loader else []
         self._policies: dict[str, dict[str, BotPolicy]] = {}
+        while True:  # once more each time a plugin is left out (its variants go with it)
+            left_out = len(self.excluded)
+            self._collect_variants()
+            for variant_id in self._variants:
+                self.bot_policies(variant_id)
+            if len(self.excluded) == left_out:
+                break
+            self._policies.clear()
+
+    def _collect_variants(self) -> None:
+        variants: dict[str, Variant] = {}
+        origins: dict[str, Origin] = {}
+        for plugin, batch in self._answers("bezique_variants", {}):
+            origin = self._loader.origin(plugin) if self._loader else LOCAL
+            try:
+                found = self._checked(batch, variants, installed=origin is not LOCAL)
+            except Exception as exc:
+                if origin is LOCAL:
+                    raise
+                self._exclude(plugin, _one_line(exc))
+                continue
+            for variant in found:
+                variants[variant.id] = variant
+                # a plugin handed in directly: the distribution of its module, if installed
+                origins[variant.id] = (origin_of_module(type(variant).__module__)
+                                       if origin is LOCAL else origin)
+        self._variants = dict(sorted(variants.items()))
+        self.origins: Mapping[str, Origin] = {v: origins[v] for v in self._variants}
+        """The distribution and version each variant came from, by variant id."""
+
+    def _exclude(self, plugin: object, error: str) -> None:
+        assert self._loader is not None
+        origin = self._loader.origin(plugin)
+        name = self.manager.get_name(plugin) or repr(plugin)
+        self._loader.exclude(plugin, origin, name, error)
+        self.excluded.append(self._loader.excluded[-1])
+
+    def _answers(self, hook: str, kwargs: Mapping[str, Any]) -> list[tuple[object, Any]]:
+        """Each plugin's answer; an installed plugin that raises is left out, a plugin handed
+        in directly raises."""
+        if self._loader is None:
+            return [(impl.plugin, _invoke(impl, kwargs)) for impl in _impls(self.manager, hook)]
+
+        def failed(plugin: object, exc: BaseException) -> None:
+            assert self._loader is not None
+            if self._loader.origin(plugin) is LOCAL:
+                raise exc
+            self._exclude(plugin, f"{hook} raised {_one_line(exc)}")
+
+        return self._loader.call(hook, kwargs, failed)
+
+    @staticmethod
+    def _checked(batch: Any, known: Mapping[str, Variant], *, installed: bool) -> list[Variant]:
+        found: list[Variant] = []
+        for variant in batch or ():
+            if not isinstance(variant, Variant):
+                raise TypeError(f"{variant!r} does not implement the Variant protocol")
+            if variant.id in known or variant.id in [v.id for v in found]:
+                raise ValueError(f"two plugins register the variant id {variant.id!r}")
+            if installed:
+                try:
+                    quick_check(variant)
+                except Exception as exc:
+                    raise PluginError(f"variant {variant.id!r} failed the start-up check: "
+                                      f"{_one_line(exc)}") from exc
+            found.append(variant)
+        return found
 
     @property
     def variants(self) -> Mapping[str, Variant]:
@@ -66,7 +324,7 @@ class Registry:
         cached = self._policies.get(variant_id)
         if cached is None:
             cached = {RandomPolicy.name: RandomPolicy()}
-            for batch in self.manager.hook.bezique_bot_policies(variant_id=variant_id):
+            for _, batch in self._answers("bezique_bot_policies", {"variant_id": variant_id}):
                 for policy in batch or ():
                     cached[policy.name] = policy
             self._policies[variant_id] = cached
@@ -79,10 +337,24 @@ class Registry:
 
     def notify_events(self, table_id: str, variant_id: str, version: int,
                       events: Sequence[Event]) -> None:
-        self.manager.hook.bezique_table_events(
-            table_id=table_id, variant_id=variant_id, version=version, events=events)
+        """Tell every observer; one that raises does not keep the others from hearing. The
+        first error is raised once all have been told (the caller logs it)."""
+        errors: list[Exception] = []
+        arguments = {"table_id": table_id, "variant_id": variant_id, "version": version,
+                     "events": events}
+        for impl in _impls(self.manager, "bezique_table_events"):
+            try:
+                _invoke(impl, arguments)
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
 
 
-def load_registry(*, entry_points: bool = True, plugins: Iterable[object] = ()) -> Registry:
-    """The registry of every installed variant (plus ``plugins``, e.g. in tests)."""
-    return Registry(make_plugin_manager(entry_points=entry_points, plugins=plugins))
+def load_registry(*, entry_points: bool = True, plugins: Iterable[object] = (),
+                  allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Registry:
+    """The registry of every installed variant (plus ``plugins``, e.g. in tests).
+
+    ``allow``: only the plugins of these distributions (empty: all); ``deny``: never these."""
+    return Registry(PluginLoader(entry_points=entry_points, plugins=plugins, allow=allow,
+                                 deny=deny))

@@ -7,6 +7,7 @@ import pytest
 from tests.quart.helpers import ALLIN, BET, FOLD, RAISE, SHOW, kinds, play, stacked_game
 from variants.api import IllegalMoveError, Move, NotYourTurnError
 from variants.quart.betting import LAST_STANDING, OPEN, SHOWDOWN, Betting, Pot, side_pots, split
+from variants.quart.game import QuartGame
 
 STRONG = ("KS", "QS", "JS", "JD")  # 14 points
 MEDIUM = ("KH", "QH", "AS", "9C")  # marriage: 6 points
@@ -146,7 +147,9 @@ def test_odd_chip_goes_to_the_first_tied_player_from_the_dealers_left() -> None:
     game, _ = stacked_game({"players": 3, "ante": 5}, dealer=1,
                            hands={2: ("KH", "QH", "AS", "9C"), 0: ("KD", "QD", "AH", "9S"),
                                   1: NOTHING})
-    events = play(game, (2, RAISE(5)), (0, BET), (1, FOLD))
+    play(game, (2, RAISE(5)), (0, BET), (1, FOLD))
+    assert game.to_move == (2,)  # the fold left two level: seat 2 may show (rules §3 [R])
+    events = play(game, (2, SHOW))
     won = [(e.seat, e.amount) for e in kinds(events, "pot_won")]
     assert won == [(2, 13), (0, 12)]  # 15 antes + 10: seat 2 is first from dealer 1's left
 
@@ -199,3 +202,72 @@ def test_engine_last_standing_and_closed_betting() -> None:
     assert betting.status == LAST_STANDING and betting.live == [1]
     with pytest.raises(ValueError, match="closed"):
         betting.fold(1)
+
+
+# ------------------------------------------------ rules §3 [R]: a fold that leaves two level
+# "When a fold leaves exactly two players whose contributions are level, the betting goes on
+# with the next of them to act: he may show (at no cost), raise or fold."
+
+
+def _two_level_after_a_fold() -> QuartGame:
+    """Three players, dealer 2: seat 0 opens 10, seat 1 calls, seat 2 folds."""
+    game, _ = stacked_game({"players": 3}, dealer=2, hands={0: MEDIUM, 1: STRONG, 2: NOTHING})
+    play(game, (0, RAISE(10)), (1, BET), (2, FOLD))
+    return game
+
+
+def test_a_fold_leaving_two_level_does_not_go_straight_to_the_showdown() -> None:
+    game = _two_level_after_a_fold()
+    betting = game.betting
+    assert betting is not None and betting.status == OPEN
+    assert game.to_move == (0,)  # the next of the two after the folder
+    legal = game.legal_moves(0)
+    assert FOLD in legal and SHOW in legal and Move("bet") not in legal
+    assert any(m.kind == "raise" for m in legal)
+    assert betting.to_call(0) == 0
+
+
+def test_after_the_fold_the_next_may_show_at_no_cost() -> None:
+    game = _two_level_after_a_fold()
+    assert game.default_move(0) == SHOW  # a turn that runs out shows: it costs nothing
+    events = play(game, (0, SHOW))
+    assert [e.amount for e in kinds(events, "show")] == [0]
+    assert [e.seat for e in kinds(events, "reveal")] == [0, 1]
+    assert [(e.seat, e.amount) for e in kinds(events, "pot_won")] == [(1, 30 + 20)]
+
+
+def test_after_the_fold_the_next_may_raise() -> None:
+    game = _two_level_after_a_fold()
+    play(game, (0, RAISE(30)))
+    assert game.to_move == (1,) and game.betting is not None and game.betting.to_call(1) == 20
+    assert SHOW in game.legal_moves(1)
+    events = play(game, (1, SHOW))
+    assert [(e.seat, e.amount) for e in kinds(events, "pot_won")] == [(1, 30 + 60)]
+
+
+def test_after_the_fold_the_next_may_fold() -> None:
+    game = _two_level_after_a_fold()
+    events = play(game, (0, FOLD))
+    assert not kinds(events, "reveal")  # the last player takes the pot without showing
+    assert [(e.seat, e.amount) for e in kinds(events, "pot_won")] == [(1, 30 + 20)]
+
+
+def test_the_next_of_the_two_is_the_first_after_the_folder() -> None:
+    game, _ = stacked_game({"players": 3}, dealer=2, hands={0: MEDIUM, 1: STRONG, 2: WEAK})
+    play(game, (0, RAISE(10)), (1, RAISE(20)), (2, BET), (0, FOLD))
+    assert game.to_move == (1,)  # seats 1 and 2 level at 20: seat 1 comes first after seat 0
+    assert SHOW in game.legal_moves(1)
+
+
+def test_with_one_of_the_two_all_in_the_showdown_follows_at_once() -> None:
+    betting = Betting([0, 1, 2], [100, 20, 100], min_bet=10)
+    betting.raise_to(0, 20)
+    betting.bet(1)  # all of seat 1's stack: all-in
+    betting.fold(2)
+    assert betting.status == SHOWDOWN  # nobody is left to bet against
+
+
+def test_a_fold_leaving_three_level_is_still_a_multiway_showdown() -> None:
+    game, _ = stacked_game({}, dealer=3, hands={0: STRONG, 1: MEDIUM, 2: WEAK, 3: NOTHING})
+    events = play(game, (0, RAISE(10)), (1, BET), (2, BET), (3, FOLD))
+    assert [e.seat for e in kinds(events, "reveal")] == [0, 1, 2]

@@ -72,6 +72,8 @@ def _reference_advance(betting: Betting, seat: int) -> tuple[str, int | None, li
         pending: list[int] = []
     else:
         pending = [s for s in actors if not acted[s] or contrib[s] < level]
+    if not pending and len(live) == 2 and len(actors) == 2 and folded[seat]:
+        pending = actors  # a fold left two level: the next of them may show, raise or fold
     if not pending:
         if len(live) == 2 or betting.multiway or len(actors) <= 1:
             return SHOWDOWN, None, acted

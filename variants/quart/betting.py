@@ -15,7 +15,10 @@ more, the previous ones must make up the difference" is modelled poker-style (ru
 
 The betting closes when one seat is left, when ``show`` is made, or when every seat that can
 still act has matched ``L`` and acted since the last raise; with three or more seats in, that is
-a multiway showdown (or, with ``multiway`` off, the next seat must raise or fold). A seat is
+a multiway showdown (or, with ``multiway`` off, the next seat must raise or fold). When a fold
+leaves exactly two seats in, level, the betting goes on: the next of them may ``show`` (at no
+cost), raise or fold (rules §3 [R]; the seed gives the right to show, not a duty). If one of the
+two is all-in there is nobody left to bet against, and the showdown follows at once. A seat is
 never offered a raise when every other seat in is all-in. Each move either removes a seat or
 moves chips, so a deal always ends.
 
@@ -253,6 +256,11 @@ class Betting:
         if actors == 1 and contrib[first_actor] >= level:
             pending = -1  # nobody left to bet against
         if pending < 0:  # also when no seat can act
+            if live == 2 and actors == 2 and folded[seat]:
+                # rules §3 [R]: a fold left exactly two players, level and both able to act: the
+                # next of them may show (at no cost), raise or fold; no straight showdown
+                self.turn = first_actor
+                return
             if live == 2 or self.multiway or actors <= 1:
                 self.status, self.turn = SHOWDOWN, None
                 return

@@ -3,8 +3,8 @@
 Moves (all with empty ``cards`` and ``label``):
 
 * ``fold``; ``bet`` (call up to the level, three or more players in); ``show`` (two players in:
-  call and force the showdown); ``allin`` (the whole stack, only when it is short of a call or
-  of a minimum raise);
+  call, at no cost when a fold left the two level, and force the showdown); ``allin`` (the
+  whole stack, only when it is short of a call or of a minimum raise);
 * ``raise`` with ``amount`` = **the new level**, i.e. the seat's total contribution this deal
   after the raise (antes not counted), from ``level + min_bet`` to ``level + max_bet`` and at most
   the contribution plus the stack.

@@ -1,0 +1,234 @@
+"""Broken plugins, installed for real (built by pip into a private site folder on the server's
+PYTHONPATH), cannot take the server down: each is left out with one log line naming its
+distribution, version and error; the others serve; allow and deny lists; ``bezique play``
+of a built-in variant still works."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol
+
+import pexpect
+import pytest
+
+from clients.sdk import AsyncTableClient
+from tests.conftest import ROOT, SERVER, ServerProcess
+
+GOOD = """
+from bezique_highcard.game import HighCard
+from variants.hookspecs import hookimpl
+
+class LowCard(HighCard):
+    id = "lowcard"
+
+@hookimpl
+def bezique_variants():
+    return [LowCard()]
+"""
+
+PLUGINS: dict[str, tuple[str, str]] = {
+    # distribution: (version, the plugin module's source)
+    "bezique-lowcard": ("0.3.0", GOOD),
+    "bezique-broken-import": ("1.0.0", "import bezique_no_such_module\n"),
+    "bezique-exits": ("0.0.9", "raise SystemExit(3)\n"),
+    "bezique-misspelled": ("2.1.0", """
+from variants.hookspecs import hookimpl
+
+@hookimpl
+def bezique_variant():
+    return []
+"""),
+    "bezique-raising": ("0.0.1", """
+from variants.hookspecs import hookimpl
+
+@hookimpl
+def bezique_variants():
+    raise RuntimeError("the dealer dropped the deck")
+"""),
+    "bezique-bad-facts": ("0.2.0", """
+from bezique_highcard.game import HighCard
+from variants.hookspecs import hookimpl
+
+class Shouting(HighCard):
+    id = "SHOUTING CARD"
+
+@hookimpl
+def bezique_variants():
+    return [Shouting()]
+"""),
+    "bezique-bad-policies": ("0.4.0", """
+from bezique_highcard.game import HighCard
+from variants.hookspecs import hookimpl
+
+class SourCard(HighCard):
+    id = "sourcard"
+
+@hookimpl
+def bezique_variants():
+    return [SourCard()]
+
+@hookimpl
+def bezique_bot_policies(variant_id):
+    raise KeyError(variant_id)
+"""),
+}
+
+BROKEN = {
+    "bezique-broken-import": "import of bezique_broken_import_plugin failed: "
+                             "ModuleNotFoundError: No module named 'bezique_no_such_module'",
+    "bezique-exits": "import of bezique_exits_plugin failed: SystemExit: 3",
+    "bezique-misspelled": "unknown hook bezique_variant",
+    "bezique-raising": "bezique_variants raised RuntimeError: the dealer dropped the deck",
+    "bezique-bad-facts": "variant 'SHOUTING CARD' failed the start-up check: ConformanceError: "
+                         "variant id 'SHOUTING CARD' must be lower-case",
+    "bezique-bad-policies": "bezique_bot_policies raised KeyError: ",
+}
+BUILT_IN = {"bezique-2p", "bezique-3p", "quart-bezique", "trump-quart-bezique"}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plugins above, each a package with a ``bezique`` entry point, installed by pip
+    (no index, no build isolation: nothing leaves the machine) into one folder."""
+    root = tmp_path_factory.mktemp("plugins")
+    sources = []
+    for dist, (version, code) in PLUGINS.items():
+        module = dist.replace("-", "_") + "_plugin"
+        folder = root / dist
+        folder.mkdir()
+        (folder / f"{module}.py").write_text(textwrap.dedent(code))
+        (folder / "pyproject.toml").write_text(textwrap.dedent(f"""
+            [build-system]
+            requires = ["setuptools"]
+            build-backend = "setuptools.build_meta"
+
+            [project]
+            name = "{dist}"
+            version = "{version}"
+
+            [tool.setuptools]
+            py-modules = ["{module}"]
+
+            [project.entry-points.bezique]
+            {dist.removeprefix("bezique-")} = "{module}"
+            """))
+        sources.append(str(folder))
+    target = root / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--no-build-isolation", "--target", str(target), *sources],
+                   check=True, timeout=600, capture_output=True)
+    return target
+
+
+def environment(site: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BEZIQUE_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+    env.update(BEZIQUE_LOG_FORMAT="json", BEZIQUE_STORE="memory:")
+    return env
+
+
+Log = list[dict[str, object]]
+
+
+class Start(Protocol):
+    def __call__(self, *args: str, env: dict[str, str] | None = None
+                 ) -> tuple[ServerProcess, Log]: ...
+
+
+@pytest.fixture
+def start(site: Path) -> Iterator[Start]:
+    started: list[ServerProcess] = []
+
+    def spawn(*args: str, env: dict[str, str] | None = None) -> tuple[ServerProcess, Log]:
+        """A server with the plugins installed; it and its start-up log lines."""
+        process = subprocess.Popen([SERVER, "--address", "127.0.0.1:0", *args], cwd=ROOT,
+                                   env={**environment(site), **(env or {})}, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdout is not None and process.stderr is not None
+        line = process.stdout.readline()
+        assert "listening on" in line, process.stderr.read()
+        server = ServerProcess(process, int(line.rsplit(":", 1)[1]))
+        started.append(server)
+        logs = []
+        while True:
+            record = json.loads(process.stderr.readline())
+            logs.append(record)
+            if record["event"] == "server_started":
+                return server, logs
+
+    yield spawn
+    for server in started:
+        if server.process.poll() is None:
+            server.kill()
+
+
+def excluded_lines(logs: Log) -> dict[object, dict[str, object]]:
+    return {r["distribution"]: r for r in logs if r["event"] == "plugin_excluded"}
+
+
+async def test_broken_plugins_are_left_out_and_the_others_serve(start: Start) -> None:
+    server, logs = start()
+    excluded = excluded_lines(logs)
+    assert set(excluded) == set(BROKEN)  # one line each, no more
+    assert len([r for r in logs if r["event"] == "plugin_excluded"]) == len(BROKEN)
+    for dist, error in BROKEN.items():
+        assert excluded[dist]["distribution_version"] == PLUGINS[dist][0]
+        assert error in str(excluded[dist]["error"]), excluded[dist]
+        assert excluded[dist]["level"] == "warning"
+    loaded = {r["variant"]: (r["distribution"], r["distribution_version"])
+              for r in logs if r["event"] == "variant_loaded"}
+    assert loaded["lowcard"] == ("bezique-lowcard", "0.3.0")
+    assert loaded["quart-bezique"][0] == "bezique-engine"
+    assert "sourcard" not in loaded and "SHOUTING CARD" not in loaded
+    async with AsyncTableClient(server.address, retries=0) as client:
+        variants = {v.id: v for v in await client.list_variants()}
+        assert set(variants) == BUILT_IN | {"highcard", "lowcard"}
+        assert (variants["lowcard"].distribution,
+                variants["lowcard"].distribution_version) == ("bezique-lowcard", "0.3.0")
+        assert variants["bezique-2p"].distribution == "bezique-engine"
+        assert variants["highcard"].distribution == "bezique-highcard"
+        assert (await client.create_table("lowcard")).table_id
+        assert (await client.create_table("quart-bezique")).table_id
+    assert server.terminate() == 0
+
+
+def test_disabled_and_unlisted_plugins_are_not_even_loaded(start: Start) -> None:
+    _, logs = start("--disable-plugin", "bezique-raising",
+                    "--disable-plugin", "bezique_Misspelled,bezique-bad-facts")
+    assert set(excluded_lines(logs)) == {"bezique-broken-import", "bezique-exits",
+                                         "bezique-bad-policies"}
+    _, logs = start("--plugins", "bezique-engine,bezique-lowcard")
+    assert excluded_lines(logs) == {}
+    loaded = {r["variant"] for r in logs if r["event"] == "variant_loaded"}
+    assert loaded == BUILT_IN | {"lowcard"}
+
+
+def test_the_plugin_variables_work_as_the_flags(start: Start) -> None:
+    _, logs = start(env={"BEZIQUE_DISABLE_PLUGIN": "bezique-raising,bezique-misspelled,"
+                                                   "bezique-bad-facts"})
+    assert set(excluded_lines(logs)) == {"bezique-broken-import", "bezique-exits",
+                                         "bezique-bad-policies"}
+    _, logs = start(env={"BEZIQUE_PLUGINS": "bezique-engine"})
+    assert excluded_lines(logs) == {}
+    assert {r["variant"] for r in logs if r["event"] == "variant_loaded"} == BUILT_IN
+
+
+def test_play_of_a_built_in_variant_works_with_broken_plugins_installed(site: Path) -> None:
+    env = environment(site)
+    env["TERM"] = "xterm-256color"
+    child = pexpect.spawn(str(Path(sys.executable).with_name("bezique")),
+                          ["play", "bezique-2p", "--bot-delay", "0"], cwd=str(ROOT),
+                          encoding="utf-8", timeout=60, dimensions=(50, 120), env=env)
+    child.expect(r"Your move \(1-(\d+), q to quit\): ")
+    assert "Traceback" not in child.before
+    child.sendline("q")
+    child.expect(r"You left table \w+")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

@@ -1,0 +1,213 @@
+"""Start-up mistakes, each as a real ``bezique-server`` process: one line on stderr that names
+the flag, the variable or the problem, never a traceback; exit 2 for a bad setting, 1 for a
+valid one that cannot start."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from service.config import STARTUP_ERROR, USAGE_ERROR, Config, env_name, parse_config
+from tests.conftest import ROOT, SERVER, ServerProcess, spawn_server
+from tests.security.certs import make_ca, make_leaf
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment without the BEZIQUE_* settings of whoever runs the tests."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BEZIQUE_")}
+    env.update({"BEZIQUE_LOG_FORMAT": "json", "BEZIQUE_STORE": "memory:"}, **extra)
+    return env
+
+
+def run_server(*args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
+    """Run a server that is expected not to start: its exit status and its stderr lines."""
+    done = subprocess.run([SERVER, *args], cwd=ROOT, env=env or clean_env(), text=True,
+                          capture_output=True, timeout=60)
+    assert "listening on" not in done.stdout
+    return done.returncode, done.stderr.strip().splitlines()
+
+
+def one_line(lines: list[str]) -> str:
+    assert len(lines) == 1, lines
+    assert "Traceback" not in lines[0]
+    assert lines[0].startswith("bezique-server: error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize(("args", "named", "says"), [
+    (["--store", "foo:bar"], "--store", "not a store URL"),
+    (["--log-level", "verbose"], "--log-level", "not one of debug, info, warning, error"),
+    (["--sqlite-synchronous", "bogus"], "--sqlite-synchronous", "not one of normal, full"),
+    (["--log-format", "xml"], "--log-format", "not one of json, console, auto"),
+    (["--bot-delay", "-3"], "--bot-delay", "out of range"),
+    (["--max-tables", "-1"], "--max-tables", "too small"),
+    (["--max-tables", "many"], "--max-tables", "not a whole number"),
+    (["--metrics-port", "70000"], "--metrics-port", "not a port number"),
+    (["--address", "nonsense"], "--address", "not HOST:PORT"),
+    (["--clock-interval", "0"], "--clock-interval", "above 0"),
+    (["--idle-seconds", "nan"], "--idle-seconds", "out of range"),
+    (["--tls-cert", "/no/such/cert.pem", "--tls-key", "/no/such/key.pem"], "--tls-cert",
+     "cannot read"),
+    (["--tls-cert", __file__], "--tls-key", "go together"),
+    (["--tls-cert", __file__, "--tls-key", __file__], "--tls-cert", "not a PEM certificate"),
+    (["--plugins", "bad name!"], "--plugins", "not a distribution name"),
+    (["--no-such-flag"], "--no-such-flag", "unrecognized"),
+])
+def test_a_bad_flag_is_one_line_naming_it(args: list[str], named: str, says: str) -> None:
+    code, lines = run_server(*args)
+    line = one_line(lines)
+    assert code == USAGE_ERROR
+    assert named in line and says in line, line
+
+
+@pytest.mark.parametrize(("variable", "value", "says"), [
+    ("BEZIQUE_METRICS_PORT", "abc", "not a port number"),
+    ("BEZIQUE_LOG_LEVEL", "verbose", "not one of"),
+    ("BEZIQUE_STORE", "foo:bar", "not a store URL"),
+    ("BEZIQUE_MAX_TABLES", "-1", "too small"),
+    ("BEZIQUE_BOT_DELAY", "-3", "out of range"),
+    ("BEZIQUE_TEST_MODE", "perhaps", "not a yes/no value"),
+    ("BEZIQUE_SQLITE_SYNCHRONOUS", "bogus", "not one of normal, full"),
+    ("BEZIQUE_ADDRESS", "localhost", "not HOST:PORT"),
+])
+def test_a_bad_variable_is_one_line_naming_it(variable: str, value: str, says: str) -> None:
+    code, lines = run_server(env=clean_env(**{variable: value}))
+    line = one_line(lines)
+    assert code == USAGE_ERROR
+    assert f"environment variable {variable}" in line and says in line, line
+
+
+def test_a_flag_wins_over_a_bad_variable_it_replaces() -> None:
+    config = parse_config(["--metrics-port", "9100"], {"BEZIQUE_METRICS_PORT": "abc"})
+    assert config.metrics_port == 9100
+
+
+def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> None:
+    ca, ca_cert, ca_key = make_ca(tmp_path)
+    leaf = make_leaf(tmp_path, "server", ca_cert, ca_key, server=True)
+    changed = {"address": "0.0.0.0:6000", "store": "memory:", "sqlite_synchronous": "full",
+               "test_mode": "yes", "api_key": "k", "log_format": "json", "log_level": "debug",
+               "metrics_port": "9100", "bot_delay": "0", "clock_interval": "1",
+               "snapshot_every": "5", "idle_seconds": "0", "max_tables": "3",
+               "max_watchers_per_table": "4", "max_watchers_per_caller": "0",
+               "max_streams_per_seat": "2", "max_log_entries": "500", "max_seat_changes": "3",
+               "rate_limit": "2.5", "rate_burst": "9", "max_message_bytes": "2048",
+               "grace_seconds": "0", "tls_cert": str(leaf.cert), "tls_key": str(leaf.key),
+               "tls_client_ca": str(ca.cert), "plugins": "bezique-engine, bezique-highcard",
+               "disable_plugin": "other-dist"}
+    default = Config()
+    config = parse_config([], {env_name(name): value for name, value in changed.items()})
+    for name in Config.__dataclass_fields__:
+        assert name in changed, f"no test value for {name}"
+        assert getattr(config, name) != getattr(default, name) or name == "store", name
+    assert config.plugins == ("bezique-engine", "bezique-highcard")
+    assert config.disable_plugin == ("other-dist",)
+    repeated = parse_config(["--disable-plugin", "a", "--disable-plugin", "b,c"], {})
+    assert repeated.disable_plugin == ("a", "b", "c")
+
+
+def test_version_prints_the_distribution_version() -> None:
+    done = subprocess.run([SERVER, "--version"], env=clean_env(), text=True,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"bezique-server {metadata.version('bezique-engine')}"
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
+
+
+def test_a_port_in_use_is_one_line(busy_port: int) -> None:
+    code, lines = run_server("--address", f"127.0.0.1:{busy_port}")
+    line = one_line(lines)
+    assert code == STARTUP_ERROR
+    assert f"cannot listen on 127.0.0.1:{busy_port}" in line and "in use" in line
+
+
+def test_a_metrics_port_in_use_is_one_line(busy_port: int) -> None:
+    code, lines = run_server("--address", "127.0.0.1:0", "--metrics-port", str(busy_port))
+    assert code == STARTUP_ERROR
+    assert f"cannot serve metrics on port {busy_port}" in one_line(lines)
+
+
+def test_an_unreachable_postgres_is_one_line_without_the_password() -> None:
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    url = f"postgresql://bezique:s3cret-pw@127.0.0.1:{closed}/bezique"
+    code, lines = run_server("--address", "127.0.0.1:0", "--store", url)
+    line = one_line(lines)
+    assert code == STARTUP_ERROR
+    assert "s3cret-pw" not in line
+    assert f"postgresql://bezique:***@127.0.0.1:{closed}/bezique" in line
+    assert "cannot reach PostgreSQL" in line
+
+
+def test_an_unwritable_sqlite_path_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    database = blocker / "tables.sqlite"  # its folder is a file: no user can create it
+    code, lines = run_server("--address", "127.0.0.1:0", "--store", f"sqlite:{database}")
+    line = one_line(lines)
+    assert code == STARTUP_ERROR
+    assert f"cannot open the sqlite store {database}" in line
+
+
+def test_a_sqlite_folder_as_database_is_one_line(tmp_path: Path) -> None:
+    code, lines = run_server("--address", "127.0.0.1:0", "--store", f"sqlite:{tmp_path}")
+    line = one_line(lines)
+    assert code == STARTUP_ERROR
+    assert f"cannot open the store sqlite:{tmp_path}" in line
+
+
+def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(
+        tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
+    store = f"sqlite:{tmp_path / 'tables.sqlite'}"
+    first = spawn_server("--store", store)
+    server_process_factory.append(first)
+    code, lines = run_server("--address", "127.0.0.1:0", "--store", store)
+    line = one_line(lines)
+    assert code == STARTUP_ERROR
+    assert re.search(rf"sqlite store {re.escape(str(tmp_path))}/tables.sqlite is in use by "
+                     rf"another server \(pid {first.process.pid}\)", line), line
+    assert first.process.poll() is None  # the first one serves on
+    assert first.terminate() == 0
+    again = spawn_server("--store", store)  # the lock went with the process
+    server_process_factory.append(again)
+    assert again.terminate() == 0
+
+
+def test_a_sqlite_lock_of_a_killed_server_does_not_stay(
+        tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
+    store = f"sqlite:{tmp_path / 'tables.sqlite'}"
+    first = spawn_server("--store", store)
+    first.kill()  # SIGKILL: no clean-up ran
+    second = spawn_server("--store", store)
+    server_process_factory.append(second)
+    assert second.terminate() == 0
+
+
+def test_the_address_variable_is_used() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([SERVER], cwd=ROOT, text=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL,
+                               env=clean_env(BEZIQUE_ADDRESS=f"127.0.0.1:{port}"))
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().strip() == f"bezique-server listening on 127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        assert process.wait(timeout=20) == 0
