@@ -270,7 +270,7 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
     try:
-        result = verify_history(history)
+        result = verify_history(history, allow_test_settings=args.allow_test_settings)
     except NotFinishedError as exc:
         raise CliError(str(exc), code=2) from exc
     except VerificationError as exc:
@@ -278,8 +278,20 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
                       highlight=False)
         say(console, f"  {exc}")
         return 1
+    if result.test_settings:
+        console.print(f"[bold yellow]WARNING: TEST SETTINGS ({', '.join(result.test_settings)})"
+                      ": this table's deals were chosen by its creator, not drawn[/bold yellow]",
+                      highlight=False)
     say(console, f"seed commitment {history.seed_commitment} matches the revealed seed")
-    say(console, f"verified: {result.deals} deals, {result.moves} moves")
+    say(console, f"verified: {result.deals} deals, {result.moves} moves "
+                 f"({result.bot_moves} by bots, {result.timeouts} on the clock)")
+    if result.contributors:
+        say(console, "fair against the operator: seats "
+                     + ", ".join(str(seat) for seat in result.contributors)
+                     + " contributed entropy to every deal")
+    else:
+        say(console, "not checkable against the operator: no seat contributed entropy, so the "
+                     "operator alone chose the seed")
     return 0
 
 
@@ -385,6 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the version the move is for (default: the current one)")
     commands["watch"].add_argument("--from", dest="from_version", type=int, default=0,
                                    metavar="N", help="start after version N (default 0)")
+    commands["verify"].add_argument("--allow-test-settings", action="store_true",
+                                    help="check a table created with test settings (a fixed "
+                                         "seed, a stacked shoe or dealer) instead of failing")
     commands["history"].add_argument("--replay", action="store_true",
                                      help="tell the game deal by deal, trick by trick")
     play = commands["play"]

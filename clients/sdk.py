@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
@@ -132,9 +133,13 @@ class AsyncTableClient:
             if not token:
                 return tables
 
-    async def join(self, table_id: str, seat: int | None = None, name: str = ""
-                   ) -> SeatHandle:
-        request = pb.JoinTableRequest(table_id=table_id, display_name=name)
+    async def join(self, table_id: str, seat: int | None = None, name: str = "",
+                   entropy: bytes | None = None) -> SeatHandle:
+        """Take a seat. The seat contributes ``entropy`` to every deal of the table: 32 fresh
+        random bytes unless given (a platform may pass its player's own; ``b""``: none)."""
+        request = pb.JoinTableRequest(
+            table_id=table_id, display_name=name,
+            entropy=secrets.token_bytes(32) if entropy is None else entropy)
         if seat is not None:
             request.seat = seat
         response = await self.stub.JoinTable(request, metadata=self._md(), timeout=self.timeout)
@@ -258,8 +263,9 @@ class TableClient:
                     ) -> list[pb.TableSummary]:
         return self._run(self._client.list_tables(variant_id, only_open))
 
-    def join(self, table_id: str, seat: int | None = None, name: str = "") -> SeatHandle:
-        return self._run(self._client.join(table_id, seat, name))
+    def join(self, table_id: str, seat: int | None = None, name: str = "",
+             entropy: bytes | None = None) -> SeatHandle:
+        return self._run(self._client.join(table_id, seat, name, entropy))
 
     def leave(self, seat: SeatHandle) -> int:
         return self._run(self._client.leave(seat))

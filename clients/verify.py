@@ -16,9 +16,16 @@ from typing import Any, TypeVar
 from google.protobuf import json_format
 
 from bezique.v1 import table_service_pb2 as pb
-from variants.api import Event, Game, Move, VariantError, resolve_options
+from variants.api import Event, Game, Move, Options, Variant, VariantError, resolve_options
 from variants.cards import Shoe
-from variants.chance import Chance, CountingChance, SeededChance, stacked_shoe
+from variants.chance import (
+    Chance,
+    CountingChance,
+    SeededChance,
+    bot_random,
+    mixed_seed,
+    stacked_shoe,
+)
 from variants.registry import Registry, load_registry
 
 T = TypeVar("T")
@@ -42,6 +49,18 @@ class VerificationError(Exception):
 class Verified:
     deals: int
     moves: int
+    contributors: tuple[int, ...] = ()
+    """The seats whose entropy went into the deals (fair against the operator only if any)."""
+    test_settings: tuple[str, ...] = ()
+    """The test settings the table was created with (only with ``allow_test_settings``)."""
+    bot_moves: int = 0
+    timeouts: int = 0
+
+
+@dataclass
+class _Seat:
+    entropy: bytes
+    bot: str
 
 
 def _normal(value: Any) -> Any:
@@ -88,8 +107,8 @@ def _compare(version: int, shoe: Shoe, history: Sequence[pb.Event],
             f"({', '.join(e.kind for e in replayed)})", version)
 
 
-def _chance(history: pb.GetHistoryResponse, shoe: Shoe, seed: bytes) -> CountingChance:
-    source: Chance = SeededChance(seed)
+def _chance(history: pb.GetHistoryResponse, shoe: Shoe, key: bytes) -> CountingChance:
+    source: Chance = SeededChance(key)
     if history.test.stacked_shoe:
         try:
             order = shoe.order_from_codes(list(history.test.stacked_shoe))
@@ -99,9 +118,19 @@ def _chance(history: pb.GetHistoryResponse, shoe: Shoe, seed: bytes) -> Counting
     return CountingChance(source)
 
 
-def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = None
-                   ) -> Verified:
-    """Check the seed against its commitment and replay every deal and move of the log."""
+def test_settings_of(history: pb.GetHistoryResponse) -> tuple[str, ...]:
+    """The test-mode settings a table was created with: its deals were chosen, not drawn."""
+    test = history.test
+    names = [("seed", bool(test.seed)), ("stacked_shoe", bool(test.stacked_shoe)),
+             ("first_dealer", test.HasField("first_dealer"))]
+    return tuple(name for name, used in names if used)
+
+
+def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = None, *,
+                   allow_test_settings: bool = False) -> Verified:
+    """Check the seed against its commitment and replay every deal and move of the log,
+    strictly: every deal from the seed and the seats' entropy, every timeout the variant's
+    default move, every bot move the bot's own choice, no seat given up after the start."""
     if not history.finished:
         raise NotFinishedError(f"table {history.table_id} has not finished: its seed is "
                                "revealed only when the game ends")
@@ -112,6 +141,11 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
     if digest != history.seed_commitment:
         raise VerificationError(f"sha256 of the revealed seed is {digest}, not the published "
                                 f"commitment {history.seed_commitment}")
+    test = test_settings_of(history)
+    if test and not allow_test_settings:
+        raise VerificationError(f"the table was created with test settings ({', '.join(test)}):"
+                                " its deals were chosen, not drawn (--allow-test-settings "
+                                "checks it anyway)")
     registry = registry or load_registry()
     try:
         variant = registry.variant(history.variant_id)
@@ -123,45 +157,104 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
                                 f"{history.variant_version}; the installed version "
                                 f"{variant.version} cannot replay it")
     shoe = variant.shoe(options)
-    chance = _chance(history, shoe, seed)
-    first_dealer = history.test.first_dealer if history.test.HasField("first_dealer") else None
-    game: Game | None = None
-    moves = 0
+    replay = _Replay(variant, options, shoe, seed, history, registry)
     previous = 0
     for entry in history.entries:
         if entry.version != previous + 1:
             raise VerificationError(f"the log jumps from version {previous} to "
                                     f"{entry.version}", entry.version)
         previous = entry.version
-        if entry.entry_kind == "started":
-            if game is not None:
-                raise VerificationError("the game starts a second time", entry.version)
-            game, events = variant.start(options, chance, first_dealer)
-            _compare(entry.version, shoe, entry.events, events)
-        elif entry.entry_kind in MOVE_ENTRIES:
-            game = _replay_move(game, entry, shoe)
-            moves += 1
-    if game is None:
+        replay.entry(entry)
+    if replay.game is None or replay.chance is None:
         raise VerificationError("the history never starts the game")
-    _check_outcome(game, history.outcome)
-    return Verified(len(chance.deals), moves)
+    _check_outcome(replay.game, history.outcome)
+    return Verified(len(replay.chance.deals), replay.moves, replay.contributors, test,
+                    replay.bot_moves, replay.timeouts)
 
 
-def _replay_move(game: Game | None, entry: pb.HistoryEntry, shoe: Shoe) -> Game:
-    if game is None:
-        raise VerificationError("a move comes before the game started", entry.version)
-    if not entry.HasField("seat"):
-        raise VerificationError("a move entry names no seat", entry.version)
-    move = Move(entry.move.kind, tuple(card.id for card in entry.move.cards),
-                entry.move.amount, entry.move.label)
-    try:
-        events = game.apply(entry.seat, move)
-    except VariantError as exc:
-        raise VerificationError(f"seat {entry.seat}'s move {move} "
-                                f"{_codes(shoe, move.cards)} is refused on replay: {exc}",
-                                entry.version) from exc
-    _compare(entry.version, shoe, entry.events, events)
-    return game
+class _Replay:
+    """The game rebuilt entry by entry, with who holds each seat."""
+
+    def __init__(self, variant: Variant, options: Options, shoe: Shoe, seed: bytes,
+                 history: pb.GetHistoryResponse, registry: Registry) -> None:
+        self.variant, self.options, self.shoe, self.seed = variant, options, shoe, seed
+        self.history = history
+        self.policies = registry.bot_policies(variant.id)
+        self.seats: dict[int, _Seat] = {}
+        self.game: Game | None = None
+        self.chance: CountingChance | None = None
+        self.contributors: tuple[int, ...] = ()
+        self.moves = self.bot_moves = self.timeouts = 0
+
+    def entry(self, entry: pb.HistoryEntry) -> None:
+        kind, version = entry.entry_kind, entry.version
+        if kind == "created":
+            return
+        if kind in ("joined", "left"):
+            if self.game is not None:
+                raise VerificationError(f"a {kind!r} entry follows the start of the game",
+                                        version)
+            seat = self._seat_of(entry)
+            if kind == "joined":
+                self.seats[seat] = _Seat(bytes(entry.entropy), entry.bot_policy)
+            else:
+                self.seats.pop(seat, None)
+        elif kind == "started":
+            if self.game is not None:
+                raise VerificationError("the game starts a second time", version)
+            contributions = sorted((seat, held.entropy) for seat, held in self.seats.items()
+                                   if held.entropy)
+            self.contributors = tuple(seat for seat, _ in contributions)
+            self.chance = _chance(self.history, self.shoe, mixed_seed(self.seed, contributions))
+            first = (self.history.test.first_dealer
+                     if self.history.test.HasField("first_dealer") else None)
+            self.game, events = self.variant.start(self.options, self.chance, first)
+            _compare(version, self.shoe, entry.events, events)
+        elif kind in MOVE_ENTRIES:
+            self._move(entry)
+        else:
+            raise VerificationError(f"unknown entry kind {kind!r}", version)
+
+    def _seat_of(self, entry: pb.HistoryEntry) -> int:
+        if not entry.HasField("seat"):
+            raise VerificationError(f"a {entry.entry_kind!r} entry names no seat", entry.version)
+        return entry.seat
+
+    def _move(self, entry: pb.HistoryEntry) -> None:
+        game, version = self.game, entry.version
+        if game is None:
+            raise VerificationError("a move comes before the game started", version)
+        seat = self._seat_of(entry)
+        move = Move(entry.move.kind, tuple(card.id for card in entry.move.cards),
+                    entry.move.amount, entry.move.label)
+        bot = self.seats[seat].bot if seat in self.seats else ""
+        expected: Move | None = None
+        if entry.entry_kind == "bot_move":
+            policy = self.policies.get(bot)
+            if policy is None:
+                raise VerificationError(f"a bot move for seat {seat}, which no bot holds",
+                                        version)
+            expected = policy.choose(game.view(seat), game.legal_moves(seat),
+                                     bot_random(self.seed, version, seat))
+            self.bot_moves += 1
+        elif entry.entry_kind == "timeout":
+            expected = game.default_move(seat)
+            self.timeouts += 1
+        elif bot:
+            raise VerificationError(f"seat {seat} is held by the {bot!r} bot, but its move is "
+                                    "logged as a person's", version)
+        if expected is not None and expected != move:
+            raise VerificationError(
+                f"seat {seat}'s {entry.entry_kind} is {move} {_codes(self.shoe, move.cards)}, "
+                f"but it must be {expected} {_codes(self.shoe, expected.cards)}", version)
+        try:
+            events = game.apply(seat, move)
+        except VariantError as exc:
+            raise VerificationError(f"seat {seat}'s move {move} "
+                                    f"{_codes(self.shoe, move.cards)} is refused on replay: "
+                                    f"{exc}", version) from exc
+        _compare(version, self.shoe, entry.events, events)
+        self.moves += 1
 
 
 def _check_outcome(game: Game, told: pb.Outcome) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +54,20 @@ class MoveResult:
 
 class _AnsweredBefore(Exception):
     """The request id is in the log already: answer with its first result (after the hold)."""
+
+
+MIN_ENTROPY, MAX_ENTROPY = 16, 64
+"""Bounds on a seat's entropy in bytes: enough to be unguessable, small enough for the log."""
+
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                           "\u2066\u2067\u2068\u2069")
+
+
+def unsafe_characters(text: str) -> str:
+    """The characters of ``text`` a terminal or a page would act on instead of showing: C0
+    and C1 controls (escape sequences), line and paragraph separators, bidi overrides."""
+    return "".join(c for c in text if unicodedata.category(c) in ("Cc", "Zl", "Zp")
+                   or c in _BIDI_CONTROLS)
 
 
 def events_for(entry: LogEntry, viewer: int | None, finished: bool) -> list[Event]:
@@ -181,9 +196,13 @@ class CommandPath:
         if test_settings and not self.settings.test_mode:
             raise PermissionDenied("seed, stacked_shoe and first_dealer need a server started "
                                    "with --test-mode", field="test")
-        seed = test_settings.pop("seed", b"") or secrets.token_bytes(32)
-        if len(seed) < 16:
-            raise InvalidArgument("test.seed needs at least 16 bytes", field="test.seed")
+        seed = test_settings.pop("seed", b"")
+        if seed:
+            if len(seed) < 16:
+                raise InvalidArgument("test.seed needs at least 16 bytes", field="test.seed")
+            test_settings["seed_fixed"] = True  # verify then says the seed was chosen
+        else:
+            seed = secrets.token_bytes(32)
         seats = variant.seat_count(resolved)
         self._check_test_settings(variant, resolved, seats, test_settings)
         if await self.store.count_tables() >= limits.max_tables:
@@ -248,12 +267,21 @@ class CommandPath:
 
     # ------------------------------------------------------------------ seating
 
-    async def join(self, table_id: str, seat: int | None, name: str
+    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b""
                    ) -> tuple[int, str, ViewResult]:
         limits = self.settings.limits
         if len(name) > limits.max_name_length:
             raise InvalidArgument(f"display_name is longer than {limits.max_name_length} "
                                   "characters", field="display_name")
+        unsafe = unsafe_characters(name)
+        if unsafe:
+            raise InvalidArgument(f"display_name holds control or bidi-override characters "
+                                  f"({', '.join(f'U+{ord(c):04X}' for c in unsafe[:5])}): "
+                                  "they would paint other players' screens",
+                                  field="display_name")
+        if entropy and not MIN_ENTROPY <= len(entropy) <= MAX_ENTROPY:
+            raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes, or "
+                                  "empty", field="entropy")
         async with self.repo.hold(table_id) as live:
             if seat is None:
                 free = [i for i, s in enumerate(live.seats) if not s.occupied]
@@ -273,8 +301,10 @@ class CommandPath:
 
             def draft() -> list[LogEntry]:
                 now = time.time()
-                entries = [self._entry(live, "joined", taken, {
-                    "name": name or f"seat {taken}", "token_hash": auth.token_hash(token)}, now)]
+                payload = {"name": name or f"seat {taken}", "token_hash": auth.token_hash(token)}
+                if entropy:
+                    payload["entropy"] = entropy.hex()
+                entries = [self._entry(live, "joined", taken, payload, now)]
                 return entries + self._start_if_full(live, now)
 
             await self._commit(live, draft)

@@ -16,7 +16,7 @@ from typing import Any
 
 from service.store import LogEntry, Snapshot, TableRecord, TableState
 from variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, View
-from variants.chance import Chance, SeededChance, stacked_shoe
+from variants.chance import Chance, SeededChance, mixed_seed, stacked_shoe
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,8 @@ class Seat:
     name: str = ""
     token_hash: str = ""
     bot: str = ""
+    entropy: str = ""
+    """The randomness the seat contributed when it joined, hex (public)."""
 
     @property
     def occupied(self) -> bool:
@@ -150,7 +152,11 @@ class LiveTable:
         return self.game.phase
 
     def chance(self) -> Chance:
-        source = SeededChance(self.record.seed)
+        """The table's chance source: its seed mixed with its seats' entropy as they are now
+        (the game starts when the last seat is taken, so these are the seats at the start)."""
+        contributions = [(index, bytes.fromhex(seat.entropy))
+                         for index, seat in enumerate(self.seats) if seat.entropy]
+        source = SeededChance(mixed_seed(self.record.seed, contributions))
         stacked = self.record.test.get("stacked_shoe")
         if stacked:
             order = self.variant.shoe(self.record.options).order_from_codes(stacked)
@@ -190,7 +196,8 @@ class LiveTable:
         if entry.kind == "joined" and entry.seat is not None:
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),
                                           str(payload.get("token_hash", "")),
-                                          str(payload.get("bot", "")))
+                                          str(payload.get("bot", "")),
+                                          str(payload.get("entropy", "")))
         elif entry.kind == "left" and entry.seat is not None:
             self.seats[entry.seat] = Seat()
             self.seat_changes += 1

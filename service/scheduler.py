@@ -9,7 +9,6 @@ the others' clocks keep firing.
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections import OrderedDict
 
@@ -21,6 +20,7 @@ from service.live import LiveTable
 from service.repository import TableRepository
 from service.settings import Settings
 from service.store import Store
+from variants.chance import bot_random
 from variants.registry import Registry
 
 log = structlog.get_logger("bezique.tables")
@@ -75,12 +75,12 @@ class Scheduler:
                     seats = [s for s in game.to_move if live.seats[s].bot]
                     if not seats:
                         return
-                    seat, version = seats[0], live.version
+                    seat, version, seed = seats[0], live.version, live.record.seed
                     policy = self.registry.bot_policies(live.variant.id)[live.seats[seat].bot]
                     view, legal = game.view(seat), game.legal_moves(seat)
                 await asyncio.sleep(self.settings.bot_delay)
                 try:
-                    move = policy.choose(view, legal, random.Random(f"{table_id}:{version}"))
+                    move = policy.choose(view, legal, bot_random(seed, version + 1, seat))
                     await self.commands.server_move(table_id, seat, move, version, "bot_move")
                     failures = 0
                 except StaleVersion:

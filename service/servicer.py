@@ -199,7 +199,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
-        seat, token, view = await self.manager.join(request.table_id, seat, request.display_name)
+        seat, token, view = await self.manager.join(request.table_id, seat, request.display_name,
+                                                    bytes(request.entropy))
         return pb.JoinTableResponse(seat=seat, seat_token=token,
                                     view=translate.view_to_pb(view))
 
@@ -284,10 +285,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 message.seat = entry.seat
                 message.display_name = str(entry.payload.get(
                     "name", page.seats[entry.seat].name if entry.seat < len(page.seats) else ""))
+            if entry.kind == "joined":
+                message.entropy = bytes.fromhex(str(entry.payload.get("entropy", "")))
+                message.bot_policy = str(entry.payload.get("bot", ""))
             if item.move is not None:
                 translate.set_move(message.move, shoe, item.move)
         if page.finished:
             response.revealed_seed = record.seed
+            if record.test.get("seed_fixed"):
+                response.test.seed = record.seed
             response.test.stacked_shoe.extend(record.test.get("stacked_shoe", []))
             if record.test.get("first_dealer") is not None:
                 response.test.first_dealer = int(record.test["first_dealer"])

@@ -128,9 +128,9 @@ class TableManager:
                            test: Mapping[str, Any] | None = None) -> LiveTable:
         return await self.commands.create(variant_id, options, bots, turn_seconds, test)
 
-    async def join(self, table_id: str, seat: int | None, name: str
+    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b""
                    ) -> tuple[int, str, ViewResult]:
-        return await self.commands.join(table_id, seat, name)
+        return await self.commands.join(table_id, seat, name, entropy)
 
     async def leave(self, table_id: str, token: str) -> int:
         return await self.commands.leave(table_id, token)

@@ -21,6 +21,8 @@ Nothing here is derived from the published hash, so the commitment predicts noth
 from __future__ import annotations
 
 import hashlib
+import hmac
+import random
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from operator import lt as _lt
@@ -52,6 +54,33 @@ class Chance(Protocol):
 def commitment(seed: bytes) -> str:
     """The published commitment of a seed: ``sha256(seed)`` in hex."""
     return hashlib.sha256(seed).hexdigest()
+
+
+ENTROPY_LABEL = b"bezique/entropy/v1"
+
+
+def mixed_seed(seed: bytes, contributions: Sequence[tuple[int, bytes]]) -> bytes:
+    """The key every deal of a table derives from: the committed ``seed`` mixed with the
+    entropy the seats contributed, ``(seat, bytes)`` in seat order.
+
+    ``HMAC-SHA256(key=seed, msg=label || for each: seat (2 bytes) || length (2 bytes) ||
+    entropy)``, big-endian. The operator commits to ``seed`` before any seat joins and the
+    seats cannot see it, so neither can steer the result. With no contribution the seed
+    itself is the key (tables from before entropy existed replay and verify unchanged).
+    """
+    if not contributions:
+        return seed
+    message = bytearray(ENTROPY_LABEL)
+    for seat, entropy in contributions:
+        message += seat.to_bytes(2, "big") + len(entropy).to_bytes(2, "big") + entropy
+    return hmac.digest(seed, bytes(message), "sha256")
+
+
+def bot_random(seed: bytes, version: int, seat: int) -> random.Random:
+    """The random source of the bot that makes entry ``version`` for ``seat``: derived from the
+    table's secret seed, so nobody can predict a bot during the game, and anyone can check
+    its every move once the seed is revealed."""
+    return random.Random(hmac.digest(seed, b"bot/%d/%d" % (version, seat), "sha256"))
 
 
 @lru_cache(maxsize=64)

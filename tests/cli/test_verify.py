@@ -126,11 +126,15 @@ def test_stacked_shoe_and_first_dealer_verify(server: str) -> None:
     history = asyncio.run(finished_history(server, "highcard", {}, seed=SEED,
                                            stacked_shoe=stacked, first_dealer=1))
     assert list(history.test.stacked_shoe) == stacked and history.test.first_dealer == 1
-    assert verify_history(history).moves == 6
+    with pytest.raises(VerificationError, match="test settings"):
+        verify_history(history)  # chosen deals are never "verified" silently
+    result = verify_history(history, allow_test_settings=True)
+    assert result.moves == 6
+    assert result.test_settings == ("seed", "stacked_shoe", "first_dealer")
     unstacked = copy(history)
     del unstacked.test.stacked_shoe[:]
     with pytest.raises(VerificationError, match=r"version 4: event 1 .*cards differ"):
-        verify_history(unstacked)
+        verify_history(unstacked, allow_test_settings=True)
 
 
 def test_a_bezique_match_verifies(server: str) -> None:

@@ -17,11 +17,12 @@ STACK = ["AS", "7S", "KH", "8H", "QD", "9D"] + [
 """A stacked shoe for highcard (2 seats x 3 cards): seat 0 gets AS 7S KH, seat 1 8H QD 9D."""
 
 
-async def two_seats(client: AsyncTableClient, **create: object
-                    ) -> tuple[str, SeatHandle, SeatHandle]:
+async def two_seats(client: AsyncTableClient, *, entropy: bytes | None = None,
+                    **create: object) -> tuple[str, SeatHandle, SeatHandle]:
+    """A two-seat highcard table, both seats joined (each with fresh entropy unless given)."""
     table = await client.create_table("highcard", {"players": 2}, **create)  # type: ignore[arg-type]
-    first = await client.join(table.table_id, name="ann")
-    second = await client.join(table.table_id, name="bob")
+    first = await client.join(table.table_id, name="ann", entropy=entropy)
+    second = await client.join(table.table_id, name="bob", entropy=entropy)
     return table.table_id, first, second
 
 
@@ -317,7 +318,7 @@ async def test_test_settings_need_test_mode() -> None:
 async def test_a_fixed_seed_deals_the_same_twice(client: AsyncTableClient) -> None:
     hands = []
     for _ in range(2):
-        table_id, first, _ = await two_seats(client, seed=b"s" * 32)
+        table_id, first, _ = await two_seats(client, seed=b"s" * 32, entropy=b"")
         hands.append([c.code for c in (await client.view(table_id, first.token)).hand])
     assert hands[0] == hands[1]
 
