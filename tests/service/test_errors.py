@@ -39,8 +39,8 @@ def error_classes() -> Iterator[type[ServiceError]]:
 
 def instance(cls: type[ServiceError]) -> ServiceError:
     """An instance made with the arguments the class's constructor asks for."""
-    arguments: dict[str, Any] = {"message": "why", "legal": ["play 7S"], "table_id": "t", "expected": 3,
-                 "current": 4}
+    arguments: dict[str, Any] = {"message": "why", "legal": ["play 7S"], "table_id": "t",
+                                 "expected": 3, "current": 4}
     names = [p.name for p in inspect.signature(cls.__init__).parameters.values()
              if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self"]
     return cls(*[arguments[name] for name in names])
