@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(shell find proto -name '*.proto')
 GEN    := bezique/v1/.generated
 ADDR   ?= 127.0.0.1:50051
+NODE   := clients/node
+NPM_OK := $(NODE)/node_modules/.package-lock.json
+BUF    := $(NODE)/node_modules/.bin/buf
 
 .PHONY: run test lint proto clean bench play soak venv typecheck
 
@@ -23,10 +26,18 @@ $(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
 
 proto: $(GEN)
 
+# The pinned npm packages: the buf CLI, protoc-gen-es, TypeScript and the Node client's runtime.
+$(NPM_OK): $(NODE)/package.json $(NODE)/package-lock.json
+	cd $(NODE) && npm ci --no-audit --no-fund
+	touch $@
+
 run: $(GEN)
 	$(BIN)/bezique-server --address $(ADDR)
 
-lint: $(GEN)
+lint: $(GEN) $(NPM_OK)
+	$(BUF) lint
+	$(BUF) breaking --against proto/baseline/bezique.v1.binpb
+	cd $(NODE) && npm run --silent typecheck
 	$(BIN)/ruff check .
 	$(BIN)/mypy variants service clients tests examples/highcard/bezique_highcard bench tools
 
