@@ -54,5 +54,5 @@ play: $(GEN)
 	$(BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
 clean:
-	rm -rf $(VENV) bezique build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	rm -rf $(VENV) bezique build dist *.egg-info $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -163,10 +163,20 @@ class AsyncTableClient:
         return response
 
     async def history(self, table_id: str, token: str | None = None) -> pb.GetHistoryResponse:
-        response: pb.GetHistoryResponse = await self._retry(lambda: self.stub.GetHistory(
-            pb.GetHistoryRequest(table_id=table_id), metadata=self._md(token),
-            timeout=self.timeout))
-        return response
+        """The whole log: every page of GetHistory joined, with the facts of the last page."""
+        entries: list[pb.HistoryEntry] = []
+        page_token = ""
+        while True:
+            request = pb.GetHistoryRequest(table_id=table_id, page_token=page_token)
+            page: pb.GetHistoryResponse = await self._retry(
+                lambda r=request: self.stub.GetHistory(  # type: ignore[misc]
+                    r, metadata=self._md(token), timeout=self.timeout))
+            entries.extend(page.entries)
+            page_token = page.next_page_token
+            if not page_token:
+                del page.entries[:]
+                page.entries.extend(entries)
+                return page
 
     async def watch(self, table_id: str, token: str | None = None, from_version: int = 0,
                     *, resume: bool = True) -> AsyncIterator[pb.WatchTableResponse]:
