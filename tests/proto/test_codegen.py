@@ -1,15 +1,19 @@
 """Code for other languages comes out of proto/ with no extra flags: protoc's Java and C#
 generators and protoc-gen-go / protoc-gen-go-grpc (Debian's packages protobuf-compiler,
-libprotobuf-dev, protoc-gen-go, protoc-gen-go-grpc; .ci/run installs them). Without the file's
-language options Go generation stops with "unable to determine Go import path"."""
+libprotobuf-dev, protoc-gen-go, protoc-gen-go-grpc; .ci/run installs them, and Debian's Go
+toolchain and gRPC packages to build a Go client). Without the file's language options Go
+generation stops with "unable to determine Go import path"."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import spawn_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = "bezique/v1/table_service.proto"
@@ -24,7 +28,7 @@ def program(name: str) -> str:
 
 
 def generate(out: Path, *flags: str) -> None:
-    out.mkdir()
+    out.mkdir(parents=True)
     program("protoc-gen-go")
     program("protoc-gen-go-grpc")
     result = subprocess.run([program("protoc"), "-I", str(ROOT / "proto"), *flags, PROTO],
@@ -76,3 +80,27 @@ def test_the_proto_without_its_go_package_cannot_make_go(tmp_path: Path) -> None
     result = subprocess.run([program("protoc"), "-I", str(copy), f"--go_out={out}", PROTO],
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode != 0 and "unable to determine Go import path" in result.stderr
+
+
+def test_a_go_client_built_from_the_generated_code_calls_the_server(tmp_path: Path) -> None:
+    """Debian's Go toolchain and gRPC, GOPATH mode: the generated package compiles, and
+    tests/proto/go_client calls a real server, switching on ErrorReason."""
+    gopath = tmp_path / "gopath"
+    generate(gopath / "src", f"--go_out={gopath / 'src'}", f"--go-grpc_out={gopath / 'src'}")
+    shutil.copytree(Path(__file__).parent / "go_client", gopath / "src" / "beziquecheck")
+    env = {**os.environ, "GO111MODULE": "off", "GOFLAGS": "",
+           "GOPATH": f"{gopath}{os.pathsep}/usr/share/gocode"}
+    built = subprocess.run([program("go"), "build", "-o", str(tmp_path / "check"),
+                            "beziquecheck"], cwd=gopath, env=env, capture_output=True,
+                           text=True, timeout=600, check=False)
+    assert built.returncode == 0, built.stderr
+    server = spawn_server("--store", "memory:")
+    try:
+        ran = subprocess.run([str(tmp_path / "check"), server.address], capture_output=True,
+                             text=True, timeout=60, check=False)
+    finally:
+        server.terminate()
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert "variant bezique-2p" in lines and "variant quart-bezique" in lines
+    assert "error NotFound ERROR_REASON_NOT_FOUND" in lines
