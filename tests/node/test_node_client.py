@@ -214,8 +214,9 @@ def test_the_package_type_checks_and_declares_its_types(node: str) -> None:
     assert (NODE_DIR / package["types"]).is_file()
     declared = (NODE_DIR / "dist" / "gen" / "bezique" / "v1" / "table_service_pb.d.ts")
     assert "export declare enum ErrorReason" in declared.read_text()
-    packed = subprocess.run([tool("npm"), "pack", "--dry-run", "--json", "--ignore-scripts"], cwd=NODE_DIR,
-                            capture_output=True, text=True, timeout=600, check=False)
+    packed = subprocess.run([tool("npm"), "pack", "--dry-run", "--json", "--ignore-scripts"],
+                            cwd=NODE_DIR, capture_output=True, text=True, timeout=600,
+                            check=False)
     assert packed.returncode == 0, packed.stderr
     files = {entry["path"] for entry in json.loads(packed.stdout)[0]["files"]}
     assert {"package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/play.js",
