@@ -8,12 +8,13 @@ pool so that ``v1`` can be described through reflection too.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_reflection.v1alpha import reflection_pb2
-from grpc_reflection.v1alpha._async import ReflectionServicer
+from grpc_reflection.v1alpha._async import ReflectionServicer  # what reflection.aio exports
 
 V1ALPHA = "grpc.reflection.v1alpha"
 V1 = "grpc.reflection.v1"
@@ -35,6 +36,12 @@ def add_v1_descriptor(pool: descriptor_pool.DescriptorPool | None = None) -> Non
         return
     except KeyError:
         pass
+    if pool is descriptor_pool.Default():
+        try:  # a grpcio-reflection that ships v1 registers its own file on import
+            importlib.import_module("grpc_reflection.v1.reflection_pb2")
+            return
+        except ImportError:
+            pass
     proto = descriptor_pb2.FileDescriptorProto()
     reflection_pb2.DESCRIPTOR.CopyToProto(proto)
     proto.name, proto.package = V1_FILE, V1
