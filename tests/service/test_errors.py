@@ -17,12 +17,13 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
-from clients.sdk import AsyncTableClient
+from clients.sdk import AsyncTableClient, error_info, error_reason
 from service import errors
 from service.errors import REASONS, Retry, ServiceError
 from service.server import RunningServer
 from service.status import DOMAIN, to_status
 from tests.conftest import details
+from tests.service.test_rpcs import two_seats
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "ERROR_REASON_"
@@ -46,7 +47,7 @@ def instance(cls: type[ServiceError]) -> ServiceError:
     return cls(*[arguments[name] for name in names])
 
 
-def error_info(status: grpc.Status) -> error_details_pb2.ErrorInfo:
+def status_error_info(status: grpc.Status) -> error_details_pb2.ErrorInfo:
     """The ErrorInfo a client finds in the status's grpc-status-details-bin trailer."""
     trailer = dict(status.trailing_metadata)["grpc-status-details-bin"]
     decoded = status_pb2.Status.FromString(trailer)
@@ -74,7 +75,7 @@ def test_every_error_class_sends_a_listed_reason_with_its_code() -> None:
         assert REASONS[error.reason].code == error.code, cls
         status = to_status(error)
         assert status.code == getattr(grpc.StatusCode, error.code), cls
-        info = error_info(status)
+        info = status_error_info(status)
         assert (info.reason, info.domain) == (error.reason, DOMAIN)
 
 
@@ -86,7 +87,7 @@ def test_an_error_without_a_reason_of_its_own_carries_its_code_name() -> None:
 
 
 def test_an_unlisted_reason_never_reaches_a_client() -> None:
-    info = error_info(to_status(errors.NotFound("x", reason="NoSuchTable")))
+    info = status_error_info(to_status(errors.NotFound("x", reason="NoSuchTable")))
     assert info.reason == "NOT_FOUND"
 
 
@@ -154,3 +155,20 @@ async def test_the_server_sends_code_named_reasons(
     reason = details(error)["reason"]
     assert reason == error.code().name
     assert reason in REASONS and REASONS[str(reason)].code == error.code().name
+
+
+async def test_the_sdk_reads_the_reason_as_an_error_reason(client: AsyncTableClient) -> None:
+    table_id, ann, _ = await two_seats(client)
+    view = await client.view(table_id, ann.token)
+    move = view.legal_moves[0] if view.legal_moves else pb.Move(kind="play")
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await client.submit(ann, move, view.version + 5)
+    assert error_reason(caught.value) == pb.ERROR_REASON_STALE_VERSION
+    info = error_info(caught.value)
+    assert info is not None and info.metadata["current_version"] == str(view.version)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await client.join(table_id, 0)
+    assert error_reason(caught.value) == pb.ERROR_REASON_SEAT_TAKEN
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await client.join(table_id)
+    assert error_reason(caught.value) == pb.ERROR_REASON_TABLE_FULL
