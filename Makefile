@@ -18,6 +18,9 @@ GEN      := bezique/v1/.generated
 # Empty by default: bezique-server then reads BEZIQUE_ADDRESS, else listens on 127.0.0.1:50051.
 # `make run ADDR=0.0.0.0:50051` passes --address, which wins over the variable.
 ADDR     ?=
+NODE     := clients/node
+NPM_OK   := $(NODE)/node_modules/.package-lock.json
+BUF      := $(NODE)/node_modules/.bin/buf
 
 .PHONY: run test lint proto clean bench play soak venv typecheck
 
@@ -41,10 +44,18 @@ $(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
 
 proto: $(GEN)
 
+# The pinned npm packages: the buf CLI, protoc-gen-es, TypeScript and the Node client's runtime.
+$(NPM_OK): $(NODE)/package.json $(NODE)/package-lock.json
+	cd $(NODE) && npm ci --no-audit --no-fund
+	touch $@
+
 run: $(RUN_STAMP)
 	$(RUN_BIN)/bezique-server $(if $(ADDR),--address $(ADDR)) $(RUN_ARGS)
 
-lint: $(GEN)
+lint: $(GEN) $(NPM_OK)
+	$(BUF) lint
+	$(BUF) breaking --against proto/baseline/bezique.v1.binpb
+	cd $(NODE) && npm run --silent typecheck
 	$(BIN)/ruff check .
 	$(BIN)/mypy variants service clients tests examples/highcard/bezique_highcard bench tools
 
@@ -61,5 +72,5 @@ play: $(RUN_STAMP)
 	$(RUN_BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
 clean:
-	rm -rf $(VENV) $(RUN_VENV) bezique build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	rm -rf $(VENV) $(RUN_VENV) bezique build dist *.egg-info $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -17,12 +17,34 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
 T = TypeVar("T")
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+ERROR_DOMAIN = "bezique.v1"
+
+
+def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+    """The server's ErrorInfo (reason, metadata) of a failed call, if it sent one."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    for detail in status.details if status is not None else ():
+        info = error_details_pb2.ErrorInfo()
+        if detail.Unpack(info) and info.domain == ERROR_DOMAIN:
+            return info
+    return None
+
+
+def error_reason(error: grpc.aio.AioRpcError) -> int:
+    """The failed call's reason as a ``pb.ErrorReason`` value: ERROR_REASON_UNSPECIFIED when
+    the error did not come from the table service or names a reason newer than this client."""
+    info = error_info(error)
+    name = f"ERROR_REASON_{info.reason}" if info is not None else ""
+    known = name in pb.ErrorReason.keys()  # noqa: SIM118
+    return pb.ErrorReason.Value(name) if known else pb.ERROR_REASON_UNSPECIFIED
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,114 @@
 """Domain errors of the table service, each bound to one canonical gRPC status code.
 
 The servicer turns them into ``google.rpc.Status`` with details (service/status.py); the
-table logic never imports grpc.
+table logic never imports grpc. Every ``ErrorInfo.reason`` the server sends is a key of
+``REASONS``, the one list of the vocabulary: the proto's ``ErrorReason`` enum and the table in
+docs/protocol.md are checked against it by tests/service/test_errors.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import ClassVar
 
 
+class Retry(enum.StrEnum):
+    """Whether sending the call again can succeed, as a client should decide it."""
+
+    NO = "no"
+    """Not as sent: the request or the caller's situation must change first."""
+    YES = "yes"
+    """The same request, after a short back-off (a move keeps its request_id)."""
+    AFTER_REFRESH = "after refresh"
+    """After reading the table again (a new view, or resuming a stream from a version)."""
+    LATER = "later"
+    """Once something else has happened (players joined, a stream closed)."""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One entry of the vocabulary: the status code it travels with and what a client does."""
+
+    code: str
+    retry: Retry
+    meaning: str
+
+
+def _reasons() -> Mapping[str, Reason]:
+    r = Reason
+    table = {
+        # Errors without a reason of their own carry the name of their status code.
+        "INVALID_ARGUMENT": r("INVALID_ARGUMENT", Retry.NO,
+                              "a request field is malformed or out of range; BadRequest names it"),
+        "NOT_FOUND": r("NOT_FOUND", Retry.NO, "no table with this id"),
+        "UNAUTHENTICATED": r("UNAUTHENTICATED", Retry.NO,
+                             "a seat token or API key is missing or not in the Bearer form"),
+        "PERMISSION_DENIED": r("PERMISSION_DENIED", Retry.NO,
+                               "the token holds no seat here, the API key is wrong, or test "
+                               "settings need --test-mode"),
+        "FAILED_PRECONDITION": r("FAILED_PRECONDITION", Retry.NO,
+                                 "the table is not in a state that allows the call"),
+        "RESOURCE_EXHAUSTED": r("RESOURCE_EXHAUSTED", Retry.LATER,
+                                "a server limit is reached (tables, watchers of a table)"),
+        "UNAVAILABLE": r("UNAVAILABLE", Retry.YES,
+                         "the server is shutting down or could not store a change; metadata "
+                         "`resume_from` says where a watch stream resumes"),
+        "INTERNAL": r("INTERNAL", Retry.NO, "a server bug; the server logged it"),
+        # Reasons of their own.
+        "ILLEGAL_MOVE": r("FAILED_PRECONDITION", Retry.NO,
+                          "the move is not one of the seat's legal moves; PreconditionFailure "
+                          "lists them"),
+        "STALE_VERSION": r("ABORTED", Retry.AFTER_REFRESH,
+                           "expected_version is not the table's version; metadata "
+                           "`current_version`: read the view again and choose again"),
+        "SEAT_TAKEN": r("FAILED_PRECONDITION", Retry.NO, "the asked-for seat is taken"),
+        "TABLE_FULL": r("FAILED_PRECONDITION", Retry.NO, "the table has no free seat"),
+        "GAME_STARTED": r("FAILED_PRECONDITION", Retry.NO,
+                          "a seat cannot be given up once the game has started"),
+        "WAITING_FOR_PLAYERS": r("FAILED_PRECONDITION", Retry.LATER,
+                                 "no move before every seat is taken"),
+        "REQUEST_ID_REUSED": r("FAILED_PRECONDITION", Retry.NO,
+                               "another seat used this request_id at this table"),
+        "LOG_NOT_REPLAYABLE": r("FAILED_PRECONDITION", Retry.NO,
+                                "this server cannot replay the table's log (its variant or "
+                                "variant version is not installed)"),
+        "WATCHER_BEHIND": r("RESOURCE_EXHAUSTED", Retry.AFTER_REFRESH,
+                            "a watch stream fell too far behind; resume from metadata "
+                            "`resume_from`"),
+        "TOO_MANY_STREAMS": r("RESOURCE_EXHAUSTED", Retry.LATER,
+                              "the caller has its limit of open watch streams"),
+        "RATE_LIMITED": r("RESOURCE_EXHAUSTED", Retry.YES,
+                          "the caller sends too many requests a second; back off"),
+        "STORE_UNAVAILABLE": r("UNAVAILABLE", Retry.YES,
+                               "the table store is unavailable for a moment"),
+        "SEAT_RELEASED": r("PERMISSION_DENIED", Retry.NO,
+                           "a watch stream's token no longer holds its seat"),
+        "TABLE_RELOADED": r("UNAVAILABLE", Retry.AFTER_REFRESH,
+                            "the table was reloaded from the store; resume from metadata "
+                            "`resume_from`"),
+        "LOG_FULL": r("RESOURCE_EXHAUSTED", Retry.NO,
+                      "the table reached its maximum number of log entries"),
+        "SEAT_CHURN": r("RESOURCE_EXHAUSTED", Retry.NO,
+                        "too many joins and leaves at this table before the start"),
+        "INVALID_PAGE_TOKEN": r("INVALID_ARGUMENT", Retry.NO,
+                                "page_token is not one this server gave for this table"),
+    }
+    return MappingProxyType(table)
+
+
+REASONS: Mapping[str, Reason] = _reasons()
+"""Every ErrorInfo.reason the server may send, with its status code and whether to retry."""
+
+
 class ServiceError(Exception):
-    """Base: ``code`` is the name of a grpc.StatusCode; the message says what and why."""
+    """Base: ``code`` is the name of a grpc.StatusCode; the message says what and why.
+
+    ``reason`` defaults to the status code's name, so every error has a reason of the
+    vocabulary even where no finer one was given.
+    """
 
     code: ClassVar[str] = "INTERNAL"
 
@@ -21,7 +118,7 @@ class ServiceError(Exception):
         super().__init__(message)
         self.message = message
         self.field = field
-        self.reason = reason or type(self).__name__.upper()
+        self.reason = reason or self.code
         self.metadata = metadata or {}
 
 

@@ -15,9 +15,9 @@ import grpc
 import structlog
 from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from bezique.v1 import table_service_pb2 as pb
+from service import reflection
 from service.config import Config, hide_password, redact_url
 from service.limits import RateLimiter, StreamCounter
 from service.metrics import Metrics, TimedStore
@@ -193,9 +193,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     server.add_generic_rpc_handlers((generic_handler(servicer),))
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME), server)
+    reflection.enable(server, (SERVICE_NAME,
+                               health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = _listen(server, config)
     if isinstance(store, PostgresStore):
         store.listen(manager.on_remote_entry, manager.on_reconnect)

@@ -3,19 +3,30 @@
 from __future__ import annotations
 
 import grpc
+import structlog
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.errors import IllegalMove, ServiceError
+from service.errors import REASONS, IllegalMove, ServiceError
 
 DOMAIN = "bezique.v1"
+log = structlog.get_logger("bezique.status")
+
+
+def reason_of(error: ServiceError) -> str:
+    """The error's reason if the vocabulary has it; else its status code's name (and a warning:
+    clients switch on the list in service/errors.REASONS, so nothing else may reach them)."""
+    if error.reason in REASONS:
+        return error.reason
+    log.warning("unlisted_error_reason", reason=error.reason, code=error.code)
+    return error.code
 
 
 def to_status(error: ServiceError) -> grpc.Status:
     """The status for an error: its code, its message, and details naming the field and why."""
     details = []
-    info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN,
+    info = error_details_pb2.ErrorInfo(reason=reason_of(error), domain=DOMAIN,
                                        metadata=error.metadata)
     details.append(info)
     if error.field and error.code == "INVALID_ARGUMENT":

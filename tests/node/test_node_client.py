@@ -1,7 +1,9 @@
-"""The Node.js client (clients/node) plays whole games against a real server subprocess.
+"""The TypeScript client (clients/node) plays whole games against a real server subprocess.
 
-Needs ``node`` and ``npm`` on PATH; installs the client's packages with ``npm ci`` once if
-clients/node/node_modules is missing. The Python stubs then check the log the game left.
+Builds the package as a user would (``npm run build``: protoc-gen-es over proto/, then tsc) and
+runs its ``bezique-play`` program and small scripts against the server; the Python stubs then
+check the log the game left. Needs ``node`` (>= 20) and ``npm``; installs the pinned packages
+with ``npm ci`` when they are missing.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import json
 import os
 import re
 import selectors
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,34 +23,26 @@ import pytest
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
+from tests.npm import NODE_DIR, node_modules, tool
 
 ROOT = Path(__file__).resolve().parents[2]
-NODE_DIR = ROOT / "clients" / "node"
 SERVER = str(Path(sys.executable).with_name("bezique-server"))
+PLAY = "dist/play.js"
 
 
-def _tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"`{name}` is not on PATH: the Node.js client tests need Node.js >= 18 and "
-                    "npm (install Node.js, e.g. actions/setup-node in CI)", pytrace=False)
-    return path
+def npm_run(script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
+                          capture_output=True, text=True, timeout=600, check=False)
 
 
 @pytest.fixture(scope="session")
 def node() -> str:
-    """The node binary, with the client's packages installed (npm ci, only when missing)."""
-    node_path = _tool("node")
-    npm_path = _tool("npm")
-    installed = all((NODE_DIR / "node_modules" / "@grpc" / package / "package.json").is_file()
-                    for package in ("grpc-js", "proto-loader"))
-    if not installed:
-        result = subprocess.run([npm_path, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR,
-                                capture_output=True, text=True, timeout=300, check=False)
-        if result.returncode != 0:
-            pytest.fail(f"npm ci in {NODE_DIR} failed:\n{result.stdout}\n{result.stderr}",
-                        pytrace=False)
-    return node_path
+    """The node binary, with the package built (generated code, then tsc) into dist/."""
+    node_modules()
+    built = npm_run("build")
+    if built.returncode != 0:
+        pytest.fail(f"npm run build failed:\n{built.stdout}\n{built.stderr}", pytrace=False)
+    return tool("node")
 
 
 @pytest.fixture(scope="module")
@@ -106,18 +99,16 @@ def _short_game_options(info: pb.VariantInfo) -> list[str]:
 
 
 def _play(node: str, address: str, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([node, "play.js", "--server", address, *arguments], cwd=NODE_DIR,
+    return subprocess.run([node, PLAY, "--server", address, *arguments], cwd=NODE_DIR,
                           capture_output=True, text=True, timeout=120, check=False)
 
 
-@pytest.mark.parametrize("variant_id", ["highcard", "bezique-2p", "quart-bezique"])
+@pytest.mark.parametrize("variant_id", ["bezique-2p", "quart-bezique", "highcard"])
 def test_node_client_plays_a_whole_game(
         node: str, server_address: str, stub: table_service_pb2_grpc.TableServiceStub,
         variant_id: str) -> None:
     variants = _variants(stub)
-    if variant_id not in variants:
-        pytest.skip(f"variant {variant_id!r} is not installed on the server yet "
-                    f"(ListVariants: {', '.join(sorted(variants))})")
+    assert variant_id in variants, sorted(variants)
     info = variants[variant_id]
     completed = _play(node, server_address, "--variant", variant_id,
                       *_short_game_options(info))
@@ -158,7 +149,81 @@ def test_node_client_reports_errors(node: str, server_address: str) -> None:
     assert "no variant" in unknown.stderr and "highcard" in unknown.stderr
     bad_option = _play(node, server_address, "--variant", "highcard", "--option", "players=99")
     assert bad_option.returncode != 0
-    assert "INVALID_ARGUMENT" in bad_option.stderr and "players" in bad_option.stderr
-    usage = subprocess.run([node, "play.js"], cwd=NODE_DIR, capture_output=True, text=True,
+    assert "INVALID_ARGUMENT: option 'players'" in bad_option.stderr, bad_option.stderr
+    usage = subprocess.run([node, PLAY], cwd=NODE_DIR, capture_output=True, text=True,
                            timeout=60, check=False)
     assert usage.returncode != 0 and "--server" in usage.stderr
+
+
+ERRORS_SCRIPT = """
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorReason, TableClient, errorInfo, errorReason } from "./dist/index.js";
+
+const client = new TableClient(process.argv[2]);
+const seen = {};
+async function expectError(name, call) {
+  try {
+    await call();
+    seen[name] = "no error";
+  } catch (error) {
+    if (!(error instanceof ConnectError)) throw error;
+    seen[name] = { code: Code[error.code], reason: ErrorReason[errorReason(error)],
+                   metadata: errorInfo(error)?.metadata ?? {} };
+  }
+}
+const created = await client.createTable("highcard", { options: { players: 2 } });
+const ann = await client.joinTable(created.tableId, { seat: 0, name: "ann" });
+await client.joinTable(created.tableId, { seat: 1, name: "bob" });
+const view = await client.getView(created.tableId, ann.seatToken);
+await expectError("missing", () => client.getView("no-such-table-0000"));
+await expectError("stale", () => client.submitMove(created.tableId, ann.seatToken,
+  view.legalMoves[0], view.version - 1n));
+await expectError("taken", () => client.joinTable(created.tableId, { seat: 0 }));
+const left = await client.createTable("highcard", { options: { players: 2 } });
+const carl = await client.joinTable(left.tableId, { seat: 0, name: "carl" });
+const leftAt = await client.leaveTable(left.tableId, carl.seatToken);
+console.log(JSON.stringify({ seen, leftAt: Number(leftAt), version: Number(view.version),
+                             toMove: view.toMove }));
+"""
+
+
+def test_typed_errors_carry_the_error_reason_enum(node: str, server_address: str) -> None:
+    script = NODE_DIR / "errors-check.mjs"
+    script.write_text(ERRORS_SCRIPT)
+    try:
+        completed = subprocess.run([node, script.name, server_address], cwd=NODE_DIR,
+                                   capture_output=True, text=True, timeout=60, check=False)
+    finally:
+        script.unlink()
+    assert completed.returncode == 0, completed.stderr
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    seen = result["seen"]
+    assert seen["missing"]["code"] == "NotFound" and seen["missing"]["reason"] == "NOT_FOUND"
+    assert seen["stale"]["code"] == "Aborted" and seen["stale"]["reason"] == "STALE_VERSION"
+    assert seen["stale"]["metadata"]["current_version"] == str(result["version"])
+    assert seen["taken"] == {"code": "FailedPrecondition", "reason": "SEAT_TAKEN",
+                             "metadata": {}}
+    assert result["leftAt"] >= 3
+
+
+def test_the_package_type_checks_and_declares_its_types(node: str) -> None:
+    checked = npm_run("typecheck")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    package = json.loads((NODE_DIR / "package.json").read_text())
+    assert package["name"] and package["version"] and package["scripts"]["build"]
+    assert (NODE_DIR / package["types"]).is_file()
+    declared = (NODE_DIR / "dist" / "gen" / "bezique" / "v1" / "table_service_pb.d.ts")
+    assert "export declare enum ErrorReason" in declared.read_text()
+    packed = subprocess.run([tool("npm"), "pack", "--dry-run", "--json", "--ignore-scripts"],
+                            cwd=NODE_DIR, capture_output=True, text=True, timeout=600,
+                            check=False)
+    assert packed.returncode == 0, packed.stderr
+    files = {entry["path"] for entry in json.loads(packed.stdout)[0]["files"]}
+    assert {"package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/play.js",
+            "dist/gen/bezique/v1/table_service_pb.d.ts"} <= files
+    assert (NODE_DIR / package["bin"]["bezique-play"]).is_file()
+    locked = json.loads((NODE_DIR / "package-lock.json").read_text())
+    for group in ("dependencies", "devDependencies"):
+        for name, version in package[group].items():
+            assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"{name} is not pinned"
+            assert locked["packages"][f"node_modules/{name}"]["version"] == version

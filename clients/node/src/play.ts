@@ -1,0 +1,249 @@
+#!/usr/bin/env node
+/**
+ * Play one whole game against the server's bots:
+ *
+ *   bezique-play --server 127.0.0.1:50051 --variant highcard [--option k=v ...]
+ *
+ * Creates a table whose seats other than 0 are played by "random" bots, joins seat 0 and plays
+ * it to the end with a first or random legal move. It waits for its turn on a WatchTable stream
+ * (with a polling fallback) and answers ABORTED (a stale version) by reading the view again.
+ * Prints one JSON line at the end: {table_id, version, outcome: {winners, scores, reason}, moves}.
+ */
+
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+import { Code, ConnectError } from "@connectrpc/connect";
+
+import { TableClient } from "./client.js";
+import { describeError, errorReason } from "./errors.js";
+import { ErrorReason, type Move, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
+
+const USAGE = `usage: bezique-play --server HOST:PORT --variant ID [--option NAME=VALUE ...]
+                    [--pick first|random] [--seats N] [--name NAME] [--timeout SECONDS]`;
+
+class UsageError extends Error {}
+
+export interface PlayArgs {
+  server: string;
+  variant: string;
+  options: Record<string, string>;
+  pick: "first" | "random";
+  seats: number;
+  name: string;
+  timeout: number;
+}
+
+export interface PlayResult {
+  table_id: string;
+  version: number;
+  outcome: { winners: number[]; scores: number[]; reason: string };
+  moves: number;
+}
+
+export function parseArgs(argv: readonly string[]): PlayArgs {
+  const args: PlayArgs = {
+    server: "", variant: "", options: {}, pick: "random", seats: 0, name: "node-client",
+    timeout: 300,
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i] ?? "";
+    if (flag === "--help" || flag === "-h") throw new UsageError("");
+    const eq = flag.indexOf("=");
+    const [name, inline] = flag.startsWith("--") && eq > 0
+      ? [flag.slice(0, eq), flag.slice(eq + 1)] : [flag, undefined];
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      i += 1;
+      const next = argv[i];
+      if (next === undefined) throw new UsageError(`${name} needs a value`);
+      return next;
+    };
+    switch (name) {
+      case "--server": args.server = value(); break;
+      case "--variant": args.variant = value(); break;
+      case "--option": {
+        const pair = value();
+        const at = pair.indexOf("=");
+        if (at <= 0) throw new UsageError(`--option wants NAME=VALUE, not ${JSON.stringify(pair)}`);
+        args.options[pair.slice(0, at)] = pair.slice(at + 1);
+        break;
+      }
+      case "--pick": {
+        const pick = value();
+        if (pick !== "first" && pick !== "random") throw new UsageError("--pick is first or random");
+        args.pick = pick;
+        break;
+      }
+      case "--seats": args.seats = Number(value()); break;
+      case "--name": args.name = value(); break;
+      case "--timeout": args.timeout = Number(value()); break;
+      default: throw new UsageError(`unknown argument ${JSON.stringify(flag)}`);
+    }
+  }
+  if (!args.server) throw new UsageError("--server is required");
+  if (!args.variant) throw new UsageError("--variant is required");
+  if (!Number.isInteger(args.seats) || args.seats < 0) throw new UsageError("--seats wants N >= 1");
+  if (!(args.timeout > 0)) throw new UsageError("--timeout wants a positive number of seconds");
+  return args;
+}
+
+/**
+ * How many seats the table will have: the variant's fixed count, else the value (or default)
+ * of a "players"/"seats" option, else its minimum.
+ */
+export function seatCount(info: VariantInfo, options: Readonly<Record<string, string>>): number {
+  if (info.minSeats === info.maxSeats) return info.minSeats;
+  for (const spec of info.options) {
+    if (spec.name === "players" || spec.name === "seats") {
+      const count = Number(options[spec.name] ?? spec.defaultValue);
+      if (Number.isInteger(count) && count > 0) return count;
+    }
+  }
+  return info.minSeats;
+}
+
+/**
+ * The highest table version seen on a watch stream, and a way to wait until it passes a given
+ * version. A broken stream is not fatal: waits then fall back to a poll interval.
+ */
+class VersionWatcher {
+  private seen: bigint;
+  private waiters: Array<() => void> = [];
+  private readonly abort = new AbortController();
+
+  constructor(client: TableClient, tableId: string, token: string, fromVersion: bigint) {
+    this.seen = fromVersion;
+    void this.follow(client.watchTable(tableId, token, fromVersion, this.abort.signal));
+  }
+
+  private async follow(updates: AsyncIterable<{ version: bigint }>): Promise<void> {
+    try {
+      for await (const update of updates) {
+        if (update.version > this.seen) this.seen = update.version;
+        this.wake();
+      }
+    } catch {
+      // cancelled or cut: polling takes over
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves once a version above `version` was seen, or after `pollMs` at most. */
+  waitBeyond(version: bigint, pollMs: number): Promise<void> {
+    if (this.seen > version) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, pollMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
+
+function choose(moves: readonly Move[], pick: PlayArgs["pick"]): Move {
+  const index = pick === "first" ? 0 : Math.floor(Math.random() * moves.length);
+  const move = moves[index];
+  if (move === undefined) throw new Error("no legal move to choose from");
+  return move;
+}
+
+export async function play(args: PlayArgs): Promise<PlayResult> {
+  const client = new TableClient(args.server);
+  const deadline = Date.now() + args.timeout * 1000;
+  let watcher: VersionWatcher | null = null;
+  try {
+    const variants = await client.listVariants();
+    const info = variants.find((v) => v.id === args.variant);
+    if (info === undefined) {
+      const known = variants.map((v) => v.id).join(", ");
+      throw new Error(`the server has no variant ${JSON.stringify(args.variant)} (it has: ${known})`);
+    }
+    const seats = args.seats || seatCount(info, args.options);
+    const bots: Record<number, string> = {};
+    for (let seat = 1; seat < seats; seat += 1) bots[seat] = "random";
+    const created = await client.createTable(args.variant, { options: args.options, bots });
+    const tableId = created.tableId;
+    const joined = await client.joinTable(tableId, { seat: 0, name: args.name });
+    const token = joined.seatToken;
+    const mySeat = joined.seat;
+    let view: View = joined.view ?? await client.getView(tableId, token);
+    watcher = new VersionWatcher(client, tableId, token, view.version);
+    let moves = 0;
+    while (view.outcome === undefined) {
+      if (Date.now() > deadline) {
+        throw new Error(`table ${tableId} did not finish within ${args.timeout} s `
+          + `(version ${view.version}, phase ${JSON.stringify(view.phase)})`);
+      }
+      if (view.toMove.includes(mySeat) && view.legalMoves.length > 0) {
+        const move = choose(view.legalMoves, args.pick);
+        try {
+          const response = await client.submitMove(tableId, token, move, view.version);
+          if (!response.duplicate) moves += 1;
+          view = response.view ?? await client.getView(tableId, token);
+        } catch (error) {
+          // Someone moved first: look again. Anything else is the caller's to see.
+          if (!(error instanceof ConnectError && error.code === Code.Aborted
+                && errorReason(error) === ErrorReason.STALE_VERSION)) throw error;
+          view = await client.getView(tableId, token);
+        }
+        continue;
+      }
+      await watcher.waitBeyond(view.version, 1000);
+      view = await client.getView(tableId, token);
+    }
+    const { winners, scores, reason } = view.outcome;
+    return {
+      table_id: tableId,
+      version: Number(view.version),
+      outcome: { winners: [...winners], scores: scores.map(Number), reason },
+      moves,
+    };
+  } finally {
+    watcher?.close();
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let args: PlayArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message ? `bezique-play: ${error.message}\n` : ""}${USAGE}\n`);
+    return error.message ? 2 : 0;
+  }
+  try {
+    const result = await play(args);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`bezique-play: error: ${describeError(error)}\n`);
+    return 1;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+}

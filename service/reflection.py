@@ -1,0 +1,70 @@
+"""Server reflection under both names clients ask for: ``grpc.reflection.v1`` and ``v1alpha``.
+
+grpcio-reflection ships only ``v1alpha``. ``v1`` is the same protocol under a new package name
+(every message and field number is unchanged), so the v1alpha servicer answers both, and a
+``grpc/reflection/v1/reflection.proto`` descriptor made from the v1alpha one is added to the
+pool so that ``v1`` can be described through reflection too.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool
+from grpc_reflection.v1alpha import reflection_pb2
+from grpc_reflection.v1alpha._async import ReflectionServicer  # what reflection.aio exports
+
+V1ALPHA = "grpc.reflection.v1alpha"
+V1 = "grpc.reflection.v1"
+V1ALPHA_SERVICE = f"{V1ALPHA}.ServerReflection"
+V1_SERVICE = f"{V1}.ServerReflection"
+V1_FILE = "grpc/reflection/v1/reflection.proto"
+
+
+def _v1_type(name: str) -> str:
+    prefix = f".{V1ALPHA}."
+    return f".{V1}." + name[len(prefix):] if name.startswith(prefix) else name
+
+
+def add_v1_descriptor(pool: descriptor_pool.DescriptorPool | None = None) -> None:
+    """Add the v1 reflection file to ``pool`` (the default pool) unless it is there already."""
+    pool = pool or descriptor_pool.Default()
+    try:
+        pool.FindFileByName(V1_FILE)
+        return
+    except KeyError:
+        pass
+    if pool is descriptor_pool.Default():
+        try:  # a grpcio-reflection that ships v1 registers its own file on import
+            importlib.import_module("grpc_reflection.v1.reflection_pb2")
+            return
+        except ImportError:
+            pass
+    proto = descriptor_pb2.FileDescriptorProto()
+    reflection_pb2.DESCRIPTOR.CopyToProto(proto)
+    proto.name, proto.package = V1_FILE, V1
+    proto.ClearField("options")
+    for message in proto.message_type:
+        for field in message.field:
+            if field.HasField("type_name"):
+                field.type_name = _v1_type(field.type_name)
+    for service in proto.service:
+        for method in service.method:
+            method.input_type = _v1_type(method.input_type)
+            method.output_type = _v1_type(method.output_type)
+    pool.Add(proto)
+
+
+def enable(server: grpc.aio.Server, service_names: tuple[str, ...]) -> None:
+    """Serve reflection as v1 and v1alpha, listing ``service_names`` and both reflections."""
+    add_v1_descriptor()
+    servicer = ReflectionServicer((*service_names, V1_SERVICE, V1ALPHA_SERVICE))
+    stream: Any = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)
+    server.add_generic_rpc_handlers(tuple(
+        grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": stream})
+        for name in (V1_SERVICE, V1ALPHA_SERVICE)))

@@ -1,0 +1,36 @@
+"""The pinned npm packages in clients/node (the buf CLI, protoc-gen-es, TypeScript, the client's
+runtime), installed with ``npm ci`` when missing or older than the lock file."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE_DIR = ROOT / "clients" / "node"
+BIN = NODE_DIR / "node_modules" / ".bin"
+MARK = NODE_DIR / "node_modules" / ".package-lock.json"  # written by npm on every install
+
+
+def tool(name: str) -> str:
+    """A program on PATH, or a test failure saying what to install."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"`{name}` is not on PATH: these tests need Node.js >= 20 and npm "
+                    "(.ci/run installs them)", pytrace=False)
+    return path
+
+
+def node_modules() -> Path:
+    """clients/node/node_modules/.bin, after ``npm ci`` if the install is missing or stale."""
+    lock = NODE_DIR / "package-lock.json"
+    if not MARK.is_file() or MARK.stat().st_mtime < lock.stat().st_mtime:
+        result = subprocess.run([tool("npm"), "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR,
+                                capture_output=True, text=True, timeout=600, check=False)
+        if result.returncode != 0:
+            pytest.fail(f"npm ci in {NODE_DIR} failed:\n{result.stdout}\n{result.stderr}",
+                        pytrace=False)
+    return BIN
