@@ -350,6 +350,10 @@ class CommandPath:
         seat = -1
         try:
             async with self.repo.hold(table_id, fresh=False) as live:
+                if expected_version > live.version:
+                    # a lagging replica: catch up before the token is checked, so a seat that
+                    # changed hands meanwhile is never answered for with the old holder's token
+                    await self.repo.catch_up_locked(live)
                 seat = await self.seat_for(live, token)
                 return await self._move(live, seat, move, expected_version, request_id, "move")
         except _AnsweredBefore:
@@ -368,12 +372,12 @@ class CommandPath:
         request id, so it can never collide with a client's: the compare-and-set on the
         version alone makes it happen at most once."""
         async with self.repo.hold(table_id, fresh=False) as live:
+            if expected_version > live.version:
+                await self.repo.catch_up_locked(live)
             return await self._move(live, seat, move, expected_version, "", kind)
 
     async def _move(self, live: LiveTable, seat: int, move: Move, expected: int,
                     request_id: str, kind: str) -> MoveResult:
-        if expected > live.version:
-            await self.repo.catch_up_locked(live)
         game = live.game
         legal = game.legal_moves(seat) if game is not None else ()
         if expected != live.version or game is None or move not in legal:

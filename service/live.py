@@ -89,6 +89,10 @@ class Watcher:
     viewer: int | None
     token_hash: str
     queue: asyncio.Queue[Broadcast | StreamEnd]
+    last: int = 0
+    """The version of the last entry put in the queue (or the table's when it subscribed)."""
+    home: LiveTable | None = None
+    """The table object the stream is attached to (a reloaded table adopts its streams)."""
 
 
 class LiveTable:

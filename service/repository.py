@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 import structlog
 
 from service.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable, quoted
-from service.live import LiveTable, rebuild
+from service.live import LiveTable, Watcher, rebuild
 from service.store import Store, StoreError
 from service.watch import RELOADED, WatchHub
 from variants.api import LogVersionError
@@ -37,6 +37,8 @@ class TableRepository:
         self._tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._orphans: dict[str, list[Watcher]] = {}
+        """Streams of discarded tables, waiting for the table to be rebuilt."""
         self.on_loaded: Callable[[LiveTable], None] = lambda live: None
         """Called with every table put into memory (the scheduler starts its bots)."""
         self.closing = False
@@ -67,8 +69,13 @@ class TableRepository:
             async with lock:
                 live = self._tables.get(table_id)
                 if live is None:
-                    live = await self._load(table_id)
+                    try:
+                        live = await self._load(table_id)
+                    except BaseException:
+                        self.hub.end_detached(self._orphans.pop(table_id, []), RELOADED)
+                        raise
                     self._tables[table_id] = live
+                    self.hub.adopt(live, self._orphans.pop(table_id, []))
                     self.on_loaded(live)
         finally:
             if not lock.locked():
@@ -105,12 +112,26 @@ class TableRepository:
         self._tables[live.table_id] = live
 
     def discard(self, live: LiveTable) -> None:
-        """``live`` may hold a change the store does not: never use it again. Its streams are
-        told to resume (from the store, on this or any replica)."""
+        """``live`` may hold a change the store does not: never use it again. The table is
+        rebuilt from the store at once, and adopts the streams (see WatchHub.adopt)."""
         live.discarded = True
         if self._tables.get(live.table_id) is live:
             del self._tables[live.table_id]
-        self.hub.end_all(live, RELOADED)
+        if not live.watchers:
+            return
+        self._orphans.setdefault(live.table_id, []).extend(live.watchers)
+        live.watchers.clear()
+        if self.closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._reload(live.table_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _reload(self, table_id: str) -> None:
+        try:
+            await self._get(table_id)
+        except Exception as exc:  # its streams were told to resume
+            log.warning("reload_failed", table_id=table_id, error=repr(exc))
 
     # ------------------------------------------------------------------ shared stores
 
@@ -153,6 +174,15 @@ class TableRepository:
             log.warning("catch_up_failed", table_id=table_id, error=repr(exc))
 
     # ------------------------------------------------------------------ memory
+
+    def close(self, why: str) -> None:
+        """End every stream: of the tables held, and of those waiting to be rebuilt."""
+        self.closing = True
+        for live in self.held():
+            self.hub.end_all(live, why)
+        for orphans in self._orphans.values():
+            self.hub.end_detached(orphans, why)
+        self._orphans.clear()
 
     def cached(self, table_id: str) -> LiveTable | None:
         return self._tables.get(table_id)

@@ -195,7 +195,8 @@ class TableManager:
             raise InvalidArgument("from_version must be >= 0", field="from_version")
         if self.closing:
             raise Unavailable("the server is shutting down; watch on another replica")
-        # Subscribe and read the backlog under the table's lock, so no entry falls between.
+        # Subscribe under the table's lock: entries up to ``head`` come from the store (the
+        # backlog, read page by page outside the lock), later ones from the hub.
         async with self.repo.hold(table_id) as live:
             viewer = await self._viewer(live, token)
             if from_version > live.version:
@@ -203,21 +204,21 @@ class TableManager:
                                       f"(version {live.version})", field="from_version")
             watcher = self.hub.subscribe(live, viewer,
                                          auth.token_hash(token) if token is not None else "")
-            try:
-                backlog = [entry for entry in await self.store.read_log(table_id, from_version)
-                           if entry.version <= live.version]
-            except BaseException:
-                self.hub.unsubscribe(live, watcher)
-                raise
-            current = live.view_for(viewer)
-            finished = live.finished
-        shoe = live.variant.shoe(live.record.options)
+            head, current, finished = live.version, live.view_for(viewer), live.finished
+            shoe = live.variant.shoe(live.record.options)
         try:
             last = from_version
-            for index, entry in enumerate(backlog):
-                last = entry.version
-                yield self._update(entry, viewer, shoe, finished,
-                                   current if index == len(backlog) - 1 else None, None)
+            page = self.settings.limits.history_page
+            while last < head:
+                entries = await self.store.read_log(table_id, last, min(page, head - last))
+                if not entries:
+                    raise Unavailable(f"the table's log ends before version {head}; resume "
+                                      f"from version {last}", reason="TABLE_RELOADED",
+                                      metadata={"resume_from": str(last)})
+                for entry in entries:
+                    last = entry.version
+                    yield self._update(entry, viewer, shoe, finished,
+                                       current if last == head else None, None)
             while not finished:
                 item = await watcher.queue.get()
                 if isinstance(item, StreamEnd):
@@ -229,7 +230,7 @@ class TableManager:
                 yield self._update(item.entry, viewer, shoe, finished, item.views.get(viewer),
                                    item)
         finally:
-            self.hub.unsubscribe(live, watcher)
+            self.hub.unsubscribe(watcher)
 
     @staticmethod
     def _update(entry: LogEntry, viewer: int | None, shoe: Shoe, finished: bool,
@@ -265,8 +266,6 @@ class TableManager:
 
     async def close(self) -> None:
         self.closing = True
-        self.repo.closing = True
         await self.scheduler.close()
-        for live in self.repo.held():
-            self.hub.end_all(live, CLOSING)
+        self.repo.close(CLOSING)
 

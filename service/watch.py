@@ -38,23 +38,40 @@ class WatchHub:
     def subscribe(self, live: LiveTable, viewer: int | None, token_hash: str) -> Watcher:
         """A new stream of ``live`` for ``viewer`` (call under the table's lock)."""
         limits = self.limits
-        if len(live.watchers) >= limits.max_watchers_per_table:
-            raise ResourceExhausted(f"table {live.table_id} has its limit of "
-                                    f"{limits.max_watchers_per_table} watchers",
-                                    reason="TOO_MANY_STREAMS")
-        if viewer is not None:
+        if viewer is None:
+            # Spectators have their own cap, so they can never crowd the seats out.
+            spectators = sum(1 for w in live.watchers if w.viewer is None)
+            if spectators >= limits.max_watchers_per_table:
+                raise ResourceExhausted(f"table {live.table_id} has its limit of "
+                                        f"{limits.max_watchers_per_table} spectator watchers",
+                                        reason="TOO_MANY_STREAMS")
+        else:
             open_here = sum(1 for w in live.watchers if w.viewer == viewer)
             if open_here >= limits.max_streams_per_seat:
                 raise ResourceExhausted(f"seat {viewer} already has {open_here} open watch "
                                         f"streams (at most {limits.max_streams_per_seat})",
                                         reason="TOO_MANY_STREAMS")
-        watcher = Watcher(viewer, token_hash, asyncio.Queue(limits.watch_queue + 1))
+        watcher = Watcher(viewer, token_hash, asyncio.Queue(limits.watch_queue + 1),
+                          live.version, live)
         live.watchers.add(watcher)
         return watcher
 
     @staticmethod
-    def unsubscribe(live: LiveTable, watcher: Watcher) -> None:
-        live.watchers.discard(watcher)
+    def unsubscribe(watcher: Watcher) -> None:
+        if watcher.home is not None:
+            watcher.home.watchers.discard(watcher)
+
+    def adopt(self, live: LiveTable, orphans: list[Watcher]) -> None:
+        """Attach the streams of a discarded copy of the table to ``live``, just rebuilt from
+        the store. A stream that has every committed entry goes on as if nothing happened
+        (the discarded change was never published); one that is behind (another replica
+        moved the table meanwhile) is told to resume from the store."""
+        for watcher in orphans:
+            if watcher.last == live.version:
+                watcher.home = live
+                live.watchers.add(watcher)
+            else:
+                self._end(live, watcher, RELOADED)
 
     def publish(self, live: LiveTable, entry: LogEntry, *, with_views: bool = True) -> None:
         """Send a committed entry to every stream, with each viewer's view after it when
@@ -74,9 +91,18 @@ class WatchHub:
             if with_views and viewer not in broadcast.views:
                 broadcast.views[viewer] = live.view_for(viewer)
             watcher.queue.put_nowait(broadcast)
+            watcher.last = entry.version
+
+    @staticmethod
+    def end_detached(watchers: list[Watcher], why: str) -> None:
+        """End streams attached to no table (their table could not be rebuilt)."""
+        for watcher in watchers:
+            watcher.home = None
+            if not watcher.queue.full():
+                watcher.queue.put_nowait(StreamEnd(why))
 
     def end_all(self, live: LiveTable, why: str) -> None:
-        """End every stream of ``live`` (the table was discarded, or the server closes)."""
+        """End every stream of ``live`` (the server closes, or a table cannot be reloaded)."""
         for watcher in list(live.watchers):
             self._end(live, watcher, why)
 

@@ -62,13 +62,32 @@ async def test_watch_streams_per_caller_and_per_table() -> None:
         assert details(error)["reason"] == "TOO_MANY_STREAMS"
         held.append(asyncio.create_task(hold(first.token)))  # another caller: allowed
         await eventually(lambda: len(live.watchers) == 3, what="three watchers")
-        error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(second.token))
-        assert "watchers" in (error.details() or "")
         for task in held:
             task.cancel()
         await asyncio.gather(*held, return_exceptions=True)
         await eventually(lambda: not live.watchers, what="the watchers to be released")
         assert not server.manager.closing
+
+
+async def test_spectators_cannot_crowd_the_seats_out() -> None:
+    async with serving(max_watchers_per_caller=0, max_watchers_per_table=3) as (server, client):
+        table_id, first, second = await two_seats(client)
+
+        async def hold(token: str | None) -> None:
+            async for _ in client.watch(table_id, token, 0, resume=False):
+                pass
+
+        live = await server.manager.table(table_id)
+        held = [asyncio.create_task(hold(None)) for _ in range(3)]
+        await eventually(lambda: len(live.watchers) == 3, what="three spectators")
+        error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(None))
+        assert "spectator watchers" in (error.details() or "")
+        held += [asyncio.create_task(hold(token)) for token in (first.token, second.token)]
+        await eventually(lambda: len(live.watchers) == 5, what="both seats watching too")
+        for task in held:
+            task.cancel()
+        await asyncio.gather(*held, return_exceptions=True)
+        await eventually(lambda: not live.watchers, what="the watchers to be released")
 
 
 async def test_tables_per_server() -> None:

@@ -6,7 +6,7 @@
  * `authorization: Bearer <token>`; a call without a token is a spectator's.
  */
 
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 
 import { create } from "@bufbuild/protobuf";
 import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
@@ -113,10 +113,24 @@ export class TableClient {
     return tables;
   }
 
-  /** Take a seat (the given one, or the first free): the token is in the answer, once. */
-  joinTable(tableId: string, settings: { seat?: number; name?: string } = {}): Promise<JoinTableResponse> {
+  /**
+   * Take a seat (the given one, or the first free): the token is in the answer, once. The seat
+   * contributes `entropy` to every deal of the table: 32 fresh random bytes unless given (a
+   * platform may pass its player's own; an empty array contributes none).
+   */
+  joinTable(
+    tableId: string,
+    settings: { seat?: number; name?: string; entropy?: Uint8Array } = {},
+  ): Promise<JoinTableResponse> {
     return this.rpc.joinTable(
-      { tableId, seat: settings.seat, displayName: settings.name ?? "" }, this.options());
+      {
+        tableId,
+        seat: settings.seat,
+        displayName: settings.name ?? "",
+        entropy: settings.entropy ?? new Uint8Array(randomBytes(32)),
+      },
+      this.options(),
+    );
   }
 
   /** Give the token's seat back before the game starts; resolves to the log version. */
