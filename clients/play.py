@@ -22,6 +22,7 @@ from rich.text import Text
 
 from bezique.v1 import table_service_pb2 as pb
 from clients.render import event_text, game_over, seat_names, view_renderable
+from clients.safe import visible
 from clients.sdk import AsyncTableClient, SeatHandle
 
 QUIT = "quit"
@@ -219,7 +220,7 @@ class Game:
             if error.code() not in (grpc.StatusCode.ABORTED,
                                     grpc.StatusCode.FAILED_PRECONDITION):
                 raise
-            why = escape(error.details() or "")
+            why = escape(visible(error.details() or ""))
             self.console.print(f"[yellow]The table moved on before your move arrived ({why}); "
                                "here is the new position.[/yellow]")
             self.take_view(await self.client.view(self.seat.table_id, self.seat.token))
@@ -234,7 +235,8 @@ class Game:
                 if self.my_turn():
                     choice = await self.ask()
                     if choice == QUIT:
-                        self.console.print(f"You left table {self.seat.table_id}; it stays "
+                        table = escape(visible(self.seat.table_id))
+                        self.console.print(f"You left table {table}; it stays "
                                            "open, waiting for your seat's move.")
                         return 0
                     assert isinstance(choice, int)
@@ -264,9 +266,10 @@ async def play_at(address: str, settings: PlaySettings, console: Console,
             info.id, settings.options, bots={s: policy for s in range(1, seats)},
             turn_seconds=settings.turn_seconds)
         seat = await client.join(created.table_id, 0, settings.name)
-        console.print(f"Table [bold]{created.table_id}[/bold] · {escape(info.title)} · you are "
+        table, title = escape(visible(created.table_id)), escape(visible(info.title))
+        console.print(f"Table [bold]{table}[/bold] · {title} · you are "
                       f"seat 0 against {seats - 1} {policy} bot(s) · seed commitment "
-                      f"{created.seed_commitment[:16]}…", soft_wrap=True)
+                      f"{escape(visible(created.seed_commitment[:16]))}…", soft_wrap=True)
         view = await client.view(created.table_id, seat.token)
         return await Game(client, seat, view, console, read).run()
 

@@ -2,6 +2,8 @@
 
 Everything here is generic over the View message: a variant's specifics arrive as zone names
 and ``detail`` keys, which are shown as they come (a few well-known ones get a nicer label).
+Every function that takes a wire message prints it :func:`~clients.safe.cleaned` (no control or
+bidi characters from the server reach the terminal).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bezique.v1 import table_service_pb2 as pb
+from clients.safe import cleaned, visible
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = frozenset("HD")
@@ -126,7 +129,7 @@ def seat_names(seats: Iterable[pb.SeatState], viewer: int | None = None) -> dict
         if viewer is not None and state.seat == viewer:
             names[state.seat] = f"Seat {state.seat} (you)"
         elif state.display_name:
-            names[state.seat] = f"Seat {state.seat} ({state.display_name})"
+            names[state.seat] = f"Seat {state.seat} ({visible(state.display_name)})"
         else:
             names[state.seat] = f"Seat {state.seat}"
     return names
@@ -143,6 +146,7 @@ def who(names: Mapping[int, str], seat: int | None) -> str:
 
 def move_text(move: pb.Move) -> Text:
     """A move as offered: kind, label, cards and amount."""
+    move = cleaned(move)
     text = Text(move.kind.replace("_", " "), style="bold")
     if move.label:
         text.append(" " + move.label.replace("_", " "), style="cyan")
@@ -156,6 +160,7 @@ def move_text(move: pb.Move) -> Text:
 
 def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
     """One event as a line: who, what, which cards, how much, and its public details."""
+    event = cleaned(event)
     seat = event.seat if event.HasField("seat") else None
     text = Text(who(names, seat), style="green" if seat is not None else "magenta")
     text.append(" " + VERBS.get(event.kind, event.kind.replace("_", " ")))
@@ -175,6 +180,7 @@ def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
 
 
 def outcome_text(outcome: pb.Outcome, names: Mapping[int, str]) -> Text:
+    outcome = cleaned(outcome)
     winners = [who(names, seat) for seat in outcome.winners]
     if not winners:
         head = "nobody wins"
@@ -306,6 +312,7 @@ def legal_moves_text(moves: Sequence[pb.Move]) -> Text:
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
                     now: dt.datetime | None = None) -> RenderableType:
     """The whole board as the viewer may see it, with its legal moves numbered from 1."""
+    view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
     detail = detail_dict(view.detail)
@@ -352,7 +359,7 @@ def variants_table(variants: Sequence[pb.VariantInfo]) -> Group:
     """One block per variant: id, title, seats, bot policies, then one line per option (name,
     default, allowed values) with its meaning below it."""
     blocks: list[RenderableType] = []
-    for info in variants:
+    for info in map(cleaned, variants):
         seats = (str(info.min_seats) if info.min_seats == info.max_seats
                  else f"{info.min_seats}-{info.max_seats}")
         head = Text(info.id, style="bold cyan")
@@ -387,7 +394,7 @@ def tables_table(tables: Sequence[pb.TableSummary]) -> Table:
     table.add_column("variant", no_wrap=True)
     for column in ("phase", "version", "seats", "free", "clock"):
         table.add_column(column)
-    for summary in tables:
+    for summary in map(cleaned, tables):
         seats = ", ".join(_seat_label(s) for s in summary.seats)
         clock = f"{summary.turn_seconds}s" if summary.turn_seconds else "-"
         phase = summary.phase + (" (finished)" if summary.finished else "")
@@ -399,6 +406,7 @@ def tables_table(tables: Sequence[pb.TableSummary]) -> Table:
 
 def history_line(entry: pb.HistoryEntry, names: Mapping[int, str]) -> Text:
     """One log entry on one line: version, kind, seat, the move and what it caused."""
+    entry = cleaned(entry)
     seat = entry.seat if entry.HasField("seat") else None
     text = Text(f"v{entry.version:<4} ", style="dim")
     text.append(f"{entry.entry_kind:<9}", style="bold")

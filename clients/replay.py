@@ -4,7 +4,8 @@ declarations and scores as they happened.
 Generic over variants: plays are gathered until an event that closes a trick or round
 (``trick``, ``round_won``), a new deal starts at ``dealer``/``deal_start``, and every other
 event is told on its own line under the trick it follows. Only what the caller may see is
-shown: before the game ends, other hands stay hidden (counted).
+shown: before the game ends, other hands stay hidden (counted). Every server string is shown
+:func:`~clients.safe.cleaned`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from clients.render import (
     value_text,
     who,
 )
+from clients.safe import cleaned
 
 DEAL_STARTS = frozenset({"dealer", "deal_start"})
 TRICK_ENDS = frozenset({"trick", "round_won"})
@@ -46,6 +48,7 @@ class _Story:
 
 def replay_lines(history: pb.GetHistoryResponse) -> Iterator[Text]:
     """The narrative, one rich Text per line."""
+    history = cleaned(history)
     story = _Story()
     options = ", ".join(f"{k}={v}" for k, v in sorted(history.options.items()))
     head = Text(f"Table {history.table_id}: {history.variant_id}", style="bold")
