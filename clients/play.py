@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from clients.safe import visible
 from clients.sdk import AsyncTableClient, SeatHandle
 
 QUIT = "quit"
+PASS_KEYS = "p or Enter"
 POLL_SECONDS = 5.0
 
 
@@ -46,11 +47,21 @@ class PlayError(Exception):
     """Something that stops the game before it starts; the message says what to change."""
 
 
-def parse_choice(text: str, count: int) -> int | str | None:
-    """The player's answer: a move number (1-based), ``QUIT``, or None when it is neither."""
+def pass_number(moves: Sequence[pb.Move]) -> int | None:
+    """The number (1-based) of the legal ``pass``, if there is one: it gets one key."""
+    return next((n for n, move in enumerate(moves, 1) if move.kind == "pass"), None)
+
+
+def parse_choice(text: str, count: int, pass_at: int | None = None) -> int | str | None:
+    """The player's answer: a move number (1-based), ``QUIT``, or None when it is neither.
+    When ``pass`` is legal (number ``pass_at``), ``p`` or a bare Enter chooses it: Bezique
+    asks every trick winner to declare, mostly with nothing to declare, so passing must be
+    one key."""
     answer = text.strip().lower()
     if answer in ("q", "quit", "exit"):
         return QUIT
+    if pass_at is not None and answer in ("", "p", "pass"):
+        return pass_at
     if answer.isdigit() and 1 <= int(answer) <= count:
         return int(answer)
     return None
@@ -199,18 +210,22 @@ class Game:
 
     async def ask(self) -> int | str:
         """Show the board and read a move number (or q), re-asking on anything else."""
-        self.console.print(view_renderable(self.view, recent=list(self.recent)))
+        pass_at = pass_number(self.view.legal_moves)
+        self.console.print(view_renderable(self.view, recent=list(self.recent),
+                                           pass_key=PASS_KEYS if pass_at else ""))
         count = len(self.view.legal_moves)
+        passing = f", {PASS_KEYS} to pass" if pass_at else ""
         while True:
             try:
-                answer = await read_line(self.read, f"Your move (1-{count}, q to quit): ")
+                answer = await read_line(self.read,
+                                         f"Your move (1-{count}{passing}, q to quit): ")
             except EOFError:
                 return QUIT
-            choice = parse_choice(answer, count)
+            choice = parse_choice(answer, count, pass_at)
             if choice is not None:
                 return choice
             self.console.print(f"[red]'{escape(answer.strip())}' is not a move: type a number "
-                               f"from 1 to {count}, or q to quit.[/red]")
+                               f"from 1 to {count}{passing}, or q to quit.[/red]")
 
     async def move(self, number: int) -> None:
         chosen = self.view.legal_moves[number - 1]

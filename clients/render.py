@@ -299,19 +299,23 @@ def details_text(detail: Mapping[str, Any]) -> Text | None:
     return Text(" · ".join(shown), style="dim") if shown else None
 
 
-def legal_moves_text(moves: Sequence[pb.Move]) -> Text:
+def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "") -> Text:
+    """The moves numbered from 1; with ``pass_key``, the ``pass`` move says its shortcut."""
     lines = Text()
     for number, move in enumerate(moves, 1):
         if number > 1:
             lines.append("\n")
         lines.append(f"{number:>3}. ", style="bold cyan")
         lines.append_text(move_text(move))
+        if pass_key and move.kind == "pass":
+            lines.append(f"  ({pass_key})", style="bold yellow")
     return lines
 
 
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
-                    now: dt.datetime | None = None) -> RenderableType:
-    """The whole board as the viewer may see it, with its legal moves numbered from 1."""
+                    now: dt.datetime | None = None, pass_key: str = "") -> RenderableType:
+    """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
+    with ``pass_key``, the key that passes shown next to ``pass``)."""
     view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
@@ -337,7 +341,7 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
         parts.append(outcome_text(view.outcome, names))
     elif show_moves and view.legal_moves:
         parts.append(Text("Your legal moves:", style="bold"))
-        parts.append(legal_moves_text(view.legal_moves))
+        parts.append(legal_moves_text(view.legal_moves, pass_key))
     return Panel(Group(*parts), title=view.variant_id, title_align="left")
 
 
