@@ -251,7 +251,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
 
 
 async def cmd_history(args: argparse.Namespace, console: Console) -> int:
-    from clients.replay import replay_lines
+    from clients.replay import folded_deals, replay_lines
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
@@ -260,10 +260,14 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
             console.print(line)
         return 0
     names: dict[int, str] = {}
-    for entry in history.entries:
+    folded = folded_deals(history)
+    if folded:
+        say(console, render.END_NOTE)
+    for number, entry in enumerate(history.entries):
         if entry.entry_kind == "joined" and entry.HasField("seat"):
             names[entry.seat] = f"Seat {entry.seat} ({visible(entry.display_name)})"
-        console.print(render.history_line(entry, names), soft_wrap=True)
+        mine = {index for at, index in folded if at == number}
+        console.print(render.history_line(entry, names, mine), soft_wrap=True)
     return 0
 
 

@@ -9,7 +9,7 @@ bidi characters from the server reach the terminal).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -35,6 +35,11 @@ VERBS = {"play": "plays", "trick": "takes the trick", "round_won": "wins the rou
          "reveal": "shows", "sit_out": "sits the deal out",
          "exchange_seven": "exchanges the seven of trumps",
          "show_seven": "shows the seven of trumps"}
+FOLDED_LABEL = "folded (revealed at the end)"
+"""Said of a hand that folded, shown because the game ended: the revealed seed makes every
+deal derivable, so the history shows it (rules/quart-bezique.md, docs/fairness.md)."""
+END_NOTE = ("The game is over and its seed revealed, so every deal can be recomputed: the "
+            "history shows every hand, folded ones included.")
 # Detail keys the board shows in its own places rather than in the "details" line.
 BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})
 
@@ -158,8 +163,9 @@ def move_text(move: pb.Move) -> Text:
     return text
 
 
-def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
-    """One event as a line: who, what, which cards, how much, and its public details."""
+def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = False) -> Text:
+    """One event as a line: who, what, which cards, how much, and its public details; with
+    ``folded``, the dealt hand is labelled :data:`FOLDED_LABEL`."""
     event = cleaned(event)
     seat = event.seat if event.HasField("seat") else None
     text = Text(who(names, seat), style="green" if seat is not None else "magenta")
@@ -169,6 +175,8 @@ def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
     if event.cards or event.hidden_count:
         text.append(" ")
         text.append_text(cards_text(event.cards, event.hidden_count))
+    if folded:
+        text.append(f" — {FOLDED_LABEL}", style="yellow")
     if event.amount:
         text.append(f" ({event.amount:+d})" if event.amount > 0 else f" ({event.amount})",
                     style="yellow")
@@ -408,8 +416,10 @@ def tables_table(tables: Sequence[pb.TableSummary]) -> Table:
     return table
 
 
-def history_line(entry: pb.HistoryEntry, names: Mapping[int, str]) -> Text:
-    """One log entry on one line: version, kind, seat, the move and what it caused."""
+def history_line(entry: pb.HistoryEntry, names: Mapping[int, str],
+                 folded: Collection[int] = ()) -> Text:
+    """One log entry on one line: version, kind, seat, the move and what it caused; the
+    events at the positions ``folded`` are dealt hands that later folded."""
     entry = cleaned(entry)
     seat = entry.seat if entry.HasField("seat") else None
     text = Text(f"v{entry.version:<4} ", style="dim")
@@ -421,5 +431,6 @@ def history_line(entry: pb.HistoryEntry, names: Mapping[int, str]) -> Text:
         text.append_text(move_text(entry.move))
     if entry.events:
         text.append(" → ", style="dim")
-        text.append_text(Text("; ").join(event_text(e, names) for e in entry.events))
+        text.append_text(Text("; ").join(event_text(e, names, folded=i in folded)
+                                         for i, e in enumerate(entry.events)))
     return text
