@@ -1,0 +1,89 @@
+"""Finding 4 over a real port: a spectator watching 100 Bezique tricks cannot tell from the
+public phase who holds a declaration (``declare_prompt=always``, the default), where with
+``when_possible`` the phase tells him every time."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+
+from clients.sdk import AsyncTableClient, SeatHandle
+from service.server import RunningServer, start_server
+from tests.conftest import server_config
+from variants.registry import load_registry
+
+TRICKS = 100
+Seen = tuple[str, bool, bool]
+"""What the spectator sees right after a trick: phase, winner to move, declaration_pending."""
+
+
+@pytest.fixture
+async def bezique_server() -> AsyncIterator[RunningServer]:
+    server = await start_server(server_config(), load_registry())
+    yield server
+    await server.stop()
+
+
+async def watch_tricks(address: str, options: dict[str, str]) -> list[tuple[bool, Seen]]:
+    """Two seats played by the test, each declaring whenever it can and passing otherwise,
+    so holding a declaration is exactly declaring (public). After every trick that ends
+    while the stock lasts, a spectator (no token) reads the view."""
+    rng = random.Random(15)
+    watched: list[tuple[bool, Seen]] = []
+    async with AsyncTableClient(address, retries=5, backoff=0.01) as client:
+        while len(watched) < TRICKS:
+            table = await client.create_table("bezique-2p", {**options, "claims": "false"})
+            seats = [await client.join(table.table_id, s, f"p{s}") for s in (0, 1)]
+            while len(watched) < TRICKS:
+                spectator = await client.view(table.table_id, None)
+                if spectator.HasField("outcome") or spectator.phase == "endgame":
+                    break  # the phase-1 tricks of this table are over
+                seat: SeatHandle = seats[spectator.to_move[0]]
+                mine = await client.view(table.table_id, seat.token)
+                legal = list(mine.legal_moves)
+                if mine.phase == "declare":
+                    declarations = [m for m in legal if m.kind != "pass"]
+                    move = declarations[0] if declarations else legal[0]
+                else:
+                    move = rng.choice(legal)
+                answer = await client.submit(seat, move, mine.version)
+                ended = [e for e in answer.events if e.kind == "trick"]
+                if not ended or mine.phase != "play":
+                    continue
+                winner = ended[0].seat
+                after = await client.view(table.table_id, None)
+                own = await client.view(table.table_id, seats[winner].token)
+                # his own view says whether he holds one (when_possible: not asked, none)
+                holds = own.phase == "declare" and any(m.kind != "pass"
+                                                       for m in own.legal_moves)
+                seen = (after.phase, list(after.to_move) == [winner],
+                        after.detail.fields["declaration_pending"].bool_value)
+                watched.append((holds, seen))
+    return watched
+
+
+async def test_always_a_spectator_cannot_tell_who_holds_a_meld(
+        bezique_server: RunningServer) -> None:
+    watched = await watch_tricks(bezique_server.address, {"declare_prompt": "always"})
+    holding = {seen for holds, seen in watched if holds}
+    empty = {seen for holds, seen in watched if not holds}
+    assert len(watched) == TRICKS and holding and empty
+    assert holding == empty == {("declare", True, True)}
+
+
+async def test_the_default_is_the_always_prompt(bezique_server: RunningServer) -> None:
+    async with AsyncTableClient(bezique_server.address) as client:
+        info = {i.id: i for i in await client.list_variants()}["bezique-2p"]
+    prompt = {o.name: o for o in info.options}["declare_prompt"]
+    assert prompt.default_value == "always" and list(prompt.choices) == ["always",
+                                                                         "when_possible"]
+    assert info.version == 2
+
+
+async def test_when_possible_the_phase_tells(bezique_server: RunningServer) -> None:
+    watched = await watch_tricks(bezique_server.address, {"declare_prompt": "when_possible"})
+    assert {seen for holds, seen in watched if holds} == {("declare", True, True)}
+    assert {seen[0] for holds, seen in watched if not holds} <= {"play", "endgame"}
+    assert any(not holds for holds, _ in watched)
