@@ -4,6 +4,7 @@ public phase who holds a declaration (``declare_prompt=always``, the default), w
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import AsyncIterator
 
@@ -11,7 +12,9 @@ import pytest
 
 from clients.sdk import AsyncTableClient, SeatHandle
 from service.server import RunningServer, start_server
+from service.store.base import LogEntry
 from tests.conftest import server_config
+from variants.api import Event
 from variants.registry import load_registry
 
 TRICKS = 100
@@ -87,3 +90,44 @@ async def test_when_possible_the_phase_tells(bezique_server: RunningServer) -> N
     assert {seen for holds, seen in watched if holds} == {("declare", True, True)}
     assert {seen[0] for holds, seen in watched if not holds} <= {"play", "endgame"}
     assert any(not holds for holds, _ in watched)
+
+
+async def test_a_version_1_table_is_still_served_and_replays_identically(
+        bezique_server: RunningServer) -> None:
+    """A table stored by variant version 1 (no ``declare_prompt`` in its options, which
+    prompted as ``when_possible``) is replayed from its log by version 2: every stored event
+    must come out again (the server refuses a log that replays differently), and the
+    spectator sees the very same table."""
+    store = bezique_server.store
+    async with AsyncTableClient(bezique_server.address, retries=5, backoff=0.01) as client:
+        table = await client.create_table("bezique-2p", {"declare_prompt": "when_possible"})
+        seats = [await client.join(table.table_id, s, f"p{s}") for s in (0, 1)]
+        for _ in range(80):  # past several declaration steps and skipped ones
+            spectator = await client.view(table.table_id, None)
+            seat = seats[spectator.to_move[0]]
+            mine = await client.view(table.table_id, seat.token)
+            await client.submit(seat, mine.legal_moves[0], mine.version)
+        found = await store.load_table(table.table_id)
+        assert found is not None
+        record, state = found
+        entries = await store.read_log(table.table_id)
+        options = {k: v for k, v in record.options.items() if k != "declare_prompt"}
+        old_id = "v1" + record.table_id[2:]
+        created = entries[0]
+        old_entries = [dataclasses.replace(created, payload={
+            **created.payload, "variant_version": 1, "options": options}), *entries[1:]]
+        await store.create_table(dataclasses.replace(record, table_id=old_id, variant_version=1,
+                                                     options=options), state, old_entries)
+        kinds = [[e.kind for e in _events(entry)] for entry in entries]
+        assert any("trick" in k and "draw" in k for k in kinds)  # a winner was not asked
+        assert any("declare" in k for k in kinds)  # and a winner was asked, and declared
+        new_view = await client.view(table.table_id, None)
+        old_view = await client.view(old_id, None)
+        history = await client.history(old_id)
+    assert history.variant_version == 1 and "declare_prompt" not in history.options
+    new_view.table_id = old_view.table_id = ""
+    assert old_view == new_view and old_view.version == len(entries)
+
+
+def _events(entry: LogEntry) -> list[Event]:
+    return [Event.from_dict(raw) for raw in entry.payload.get("events", ())]
