@@ -24,6 +24,7 @@ from rich.text import Text
 
 from bezique.v1 import table_service_pb2 as pb
 from clients import render
+from clients.safe import visible
 from clients.sdk import AsyncTableClient, SeatHandle
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -87,6 +88,7 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
     """One readable paragraph for a failed call: status, message, and the useful details."""
     code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
     details = error.details() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else ""
+    details = visible(details or "")
     if code == grpc.StatusCode.UNAVAILABLE:
         return (f"cannot reach a bezique server at {server} ({details}); start one with "
                 "`bezique-server` or point --server / BEZIQUE_SERVER at it")
@@ -97,7 +99,7 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
             detail.Unpack(failure)
             legal = [v.subject for v in failure.violations if v.type == "ILLEGAL_MOVE"]
             if legal:
-                lines.append("legal moves now: " + "; ".join(legal))
+                lines.append("legal moves now: " + "; ".join(map(visible, legal)))
     return "\n".join(lines)
 
 
@@ -112,8 +114,9 @@ def _status_details(error: grpc.RpcError) -> list[Any]:
 
 
 def say(console: Console, text: str) -> None:
-    """A plain line that is never wrapped (ids and tokens must stay whole)."""
-    console.print(text, soft_wrap=True, markup=False, highlight=False)
+    """A plain line that is never wrapped (ids and tokens must stay whole); it may hold
+    server strings, so it is printed :func:`~clients.safe.visible`."""
+    console.print(visible(text), soft_wrap=True, markup=False, highlight=False)
 
 
 # ------------------------------------------------------------------------------- commands
@@ -235,7 +238,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
         async for update in client.watch(args.table, args.token or None, args.from_version):
             if update.HasField("view"):
                 names = render.seat_names(update.view.seats, viewer)
-            line = Text(f"v{update.version:<4} {update.entry_kind:<9}", style="bold")
+            line = Text(f"v{update.version:<4} {visible(update.entry_kind):<9}", style="bold")
             if update.HasField("seat"):
                 line.append(f" {render.who(names, update.seat)}")
             console.print(line)
@@ -248,7 +251,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
 
 
 async def cmd_history(args: argparse.Namespace, console: Console) -> int:
-    from clients.replay import replay_lines
+    from clients.replay import folded_deals, replay_lines
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
@@ -257,10 +260,14 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
             console.print(line)
         return 0
     names: dict[int, str] = {}
-    for entry in history.entries:
+    folded = folded_deals(history)
+    if folded:
+        say(console, render.END_NOTE)
+    for number, entry in enumerate(history.entries):
         if entry.entry_kind == "joined" and entry.HasField("seat"):
-            names[entry.seat] = f"Seat {entry.seat} ({entry.display_name})"
-        console.print(render.history_line(entry, names), soft_wrap=True)
+            names[entry.seat] = f"Seat {entry.seat} ({visible(entry.display_name)})"
+        mine = {index for at, index in folded if at == number}
+        console.print(render.history_line(entry, names, mine), soft_wrap=True)
     return 0
 
 
@@ -274,8 +281,8 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     except NotFinishedError as exc:
         raise CliError(str(exc), code=2) from exc
     except VerificationError as exc:
-        console.print(f"[bold red]VERIFICATION FAILED[/bold red] for table {history.table_id}:",
-                      highlight=False)
+        console.print(Text("VERIFICATION FAILED", style="bold red").append(
+            f" for table {visible(history.table_id)}:"), highlight=False)
         say(console, f"  {exc}")
         return 1
     if result.test_settings:
@@ -422,7 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         errors.print("interrupted")
         return 130
     except CliError as exc:
-        errors.print(f"bezique {args.command}: {exc}", markup=False, soft_wrap=True)
+        errors.print(f"bezique {args.command}: {visible(str(exc))}", markup=False,
+                     soft_wrap=True)
         return exc.code
     except grpc.RpcError as exc:
         errors.print(f"bezique {args.command}: {describe_rpc_error(exc, server_of(args))}",

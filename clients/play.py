@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +22,11 @@ from rich.text import Text
 
 from bezique.v1 import table_service_pb2 as pb
 from clients.render import event_text, game_over, seat_names, view_renderable
+from clients.safe import visible
 from clients.sdk import AsyncTableClient, SeatHandle
 
 QUIT = "quit"
+PASS_KEYS = "p or Enter"
 POLL_SECONDS = 5.0
 
 
@@ -45,11 +47,21 @@ class PlayError(Exception):
     """Something that stops the game before it starts; the message says what to change."""
 
 
-def parse_choice(text: str, count: int) -> int | str | None:
-    """The player's answer: a move number (1-based), ``QUIT``, or None when it is neither."""
+def pass_number(moves: Sequence[pb.Move]) -> int | None:
+    """The number (1-based) of the legal ``pass``, if there is one: it gets one key."""
+    return next((n for n, move in enumerate(moves, 1) if move.kind == "pass"), None)
+
+
+def parse_choice(text: str, count: int, pass_at: int | None = None) -> int | str | None:
+    """The player's answer: a move number (1-based), ``QUIT``, or None when it is neither.
+    When ``pass`` is legal (number ``pass_at``), ``p`` or a bare Enter chooses it: Bezique
+    asks every trick winner to declare, mostly with nothing to declare, so passing must be
+    one key."""
     answer = text.strip().lower()
     if answer in ("q", "quit", "exit"):
         return QUIT
+    if pass_at is not None and answer in ("", "p", "pass"):
+        return pass_at
     if answer.isdigit() and 1 <= int(answer) <= count:
         return int(answer)
     return None
@@ -198,18 +210,22 @@ class Game:
 
     async def ask(self) -> int | str:
         """Show the board and read a move number (or q), re-asking on anything else."""
-        self.console.print(view_renderable(self.view, recent=list(self.recent)))
+        pass_at = pass_number(self.view.legal_moves)
+        self.console.print(view_renderable(self.view, recent=list(self.recent),
+                                           pass_key=PASS_KEYS if pass_at else ""))
         count = len(self.view.legal_moves)
+        passing = f", {PASS_KEYS} to pass" if pass_at else ""
         while True:
             try:
-                answer = await read_line(self.read, f"Your move (1-{count}, q to quit): ")
+                answer = await read_line(self.read,
+                                         f"Your move (1-{count}{passing}, q to quit): ")
             except EOFError:
                 return QUIT
-            choice = parse_choice(answer, count)
+            choice = parse_choice(answer, count, pass_at)
             if choice is not None:
                 return choice
             self.console.print(f"[red]'{escape(answer.strip())}' is not a move: type a number "
-                               f"from 1 to {count}, or q to quit.[/red]")
+                               f"from 1 to {count}{passing}, or q to quit.[/red]")
 
     async def move(self, number: int) -> None:
         chosen = self.view.legal_moves[number - 1]
@@ -219,7 +235,7 @@ class Game:
             if error.code() not in (grpc.StatusCode.ABORTED,
                                     grpc.StatusCode.FAILED_PRECONDITION):
                 raise
-            why = escape(error.details() or "")
+            why = escape(visible(error.details() or ""))
             self.console.print(f"[yellow]The table moved on before your move arrived ({why}); "
                                "here is the new position.[/yellow]")
             self.take_view(await self.client.view(self.seat.table_id, self.seat.token))
@@ -234,7 +250,8 @@ class Game:
                 if self.my_turn():
                     choice = await self.ask()
                     if choice == QUIT:
-                        self.console.print(f"You left table {self.seat.table_id}; it stays "
+                        table = escape(visible(self.seat.table_id))
+                        self.console.print(f"You left table {table}; it stays "
                                            "open, waiting for your seat's move.")
                         return 0
                     assert isinstance(choice, int)
@@ -264,9 +281,10 @@ async def play_at(address: str, settings: PlaySettings, console: Console,
             info.id, settings.options, bots={s: policy for s in range(1, seats)},
             turn_seconds=settings.turn_seconds)
         seat = await client.join(created.table_id, 0, settings.name)
-        console.print(f"Table [bold]{created.table_id}[/bold] · {escape(info.title)} · you are "
+        table, title = escape(visible(created.table_id)), escape(visible(info.title))
+        console.print(f"Table [bold]{table}[/bold] · {title} · you are "
                       f"seat 0 against {seats - 1} {policy} bot(s) · seed commitment "
-                      f"{created.seed_commitment[:16]}…", soft_wrap=True)
+                      f"{escape(visible(created.seed_commitment[:16]))}…", soft_wrap=True)
         view = await client.view(created.table_id, seat.token)
         return await Game(client, seat, view, console, read).run()
 

@@ -2,12 +2,14 @@
 
 Everything here is generic over the View message: a variant's specifics arrive as zone names
 and ``detail`` keys, which are shown as they come (a few well-known ones get a nicer label).
+Every function that takes a wire message prints it :func:`~clients.safe.cleaned` (no control or
+bidi characters from the server reach the terminal).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -17,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bezique.v1 import table_service_pb2 as pb
+from clients.safe import cleaned, visible
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = frozenset("HD")
@@ -32,6 +35,11 @@ VERBS = {"play": "plays", "trick": "takes the trick", "round_won": "wins the rou
          "reveal": "shows", "sit_out": "sits the deal out",
          "exchange_seven": "exchanges the seven of trumps",
          "show_seven": "shows the seven of trumps"}
+FOLDED_LABEL = "folded (revealed at the end)"
+"""Said of a hand that folded, shown because the game ended: the revealed seed makes every
+deal derivable, so the history shows it (rules/quart-bezique.md, docs/fairness.md)."""
+END_NOTE = ("The game is over and its seed revealed, so every deal can be recomputed: the "
+            "history shows every hand, folded ones included.")
 # Detail keys the board shows in its own places rather than in the "details" line.
 BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})
 
@@ -126,7 +134,7 @@ def seat_names(seats: Iterable[pb.SeatState], viewer: int | None = None) -> dict
         if viewer is not None and state.seat == viewer:
             names[state.seat] = f"Seat {state.seat} (you)"
         elif state.display_name:
-            names[state.seat] = f"Seat {state.seat} ({state.display_name})"
+            names[state.seat] = f"Seat {state.seat} ({visible(state.display_name)})"
         else:
             names[state.seat] = f"Seat {state.seat}"
     return names
@@ -143,6 +151,7 @@ def who(names: Mapping[int, str], seat: int | None) -> str:
 
 def move_text(move: pb.Move) -> Text:
     """A move as offered: kind, label, cards and amount."""
+    move = cleaned(move)
     text = Text(move.kind.replace("_", " "), style="bold")
     if move.label:
         text.append(" " + move.label.replace("_", " "), style="cyan")
@@ -154,8 +163,10 @@ def move_text(move: pb.Move) -> Text:
     return text
 
 
-def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
-    """One event as a line: who, what, which cards, how much, and its public details."""
+def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = False) -> Text:
+    """One event as a line: who, what, which cards, how much, and its public details; with
+    ``folded``, the dealt hand is labelled :data:`FOLDED_LABEL`."""
+    event = cleaned(event)
     seat = event.seat if event.HasField("seat") else None
     text = Text(who(names, seat), style="green" if seat is not None else "magenta")
     text.append(" " + VERBS.get(event.kind, event.kind.replace("_", " ")))
@@ -164,6 +175,8 @@ def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
     if event.cards or event.hidden_count:
         text.append(" ")
         text.append_text(cards_text(event.cards, event.hidden_count))
+    if folded:
+        text.append(f" — {FOLDED_LABEL}", style="yellow")
     if event.amount:
         text.append(f" ({event.amount:+d})" if event.amount > 0 else f" ({event.amount})",
                     style="yellow")
@@ -175,6 +188,7 @@ def event_text(event: pb.Event, names: Mapping[int, str]) -> Text:
 
 
 def outcome_text(outcome: pb.Outcome, names: Mapping[int, str]) -> Text:
+    outcome = cleaned(outcome)
     winners = [who(names, seat) for seat in outcome.winners]
     if not winners:
         head = "nobody wins"
@@ -293,19 +307,24 @@ def details_text(detail: Mapping[str, Any]) -> Text | None:
     return Text(" · ".join(shown), style="dim") if shown else None
 
 
-def legal_moves_text(moves: Sequence[pb.Move]) -> Text:
+def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "") -> Text:
+    """The moves numbered from 1; with ``pass_key``, the ``pass`` move says its shortcut."""
     lines = Text()
     for number, move in enumerate(moves, 1):
         if number > 1:
             lines.append("\n")
         lines.append(f"{number:>3}. ", style="bold cyan")
         lines.append_text(move_text(move))
+        if pass_key and move.kind == "pass":
+            lines.append(f"  ({pass_key})", style="bold yellow")
     return lines
 
 
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
-                    now: dt.datetime | None = None) -> RenderableType:
-    """The whole board as the viewer may see it, with its legal moves numbered from 1."""
+                    now: dt.datetime | None = None, pass_key: str = "") -> RenderableType:
+    """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
+    with ``pass_key``, the key that passes shown next to ``pass``)."""
+    view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
     detail = detail_dict(view.detail)
@@ -330,7 +349,7 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
         parts.append(outcome_text(view.outcome, names))
     elif show_moves and view.legal_moves:
         parts.append(Text("Your legal moves:", style="bold"))
-        parts.append(legal_moves_text(view.legal_moves))
+        parts.append(legal_moves_text(view.legal_moves, pass_key))
     return Panel(Group(*parts), title=view.variant_id, title_align="left")
 
 
@@ -352,7 +371,7 @@ def variants_table(variants: Sequence[pb.VariantInfo]) -> Group:
     """One block per variant: id, title, seats, bot policies, then one line per option (name,
     default, allowed values) with its meaning below it."""
     blocks: list[RenderableType] = []
-    for info in variants:
+    for info in map(cleaned, variants):
         seats = (str(info.min_seats) if info.min_seats == info.max_seats
                  else f"{info.min_seats}-{info.max_seats}")
         head = Text(info.id, style="bold cyan")
@@ -387,7 +406,7 @@ def tables_table(tables: Sequence[pb.TableSummary]) -> Table:
     table.add_column("variant", no_wrap=True)
     for column in ("phase", "version", "seats", "free", "clock"):
         table.add_column(column)
-    for summary in tables:
+    for summary in map(cleaned, tables):
         seats = ", ".join(_seat_label(s) for s in summary.seats)
         clock = f"{summary.turn_seconds}s" if summary.turn_seconds else "-"
         phase = summary.phase + (" (finished)" if summary.finished else "")
@@ -397,8 +416,11 @@ def tables_table(tables: Sequence[pb.TableSummary]) -> Table:
     return table
 
 
-def history_line(entry: pb.HistoryEntry, names: Mapping[int, str]) -> Text:
-    """One log entry on one line: version, kind, seat, the move and what it caused."""
+def history_line(entry: pb.HistoryEntry, names: Mapping[int, str],
+                 folded: Collection[int] = ()) -> Text:
+    """One log entry on one line: version, kind, seat, the move and what it caused; the
+    events at the positions ``folded`` are dealt hands that later folded."""
+    entry = cleaned(entry)
     seat = entry.seat if entry.HasField("seat") else None
     text = Text(f"v{entry.version:<4} ", style="dim")
     text.append(f"{entry.entry_kind:<9}", style="bold")
@@ -409,5 +431,6 @@ def history_line(entry: pb.HistoryEntry, names: Mapping[int, str]) -> Text:
         text.append_text(move_text(entry.move))
     if entry.events:
         text.append(" → ", style="dim")
-        text.append_text(Text("; ").join(event_text(e, names) for e in entry.events))
+        text.append_text(Text("; ").join(event_text(e, names, folded=i in folded)
+                                         for i, e in enumerate(entry.events)))
     return text

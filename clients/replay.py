@@ -4,7 +4,10 @@ declarations and scores as they happened.
 Generic over variants: plays are gathered until an event that closes a trick or round
 (``trick``, ``round_won``), a new deal starts at ``dealer``/``deal_start``, and every other
 event is told on its own line under the trick it follows. Only what the caller may see is
-shown: before the game ends, other hands stay hidden (counted).
+shown: before the game ends, other hands stay hidden (counted). Once it has ended the seed is
+revealed and with it every deal, so the history shows every hand, folded ones included: those are
+labelled :data:`~clients.render.FOLDED_LABEL` so nobody mistakes them for hands that were shown
+at the table. Every server string is shown :func:`~clients.safe.cleaned`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from rich.text import Text
 
 from bezique.v1 import table_service_pb2 as pb
 from clients.render import (
+    END_NOTE,
     card_text,
     cards_text,
     detail_dict,
@@ -24,8 +28,10 @@ from clients.render import (
     value_text,
     who,
 )
+from clients.safe import cleaned
 
 DEAL_STARTS = frozenset({"dealer", "deal_start"})
+FOLDS = frozenset({"fold"})
 TRICK_ENDS = frozenset({"trick", "round_won"})
 DEAL_ENDS = frozenset({"deal_end"})
 GAME_ENDS = frozenset({"match_end", "table_end"})
@@ -46,13 +52,17 @@ class _Story:
 
 def replay_lines(history: pb.GetHistoryResponse) -> Iterator[Text]:
     """The narrative, one rich Text per line."""
+    history = cleaned(history)
     story = _Story()
+    folded = folded_deals(history)
     options = ", ".join(f"{k}={v}" for k, v in sorted(history.options.items()))
     head = Text(f"Table {history.table_id}: {history.variant_id}", style="bold")
     if options:
         head.append(f" ({options})", style="dim")
     yield head
-    for entry in history.entries:
+    if folded:
+        yield Text(END_NOTE, style="yellow")
+    for number, entry in enumerate(history.entries):
         seat = entry.seat if entry.HasField("seat") else None
         if entry.entry_kind == "joined" and seat is not None:
             story.names[seat] = f"Seat {seat} ({entry.display_name})" if entry.display_name \
@@ -64,13 +74,33 @@ def replay_lines(history: pb.GetHistoryResponse) -> Iterator[Text]:
             yield Text("The game starts", style="bold")
         if entry.entry_kind == "timeout":
             yield Text(f"  {who(story.names, seat)}'s turn clock ran out", style="red")
-        for event in entry.events:
-            yield from _tell(story, event)
+        for index, event in enumerate(entry.events):
+            yield from _tell(story, event, (number, index) in folded)
     yield from _flush_draws(story)
     if history.finished and history.HasField("outcome"):
         yield outcome_text(history.outcome, story.names)
     elif not history.finished:
         yield Text("(the game is still going)", style="dim")
+
+
+def folded_deals(history: pb.GetHistoryResponse) -> set[tuple[int, int]]:
+    """The ``(entry, event)`` positions of the ``deal`` events that show a hand which then
+    folded, when the game has ended (the revealed seed shows every deal). Before the end a
+    folded hand is seen only by its owner, and nothing needs saying."""
+    if not history.finished:
+        return set()
+    found: set[tuple[int, int]] = set()
+    dealt: dict[int, tuple[int, int]] = {}  # seat -> where its hand of this deal was shown
+    for number, entry in enumerate(history.entries):
+        for index, event in enumerate(entry.events):
+            seat = event.seat if event.HasField("seat") else None
+            if event.kind in DEAL_STARTS:
+                dealt = {}
+            elif event.kind == "deal" and event.cards and seat is not None:
+                dealt[seat] = (number, index)
+            elif event.kind in FOLDS and seat in dealt:
+                found.add(dealt[seat])
+    return found
 
 
 def _flush_draws(story: _Story) -> Iterator[Text]:
@@ -79,7 +109,7 @@ def _flush_draws(story: _Story) -> Iterator[Text]:
         story.draws = []
 
 
-def _tell(story: _Story, event: pb.Event) -> Iterator[Text]:
+def _tell(story: _Story, event: pb.Event, folded: bool = False) -> Iterator[Text]:
     seat = event.seat if event.HasField("seat") else None
     detail = detail_dict(event.detail)
     if event.kind in DEAL_STARTS:
@@ -117,7 +147,7 @@ def _tell(story: _Story, event: pb.Event) -> Iterator[Text]:
     elif event.kind in GAME_ENDS:
         yield _scores_line("The game ends", detail, story)
     else:
-        yield Text("    ").append_text(event_text(event, story.names))
+        yield Text("    ").append_text(event_text(event, story.names, folded=folded))
 
 
 def _trick_line(story: _Story, event: pb.Event, seat: int | None) -> Text:

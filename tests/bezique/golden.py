@@ -2,8 +2,11 @@
 every move, event and score written as text under ``tests/bezique/golden/``.
 
 The moves were chosen once by the heuristic bot; the test replays the moves read from each file
-and checks that the engine writes the very same transcript. Regenerate (after a deliberate rule
-change, which must also bump the variant's version) with::
+and checks that the engine writes the very same transcript. The two ``*-deal.txt`` files were
+written by variant version 1: they are started, as a table stored then is, with options that
+lack ``declare_prompt``, so they prove that an old log still replays identically. The
+``*-always.txt`` files are version 2 logs with ``declare_prompt=always``. Regenerate (after a
+deliberate rule change, which must also bump the variant's version) with::
 
     python -m tests.bezique.golden --regenerate
 """
@@ -37,18 +40,22 @@ class Deal:
     turnup: str
     options: dict[str, object] = field(default_factory=dict)
     dealer: int = 0
+    version: int = 2
+    """The variant version that wrote the log: 1 stored no ``declare_prompt`` option."""
 
+
+HANDS_2P = (
+    ("KH", "QH", "QS", "JD", "AD", "TD", "9C", "8C"),
+    ("KS", "QS", "JD", "7H", "AC", "TC", "9S", "8D"),
+)
+HANDS_3P = (*HANDS_2P, ("AS", "AS", "AC", "AH", "KD", "QD", "JH", "7S"))
+ALWAYS: dict[str, object] = {"declare_prompt": "always"}
 
 DEALS = (
-    Deal("bezique-2p-deal", 2, (
-        ("KH", "QH", "QS", "JD", "AD", "TD", "9C", "8C"),
-        ("KS", "QS", "JD", "7H", "AC", "TC", "9S", "8D"),
-    ), "AH"),
-    Deal("bezique-3p-deal", 3, (
-        ("KH", "QH", "QS", "JD", "AD", "TD", "9C", "8C"),
-        ("KS", "QS", "JD", "7H", "AC", "TC", "9S", "8D"),
-        ("AS", "AS", "AC", "AH", "KD", "QD", "JH", "7S"),
-    ), "9H"),
+    Deal("bezique-2p-deal", 2, HANDS_2P, "AH", version=1),
+    Deal("bezique-3p-deal", 3, HANDS_3P, "9H", version=1),
+    Deal("bezique-2p-always", 2, HANDS_2P, "AH", ALWAYS),
+    Deal("bezique-3p-always", 3, HANDS_3P, "9H", ALWAYS),
 )
 
 
@@ -69,6 +76,8 @@ def shoe_codes(deal: Deal) -> list[str]:
 def start(deal: Deal, codes: Sequence[str]) -> tuple[BeziqueGame, tuple[Event, ...]]:
     variant = variant_for(deal.seats)
     options = resolve_options(variant.options, {"claims": False, **deal.options})
+    if deal.version == 1:  # as a table created before the option existed was stored
+        del options["declare_prompt"]
     order = variant.shoe(options).order_from_codes(codes)
     return variant.start(options, stacked_shoe(FALLBACK, order), first_dealer=deal.dealer)
 

@@ -69,3 +69,28 @@ def test_heuristic_claims_only_when_its_score_alone_reaches_the_target() -> None
     game.scores[seat] = 1000
     game._public = None  # the test edited the state behind the engine's back
     assert bot.choose(game.view(seat), game.legal_moves(seat), random.Random(0)).kind == "claim"
+
+
+@pytest.mark.parametrize("prompt", ["always", "when_possible"])
+def test_both_bots_answer_every_declaration_step(prompt: str) -> None:
+    """With ``always`` most steps offer only ``pass``: both bots pass there, and the heuristic
+    still declares whenever it holds a meld worth more than a seven."""
+    from variants.api import BotPolicy, Move
+
+    game, _ = seeded_game(2, 77, {"declare_prompt": prompt, "claims": False})
+    rng = random.Random(77)
+    bots: list[BotPolicy] = [HeuristicPolicy(), RandomPolicy()]
+    steps = {"pass only": 0, "declared": 0}
+    while game.deal_no == 1:
+        seat = game.to_move[0]
+        legal = game.legal_moves(seat)
+        move = bots[seat].choose(game.view(seat), legal, rng)
+        assert move in legal
+        if game.stage == "declare":
+            if legal == (Move("pass"),):
+                steps["pass only"] += 1
+            elif seat == 0 and any(m.kind == "declare" for m in legal):
+                steps["declared"] += move.kind == "declare"
+        game.apply(seat, move)
+    assert (steps["pass only"] > 0) == (prompt == "always"), steps
+    assert steps["declared"] >= 1, steps

@@ -109,17 +109,43 @@ def test_declaring_is_optional_and_pass_draws() -> None:
     assert game.stage == "play" and len(game.hands[0]) == 8
 
 
-def test_a_winner_with_nothing_to_declare_is_not_asked() -> None:
+WHEN_POSSIBLE: dict[str, object] = {"declare_prompt": "when_possible"}
+
+
+def test_a_winner_with_nothing_to_declare_gets_the_step_by_default() -> None:
+    """Spec section 5, ``declare_prompt=always``: the step is there, ``pass`` its one move."""
     game, _ = stacked_game(2, [FILL, JUNK_2P], "9H", dealer=1)
+    events = trick(game, (0, "7C"), (1, "7D"))
+    assert "draw" not in kinds(events)
+    assert game.stage == "declare" and game.turn == 0
+    assert game.legal_moves(0) == (Move("pass"),) and game.default_move(0) == Move("pass")
+    assert kinds(game.apply(0, Move("pass")))[:2] == ["pass", "draw"]
+    assert game.stage == "play"
+
+
+def test_a_winner_with_nothing_to_declare_is_not_asked_when_possible() -> None:
+    game, _ = stacked_game(2, [FILL, JUNK_2P], "9H", dealer=1, options=WHEN_POSSIBLE)
     events = trick(game, (0, "7C"), (1, "7D"))
     assert game.stage == "play" and "draw" in kinds(events)
 
 
-def test_only_the_winner_declares() -> None:
+def test_after_a_declaration_the_step_ends_by_itself_with_always() -> None:
+    """The always-prompt only hides whether a winner can declare; once he has, nothing is
+    left to hide, so the draws follow at once as before."""
+    game = winner_holding(["KS", "QS"])
+    events = declare(game, 0, "common_marriage", ["KS", "QS"])
+    assert "draw" in kinds(events) and game.stage == "play"
+
+
+@pytest.mark.parametrize("options", [None, WHEN_POSSIBLE], ids=["always", "when_possible"])
+def test_only_the_winner_declares(options: dict[str, object] | None) -> None:
     hands = [["7C", "8C", "9C", "JC", "8C", "9C", "7C", "AD"],
              ["KS", "QS", "7D", "8D", "9D", "7S", "8S", "9S"]]
-    game, _ = stacked_game(2, hands, "9H", dealer=1)
+    game, _ = stacked_game(2, hands, "9H", dealer=1, options=options)
     trick(game, (0, "7C"), (1, "7D"))
+    if options is None:  # always: seat 0 won the trick and is asked, though he holds nothing
+        assert game.stage == "declare" and game.legal_moves(0) == (Move("pass"),)
+        game.apply(0, Move("pass"))
     assert game.stage == "play"  # seat 1 holds a marriage but lost the trick
     with pytest.raises(IllegalMoveError):
         game.apply(1, Move("declare", tuple(sorted(game.hands[1][:2])), label="common_marriage"))

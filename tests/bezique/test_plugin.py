@@ -6,7 +6,8 @@ import pytest
 
 from variants.api import OptionError, RandomPolicy, resolve_options
 from variants.bezique import plugin
-from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P
+from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
+from variants.chance import SeededChance
 from variants.registry import load_registry
 
 
@@ -37,7 +38,7 @@ def test_option_defaults(variant: object, target: int) -> None:
         "target": target, "direction": "counterclockwise", "deal_packets": "2-2-2-2",
         "last_trick": "final", "bezique_cards": "QS+JD", "seven_is_declaration": True,
         "seven_scores_when_played": False, "show_stock_size": False, "claims": True,
-        "target_tie": "highest",
+        "target_tie": "highest", "declare_prompt": "always",
     }
 
 
@@ -50,3 +51,16 @@ def test_bad_options_are_refused(name: str, value: object) -> None:
     with pytest.raises(OptionError) as caught:
         resolve_options(BEZIQUE_2P.options, {name: value})
     assert caught.value.option == name
+
+
+@pytest.mark.parametrize("variant", [BEZIQUE_2P, BEZIQUE_3P], ids=lambda v: v.id)
+def test_version_2_still_replays_version_1_logs(variant: BeziqueVariant) -> None:
+    """Version 2 added ``declare_prompt``; a version 1 table's stored options lack it and
+    start prompting ``when_possible`` as it did, so its log replays identically."""
+    assert variant.version == 2
+    assert [variant.accepts_log_version(v) for v in (0, 1, 2, 3)] == [False, True, True, False]
+    stored_v1 = resolve_options(variant.options, {})
+    del stored_v1["declare_prompt"]
+    assert not variant.start(stored_v1, SeededChance(bytes(16)))[0].rules.declare_always
+    assert variant.start(resolve_options(variant.options, {}),
+                         SeededChance(bytes(16)))[0].rules.declare_always

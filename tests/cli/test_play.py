@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.conftest import BIN, ROOT, Run, clean_env, require_variant
 
-PROMPT = r"Your move \(1-(\d+), q to quit\): "
+PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, q to quit\): "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -125,3 +125,48 @@ def test_end_of_input_leaves_the_table(server: str) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_pass_is_one_key_when_it_is_legal(server: str) -> None:
+    """Bezique asks every trick winner to declare (``declare_prompt=always``): Enter or ``p``
+    passes whenever ``pass`` is legal, and the board says so next to the move."""
+    require_variant(server, "bezique-2p", "variants/bezique")
+    child = spawn("--server", server, "play", "bezique-2p", "-o", "target=10",
+                  "-o", "claims=false")
+    rng = random.Random(3)
+    keys = ["", "p", "P", "pass"]
+    passed = moves = 0
+    shown: list[str] = []
+    while True:
+        found = child.expect([PROMPT, r"Game over"])
+        shown.append(child.before)
+        if found == 1:
+            break
+        moves += 1
+        assert moves <= 400, "the game does not end"
+        if child.match.group(2):
+            assert re.search(r"\d+\. pass\s+\(p or Enter\)", ANSI.sub("", child.before))
+            child.sendline(keys[passed % len(keys)])
+            passed += 1
+        else:
+            child.sendline(str(rng.randint(1, int(child.match.group(1)))))
+    child.expect(pexpect.EOF)
+    shown.append(child.before)
+    child.close()
+    assert child.exitstatus == 0
+    screen = ANSI.sub("", "".join(shown))
+    assert passed >= 3, "seat 0 won no trick in a whole deal"
+    assert "is not a move" not in screen
+    assert screen.count("· Seat 0 (you) passes") == passed  # the feed, not the board
+
+
+def test_without_a_pass_enter_and_p_are_not_moves(server: str) -> None:
+    child = spawn("--server", server, "play", "highcard", "-o", "hand_size=1")
+    child.expect(PROMPT)
+    assert child.match.group(2) is None
+    for answer in ("", "p"):
+        child.sendline(answer)
+        child.expect("is not a move")
+        child.expect(PROMPT)
+    child.sendline("q")
+    child.expect(pexpect.EOF)

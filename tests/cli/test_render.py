@@ -8,7 +8,7 @@ from google.protobuf import struct_pb2
 from rich.console import Console
 
 from bezique.v1 import table_service_pb2 as pb
-from clients.play import QUIT, choose_policy, parse_choice, seat_count
+from clients.play import QUIT, choose_policy, parse_choice, pass_number, seat_count
 from clients.render import card_label, detail_dict, value_text, view_renderable
 
 
@@ -29,8 +29,13 @@ def test_detail_values_read_as_written() -> None:
 def test_parse_choice() -> None:
     assert parse_choice(" 3 ", 5) == 3
     assert parse_choice("Q", 5) == QUIT
-    for bad in ("", "0", "6", "-1", "two", "1.0"):
+    for bad in ("", "0", "6", "-1", "two", "1.0", "p"):
         assert parse_choice(bad, 5) is None
+    for key in ("", " ", "p", "P", "pass"):
+        assert parse_choice(key, 5, pass_at=4) == 4
+    assert parse_choice("2", 5, pass_at=4) == 2 and parse_choice("q", 5, pass_at=4) == QUIT
+    moves = [pb.Move(kind="declare", label="bezique"), pb.Move(kind="pass")]
+    assert pass_number(moves) == 2 and pass_number(moves[:1]) is None
 
 
 def info(**fields: object) -> pb.VariantInfo:

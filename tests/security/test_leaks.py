@@ -129,6 +129,9 @@ async def test_no_payload_leaks_a_hidden_card(
             after = visible(live.game.census(), seat.seat)
             ever[seat.seat] |= after
             check(result, ever[seat.seat], shoe, f"{variant_id} move {number} answer")
+        final = live.game.census()  # what the last move showed everyone (a card played)
+        for viewer in tokens:
+            ever[viewer] |= visible(final, viewer)
         await asyncio.sleep(0.3)
         for task in watchers.tasks:
             task.cancel()

@@ -3,8 +3,10 @@
 While the stock lasts it keeps meld material (trumps, bezique cards, kings and queens of a suit,
 cards towards a four) and brisques, leads and throws its cheapest cards, takes tricks that hold
 brisques or that it can take cheaply (a won trick is the right to declare), and always declares
-its most valuable meld. Once the stock is gone it wins tricks as cheaply as it can, leads aces,
-and claims only when its running score alone reaches the target (it cannot see its brisques).
+its most valuable meld, passing when the declaration step offers nothing else (with
+``declare_prompt=always``, most steps). Once the stock is gone it wins tricks as cheaply as it
+can, leads aces, and claims only when its running score alone reaches the target (it cannot see
+its brisques).
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """The Bezique state machine, shared by 2 and 3 players.
 
 Stages: ``play`` (a trick while the stock lasts) -> ``declare`` (the trick's winner may declare;
-skipped when he has nothing to declare) -> draws -> ``play`` ... -> ``endgame`` (stock exhausted,
+with ``declare_prompt=always`` he always gets this step, ``pass`` being his only move when he has
+nothing to declare, so the public phase tells nothing; with ``when_possible`` it is skipped
+then) -> draws -> ``play`` ... -> ``endgame`` (stock exhausted,
 strict play) -> end of deal scoring -> the next deal, or ``over``.
 
 Moves (the legal moves are the single source of truth):
@@ -176,7 +178,7 @@ class BeziqueGame:
             play = self.t.play
             return tuple([play[c] for c in sorted(self.hands[seat] + self.tables[seat])])
         if self.stage == DECLARE:
-            return tuple(self._declare_moves(seat))
+            return tuple(self._declare_moves(seat)) or (PASS,)
         held = self.hands[seat] + self.tables[seat]  # melds are still out before the 1st lead
         cards = sorted(endgame_cards(held, self.trick, self.trump, self.t))
         play = self.t.play
@@ -302,9 +304,9 @@ class BeziqueGame:
                 self._score(events, "last_trick", winner, 10, trick=self.tricks)
             self.declared_meld = self.seven_used = False
             moves = self._declare_moves(winner)
-            if moves:
+            if moves or rules.declare_always:
                 self.stage = DECLARE
-                self._legal = tuple(moves)
+                self._legal = tuple(moves) or (PASS,)
             else:
                 self._draw_round(events)
         elif not self.hands[winner]:

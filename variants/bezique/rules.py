@@ -9,6 +9,10 @@ from variants.api import Options
 PHASE_ONE_TRICKS = 24
 """Tricks played while the stock lasts, for both 2 and 3 players (48 / 72 cards drawn)."""
 
+LEGACY_DECLARE_PROMPT = "when_possible"
+"""How a table stored without ``declare_prompt`` (created by variant version 1, before the option
+existed) prompts: so its log replays exactly as it was played."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rules:
@@ -25,6 +29,9 @@ class Rules:
     show_stock_size: bool
     claims: bool
     tie_highest: bool
+    declare_always: bool
+    """Every phase-1 trick winner gets the declaration step (spec §5), so the phase tells
+    nothing; False: only when he has something to declare (``when_possible``)."""
 
     @classmethod
     def from_options(cls, seats: int, options: Options) -> Rules:
@@ -41,6 +48,7 @@ class Rules:
             show_stock_size=bool(options["show_stock_size"]),
             claims=bool(options["claims"]),
             tie_highest=options["target_tie"] == "highest",
+            declare_always=options["declare_prompt"] == "always",
         )
 
     def next_seat(self, seat: int) -> int:

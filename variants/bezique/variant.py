@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from variants.api import Event, Options, OptionSpec, OptionType, resolve_options
 from variants.bezique.game import BeziqueGame
-from variants.bezique.rules import Rules
+from variants.bezique.rules import LEGACY_DECLARE_PROMPT, Rules
 from variants.cards import Shoe, piquet_shoe
 from variants.chance import Chance
 
@@ -46,13 +46,21 @@ def option_specs(seats: int) -> tuple[OptionSpec, ...]:
                    "Several reach the target and none of them took the last trick: the highest "
                    "score wins (equal: another deal), or always another deal.",
                    choices=("highest", "another_deal")),
+        OptionSpec("declare_prompt", OptionType.CHOICE, "always",
+                   "Who gets the declaration step after a trick while the stock lasts: every "
+                   "winner, even with nothing to declare, so the phase tells nobody what he "
+                   "holds (pass is then his one move), or only a winner who can declare "
+                   "(faster, but everyone learns that he holds a declaration).",
+                   choices=("always", "when_possible")),
     )
 
 
 class BeziqueVariant:
     """Multi-pack Bezique for ``seats`` players (2 packs for 2, 3 packs for 3)."""
 
-    version = 1
+    version = 2
+    """2: the ``declare_prompt`` option (version 1 prompted ``when_possible``; its logs, stored
+    without the option, replay exactly so, see :meth:`start`)."""
     description = ("Multi-pack Bezique: melds on the table, the seven of trumps, strict play "
                    "once the stock is gone, brisques at the end of each deal.")
 
@@ -74,11 +82,14 @@ class BeziqueVariant:
     def start(self, options: Options, chance: Chance, first_dealer: int | None = None
               ) -> tuple[BeziqueGame, tuple[Event, ...]]:
         resolved = resolve_options(self.options, options)
+        if "declare_prompt" not in options:  # stored by version 1, which had no such option
+            resolved["declare_prompt"] = LEGACY_DECLARE_PROMPT
         game = BeziqueGame(Rules.from_options(self.seats, resolved), chance)
         return game, game.begin(first_dealer)
 
     def accepts_log_version(self, version: int) -> bool:
-        return version == self.version
+        """Version 1 logs replay identically: their stored options lack ``declare_prompt``."""
+        return version in (1, self.version)
 
 
 BEZIQUE_2P = BeziqueVariant(2)

@@ -23,7 +23,8 @@ Visibility (rules §7): own hand; every ante, bet, fold and show; stacks and pot
 trump card. At a showdown the hands of the players in are revealed by ``reveal`` events whose
 detail holds the faces (codes such as ``QS``), points and combination names: the cards then go
 back into the next deal's shuffle within the same move, so they are published as faces, never
-as card ids. A folded hand is never revealed.
+as card ids. A folded hand is not revealed while the game goes on; once it ends the seed is
+revealed, every deal with it, and the history shows every hand (rules §7).
 """
 
 from __future__ import annotations
