@@ -49,7 +49,7 @@ def test_the_bucket_refills_and_forgets_idle_callers() -> None:
 
 async def test_watch_streams_per_caller_and_per_table() -> None:
     async with serving(max_watchers_per_caller=2, max_watchers_per_table=3) as (server, client):
-        table_id, first, second = await two_seats(client)
+        table_id, first, _ = await two_seats(client)
 
         async def hold(token: str | None) -> None:
             async for _ in client.watch(table_id, token, 0, resume=False):
