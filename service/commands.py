@@ -33,7 +33,7 @@ from service.errors import (
 )
 from service.live import MOVE_KINDS, LiveTable, ViewResult, events_json
 from service.metrics import Metrics
-from service.repository import TableRepository
+from service.repository import SEAT_KINDS, TableRepository
 from service.settings import Settings
 from service.store import LogEntry, RequestIdTaken, Store, StoreError, TableRecord, VersionConflict
 from service.watch import WatchHub
@@ -135,6 +135,8 @@ class CommandPath:
         for entry in entries:
             self.hub.publish(live, entry, with_views=entry is entries[-1])
             self._observe(live, entry)
+        if any(entry.kind in SEAT_KINDS for entry in entries):
+            self.repo.index(live)
         self.on_committed(live)
         return entries
 

@@ -1,12 +1,14 @@
 """Per-caller limits: a token bucket of requests, and a count of open watch streams.
 
-A caller is its seat token (hashed) when it sends one, else its peer address: a client cannot
-escape its bucket by leaving the token out, since its address then counts.
+A caller is the seat of a token this server knows (hashed), else its peer address: a client
+cannot escape its bucket by leaving the token out or by making one up, since its address then
+counts.
 """
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 
@@ -18,12 +20,15 @@ class _Bucket:
 
 @dataclass
 class RateLimiter:
-    """``rate`` requests a second per caller, with bursts up to ``burst``; rate 0 = no limit."""
+    """``rate`` requests a second per caller, with bursts up to ``burst``; rate 0 = no limit.
+
+    At most ``max_callers`` buckets are kept, least recently used first out, in constant time
+    (a forgotten caller starts again with a full bucket, as after a pause)."""
 
     rate: float
     burst: float
     max_callers: int = 100_000
-    _buckets: dict[str, _Bucket] = field(default_factory=dict)
+    _buckets: OrderedDict[str, _Bucket] = field(default_factory=OrderedDict)
 
     def allow(self, caller: str, now: float | None = None) -> bool:
         if self.rate <= 0:
@@ -32,20 +37,16 @@ class RateLimiter:
         bucket = self._buckets.get(caller)
         if bucket is None:
             if len(self._buckets) >= self.max_callers:
-                self._forget_idle(now)
+                self._buckets.popitem(last=False)
             bucket = self._buckets[caller] = _Bucket(self.burst, now)
+        else:
+            self._buckets.move_to_end(caller)
         bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.rate)
         bucket.updated = now
         if bucket.tokens < 1:
             return False
         bucket.tokens -= 1
         return True
-
-    def _forget_idle(self, now: float) -> None:
-        """Drop callers whose bucket is full again (they lose nothing by being forgotten)."""
-        full_after = self.burst / self.rate
-        for caller in [c for c, b in self._buckets.items() if now - b.updated >= full_after]:
-            del self._buckets[caller]
 
 
 @dataclass

@@ -25,6 +25,8 @@ from variants.registry import Registry, UnknownVariantError
 log = structlog.get_logger("bezique.tables")
 
 MAX_TABLE_ID = 64
+SEAT_KINDS = frozenset({"joined", "left"})
+"""Entry kinds that change who holds a seat."""
 
 
 class TableRepository:
@@ -37,6 +39,9 @@ class TableRepository:
         self._tables: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._seat_hashes: dict[str, frozenset[str]] = {}
+        self._known_tokens: set[str] = set()
+        """Hashes of the seat tokens of the tables in memory (who is a known caller)."""
         self._orphans: dict[str, list[Watcher]] = {}
         """Streams of discarded tables, waiting for the table to be rebuilt."""
         self.on_loaded: Callable[[LiveTable], None] = lambda live: None
@@ -75,6 +80,7 @@ class TableRepository:
                         self.hub.end_detached(self._orphans.pop(table_id, []), RELOADED)
                         raise
                     self._tables[table_id] = live
+                    self.index(live)
                     self.hub.adopt(live, self._orphans.pop(table_id, []))
                     self.on_loaded(live)
         finally:
@@ -110,6 +116,19 @@ class TableRepository:
     def add(self, live: LiveTable) -> None:
         """A table just created (its first entries are committed)."""
         self._tables[live.table_id] = live
+        self.index(live)
+
+    def index(self, live: LiveTable) -> None:
+        """Note which seat tokens ``live`` holds now (after a load, a join or a leave)."""
+        self._known_tokens.difference_update(self._seat_hashes.pop(live.table_id, ()))
+        if not live.discarded:
+            hashes = frozenset(seat.token_hash for seat in live.seats if seat.token_hash)
+            self._seat_hashes[live.table_id] = hashes
+            self._known_tokens.update(hashes)
+
+    def knows_token(self, token_hash: str) -> bool:
+        """Whether a table in memory has a seat held by this token (a validated caller)."""
+        return token_hash in self._known_tokens
 
     def discard(self, live: LiveTable) -> None:
         """``live`` may hold a change the store does not: never use it again. The table is
@@ -117,6 +136,7 @@ class TableRepository:
         live.discarded = True
         if self._tables.get(live.table_id) is live:
             del self._tables[live.table_id]
+            self.index(live)
         if not live.watchers:
             return
         self._orphans.setdefault(live.table_id, []).extend(live.watchers)
@@ -143,6 +163,8 @@ class TableRepository:
             for entry in await self.store.read_log(live.table_id, live.version):
                 live.apply_entry(entry)
                 self.hub.publish(live, entry)
+                if entry.kind in SEAT_KINDS:
+                    self.index(live)
         except BaseException as exc:
             self.discard(live)
             if isinstance(exc, StoreError):

@@ -15,7 +15,7 @@ from collections import OrderedDict
 import structlog
 
 from service.commands import CommandPath
-from service.errors import StaleVersion
+from service.errors import ResourceExhausted, StaleVersion
 from service.live import LiveTable
 from service.repository import TableRepository
 from service.settings import Settings
@@ -85,6 +85,9 @@ class Scheduler:
                     failures = 0
                 except StaleVersion:
                     continue
+                except ResourceExhausted as exc:  # the table's log is full: nothing will do
+                    log.error("bot_stopped", table_id=table_id, seat=seat, error=exc.message)
+                    return
                 except Exception as exc:
                     failures += 1
                     log.error("bot_failed", table_id=table_id, seat=seat, error=repr(exc),

@@ -58,11 +58,14 @@ def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
     return metadata
 
 
-def caller_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
-    """Who is calling, for per-caller limits: the hash of its seat token, else its peer."""
+def caller_of(context: grpc.aio.ServicerContext[Any, Any], manager: TableManager) -> str:
+    """Who is calling, for per-caller limits: the seat of a token this server knows, else the
+    peer's address (a made-up token earns no bucket of its own)."""
     token = auth.bearer_token(_metadata(context))
     if token:
-        return "token:" + auth.token_hash(token)
+        hashed = auth.token_hash(token)
+        if manager.repo.knows_token(hashed):
+            return "seat:" + hashed
     peer = str(context.peer() or "unknown")
     host = peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
     return "peer:" + host
@@ -138,7 +141,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.streams = streams or StreamCounter(0)
 
     def check_rate(self, context: Any) -> None:
-        if self.rate.rate > 0 and not self.rate.allow(caller_of(context)):
+        if self.rate.rate > 0 and not self.rate.allow(caller_of(context, self.manager)):
             raise ResourceExhausted(
                 f"rate limit: at most {self.rate.rate:g} requests a second per caller "
                 f"(bursts of {self.rate.burst:g}); slow down and retry",
@@ -236,7 +239,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
                          ) -> AsyncIterator[pb.WatchTableResponse]:
         start = time.perf_counter()
         code = "OK"
-        caller = caller_of(context)
+        caller = caller_of(context, self.manager)
         counted = False
         if self.metrics is not None:
             self.metrics.watch_streams.inc()

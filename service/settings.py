@@ -24,9 +24,12 @@ class Limits:
     """A change that would begin past this many entries is refused (``LOG_FULL``)."""
     max_seat_changes: int = 64
     """Seats given up (``left``) before the start; more joins and leaves are ``SEAT_CHURN``."""
-    history_page: int = 500
-    """Entries per GetHistory page unless the caller asks for another size."""
-    max_history_page: int = 5_000
+    history_page: int = 200
+    """Entries per GetHistory page (and per read of a watch backlog) unless the caller asks
+    for another size."""
+    max_history_page: int = 1_000
+    """The largest page: a page is read and encoded on the event loop (about 10 ms for 1,000
+    entries), so many large pages at once must not stall the other calls."""
 
 
 @dataclass(frozen=True)

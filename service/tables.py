@@ -162,7 +162,7 @@ class TableManager:
                                   f"{limits.history_page})", field="page_size")
         after = 0
         if page_token:
-            if not page_token.isdigit() or len(page_token) > 12:
+            if not (page_token.isascii() and page_token.isdigit()) or len(page_token) > 12:
                 raise InvalidArgument("page_token is not one this server gave",
                                       field="page_token", reason="INVALID_PAGE_TOKEN")
             after = int(page_token)

@@ -36,11 +36,18 @@ class VariantError(ValueError):
     """Base of every error a variant raises on bad input; the message quotes the input."""
 
 
+def shown(value: object, limit: int = 40) -> str:
+    """``value`` as an error message quotes input: its repr, cut to ``limit`` characters (a
+    client's input can be megabytes long; the message must not be)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 class OptionError(VariantError):
     """An option is unknown, of the wrong type, or out of range."""
 
     def __init__(self, option: str, reason: str) -> None:
-        super().__init__(f"option {option!r}: {reason}")
+        super().__init__(f"option {shown(option)}: {reason}")
         self.option = option
         self.reason = reason
 
@@ -275,25 +282,25 @@ class OptionSpec:
                 return value
             if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0"):
                 return value.strip().lower() in ("true", "1")
-            raise OptionError(self.name, f"expected true or false, got {value!r}")
+            raise OptionError(self.name, f"expected true or false, got {shown(value)}")
         if self.type is OptionType.CHOICE:
             if isinstance(value, str) and value in self.choices:
                 return value
             allowed = ", ".join(self.choices)
-            raise OptionError(self.name, f"expected one of {allowed}, got {value!r}")
+            raise OptionError(self.name, f"expected one of {allowed}, got {shown(value)}")
         if self.nullable and (value is None or (isinstance(value, str) and
                                                 value.strip().lower() in ("none", ""))):
             return None
         if isinstance(value, bool):
-            raise OptionError(self.name, f"expected an integer, got {value!r}")
+            raise OptionError(self.name, f"expected an integer, got {shown(value)}")
         try:
             number = int(value) if isinstance(value, int) else int(str(value).strip())
         except ValueError:
-            raise OptionError(self.name, f"expected an integer, got {value!r}") from None
+            raise OptionError(self.name, f"expected an integer, got {shown(value)}") from None
         if self.minimum is not None and number < self.minimum:
-            raise OptionError(self.name, f"{number} is below the minimum {self.minimum}")
+            raise OptionError(self.name, f"{shown(number)} is below the minimum {self.minimum}")
         if self.maximum is not None and number > self.maximum:
-            raise OptionError(self.name, f"{number} is above the maximum {self.maximum}")
+            raise OptionError(self.name, f"{shown(number)} is above the maximum {self.maximum}")
         return number
 
 

@@ -120,3 +120,29 @@ async def test_long_names_and_request_ids_are_refused(client: AsyncTableClient) 
     view = await client.view(table_id, first.token)
     await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
                        client.submit(first, view.legal_moves[0], view.version, "r" * 129))
+
+
+async def test_made_up_tokens_earn_no_bucket_of_their_own() -> None:
+    import secrets
+
+    from bezique.v1 import table_service_pb2 as pb
+
+    async with serving(rate_limit=1.0, rate_burst=3.0) as (_, client):
+        passed = 0
+        for _ in range(20):
+            made_up = (("authorization", f"Bearer {secrets.token_hex(32)}"),)
+            try:
+                await client.stub.ListVariants(pb.ListVariantsRequest(), metadata=made_up)
+                passed += 1
+            except grpc.aio.AioRpcError as error:
+                assert details(error)["reason"] == "RATE_LIMITED"
+        assert passed <= 4  # the peer's burst of 3, and what refilled meanwhile
+
+
+def test_the_least_recently_used_caller_is_forgotten_first() -> None:
+    limiter = RateLimiter(rate=1, burst=1, max_callers=2)
+    assert limiter.allow("a", 0.0) and limiter.allow("b", 0.0)
+    assert not limiter.allow("a", 0.0)  # a is now the most recently used, with no token left
+    assert limiter.allow("c", 0.0)  # b goes, not a
+    assert not limiter.allow("a", 0.0)
+    assert len(limiter._buckets) == 2
