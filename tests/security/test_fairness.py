@@ -1,0 +1,199 @@
+"""Fair even against the operator, over a real port: seats' entropy defeats a grinding operator,
+the verifier is strict, bots are unpredictable yet rechecked, and names cannot paint screens."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+
+from bezique.v1 import table_service_pb2 as pb
+from clients.sdk import AsyncTableClient
+from clients.verify import VerificationError, verify_history
+from service.server import RunningServer, start_server
+from tests.conftest import details, highcard_registry, server_config
+from tests.service.test_rpcs import expect_error
+from variants.api import resolve_options
+from variants.chance import SeededChance
+
+HAND = 8
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
+    server = await start_server(server_config(), highcard_registry())
+    async with AsyncTableClient(server.address, retries=0) as client:
+        yield server, client
+    await server.stop()
+
+
+def dealt_to_seat_0(seed: bytes) -> frozenset[int]:
+    """What seat 0 of a two-seat highcard table gets from ``seed`` alone (no entropy)."""
+    variant = highcard_registry().variant("highcard")
+    options = resolve_options(variant.options, {"players": 2, "hand_size": HAND})
+    game, _ = variant.start(options, SeededChance(seed))
+    return frozenset(game.view(0).hand)
+
+
+def grind() -> tuple[bytes, frozenset[int]]:
+    """A dishonest operator's search: a seed that deals seat 0 three aces or better."""
+    shoe = highcard_registry().variant("highcard").shoe({})
+    for attempt in range(20_000):
+        seed = attempt.to_bytes(4, "big") * 8
+        hand = dealt_to_seat_0(seed)
+        if sum(shoe.code(card).startswith("A") for card in hand) >= 3:
+            return seed, hand
+    raise AssertionError("no seed found")
+
+
+async def finished_table(client: AsyncTableClient, *, bots: dict[int, str], seed: bytes = b"",
+                         entropy: bytes | None = None) -> pb.GetHistoryResponse:
+    table = await client.create_table("highcard", {"players": 2, "hand_size": HAND}, bots=bots,
+                                      seed=seed)
+    humans = [await client.join(table.table_id, seat=seat, entropy=entropy)
+              for seat in range(2) if seat not in bots]
+    while True:
+        view = await client.view(table.table_id)
+        if view.HasField("outcome"):
+            return await client.history(table.table_id)
+        for human in humans:
+            own = await client.view(table.table_id, human.token)
+            if own.legal_moves and own.version == view.version:
+                await client.submit(human, own.legal_moves[0], own.version)
+                break
+        else:
+            await asyncio.sleep(0.01)  # a bot is to move
+
+
+async def test_a_grinding_operator_no_longer_picks_the_deal(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    seed, chosen = grind()
+    # Without entropy the operator's choice holds: this is what the nonces are for.
+    table = await client.create_table("highcard", {"players": 2, "hand_size": HAND}, seed=seed)
+    seat = await client.join(table.table_id, seat=0, entropy=b"")
+    await client.join(table.table_id, seat=1, entropy=b"")
+    view = await client.view(table.table_id, seat.token)
+    assert frozenset(card.id for card in view.hand) == chosen
+    # With the seats' entropy (the SDK's default) the chosen seed deals something else.
+    for _ in range(3):
+        table = await client.create_table("highcard", {"players": 2, "hand_size": HAND},
+                                          seed=seed)
+        seat = await client.join(table.table_id, seat=0)
+        await client.join(table.table_id, seat=1)
+        view = await client.view(table.table_id, seat.token)
+        assert frozenset(card.id for card in view.hand) != chosen
+
+
+async def test_verify_names_the_seats_that_contributed(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    history = await finished_table(client, bots={1: "random"})
+    joined = [e for e in history.entries if e.entry_kind == "joined"]
+    assert len(joined[0].entropy if joined[0].seat == 0 else joined[1].entropy) == 32
+    assert [e.bot_policy for e in joined if e.seat == 1] == ["random"]
+    result = verify_history(history)
+    assert result.contributors == (0,) and result.bot_moves == HAND and not result.test_settings
+
+
+def tampered(history: pb.GetHistoryResponse) -> pb.GetHistoryResponse:
+    copy = pb.GetHistoryResponse()
+    copy.CopyFrom(history)
+    return copy
+
+
+async def test_every_tampering_fails_verify_and_names_the_entry(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    history = await finished_table(client, bots={1: "random"})
+    verify_history(history)
+    moves = [e for e in history.entries if e.entry_kind == "move"]
+    bot_moves = [e for e in history.entries if e.entry_kind == "bot_move"]
+
+    def fails(changed: pb.GetHistoryResponse, pattern: str, version: int) -> None:
+        with pytest.raises(VerificationError, match=pattern) as caught:
+            verify_history(changed)
+        assert caught.value.version == version
+
+    # a person's move relabelled as the clock's or a bot's
+    for kind, pattern in (("timeout", "timeout is .* but it must be"),
+                          ("bot_move", "no bot holds")):
+        changed = tampered(history)
+        entry = next(e for e in changed.entries if e.version == moves[1].version)
+        entry.entry_kind = kind
+        fails(changed, pattern, moves[1].version)
+    # a bot's move relabelled as a person's
+    changed = tampered(history)
+    next(e for e in changed.entries if e.version == bot_moves[0].version).entry_kind = "move"
+    fails(changed, "logged as a person's", bot_moves[0].version)
+    # a seat given up after the start
+    changed = tampered(history)
+    extra = changed.entries.add(version=len(changed.entries) + 1, entry_kind="left", seat=0)
+    fails(changed, "follows the start", extra.version)
+    # a swapped nonce: the deal no longer comes out of the seed
+    changed = tampered(history)
+    joined = next(e for e in changed.entries if e.entry_kind == "joined" and e.entropy)
+    joined.entropy = secrets.token_bytes(32)
+    started = next(e for e in changed.entries if e.entry_kind == "started")
+    fails(changed, "cards differ", started.version)
+
+
+async def test_bot_moves_are_rechecked_by_verify(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    history = await finished_table(client, bots={0: "random", 1: "random"})
+    assert verify_history(history).bot_moves == 2 * HAND
+    changed = tampered(history)
+    # the bot's first move, swapped for another card of the same hand
+    first_bot = next(e for e in changed.entries if e.entry_kind == "bot_move")
+    started = next(e for e in changed.entries if e.entry_kind == "started")
+    hand = [c.id for ev in started.events if ev.seat == first_bot.seat for c in ev.cards]
+    other = next(card for card in hand if card != first_bot.move.cards[0].id)
+    first_bot.move.cards[0].id = other
+    with pytest.raises(VerificationError, match="must be"):
+        verify_history(changed)
+
+
+async def test_test_settings_fail_verify_unless_allowed(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    history = await finished_table(client, bots={1: "random"}, seed=b"t" * 32)
+    with pytest.raises(VerificationError, match=r"test settings \(seed\)"):
+        verify_history(history)
+    assert verify_history(history, allow_test_settings=True).test_settings == ("seed",)
+
+
+@pytest.mark.parametrize("name", ["\x1b[2Jhi", "evil\x1b[31m", "a\u202eb", "tab\there",
+                                  "line\u2028break", "bell\x07", "c1\x9b31m"])
+async def test_names_that_would_paint_screens_are_refused(
+        served: tuple[RunningServer, AsyncTableClient], name: str) -> None:
+    _, client = served
+    table = await client.create_table("highcard")
+    error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
+                               client.join(table.table_id, name=name))
+    assert details(error)["fields"] == ["display_name"]
+    assert "\x1b" not in (error.details() or "")
+    assert (await client.view(table.table_id)).version == 1
+
+
+async def test_names_in_any_script_are_welcome(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    table = await client.create_table("highcard", {"players": 3})
+    for name in ("Zoë", "Алексей", "👩‍👩‍👧 family"):  # the family emoji holds zero-width joiners
+        seat = await client.join(table.table_id, name=name)
+        view = await client.view(table.table_id, seat.token)
+        assert view.seats[seat.seat].display_name == name
+
+
+async def test_entropy_of_a_wrong_size_is_refused(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    table = await client.create_table("highcard")
+    for entropy in (b"short", b"x" * 65):
+        error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
+                                   client.join(table.table_id, entropy=entropy))
+        assert details(error)["fields"] == ["entropy"]
