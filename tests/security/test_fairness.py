@@ -20,6 +20,7 @@ from variants.api import resolve_options
 from variants.chance import SeededChance
 
 HAND = 8
+RANKS = "789TJQKA"
 
 
 @pytest.fixture
@@ -62,7 +63,9 @@ async def finished_table(client: AsyncTableClient, *, bots: dict[int, str], seed
         for human in humans:
             own = await client.view(table.table_id, human.token)
             if own.legal_moves and own.version == view.version:
-                await client.submit(human, own.legal_moves[0], own.version)
+                # the highest card: never the clock's default move (the lowest) but at the end
+                highest = max(own.legal_moves, key=lambda m: RANKS.index(m.cards[0].code[0]))
+                await client.submit(human, highest, own.version)
                 break
         else:
             await asyncio.sleep(0.01)  # a bot is to move
@@ -122,9 +125,9 @@ async def test_every_tampering_fails_verify_and_names_the_entry(
     for kind, pattern in (("timeout", "timeout is .* but it must be"),
                           ("bot_move", "no bot holds")):
         changed = tampered(history)
-        entry = next(e for e in changed.entries if e.version == moves[1].version)
+        entry = next(e for e in changed.entries if e.version == moves[0].version)
         entry.entry_kind = kind
-        fails(changed, pattern, moves[1].version)
+        fails(changed, pattern, moves[0].version)
     # a bot's move relabelled as a person's
     changed = tampered(history)
     next(e for e in changed.entries if e.version == bot_moves[0].version).entry_kind = "move"
