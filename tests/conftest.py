@@ -16,6 +16,7 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from hypothesis import HealthCheck, settings
 
 from clients.sdk import AsyncTableClient
 from service.config import Config
@@ -24,6 +25,12 @@ from variants.registry import Registry, load_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = str(Path(sys.executable).with_name("bezique-server"))
+
+# On a loaded two-core machine a draw can take longer than hypothesis likes: time is never a
+# reason to fail. A failing draw is printed with the blob that reproduces it.
+settings.register_profile("bezique", deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("bezique")
 
 
 def highcard_registry() -> Registry:
