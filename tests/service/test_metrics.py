@@ -39,12 +39,14 @@ async def test_metrics_after_a_game() -> None:
         async with AsyncTableClient(server.address, retries=0) as client:
             table_id, first, second = await two_seats(client)
 
+            streaming = asyncio.Event()
+
             async def watch() -> None:
                 async for _ in client.watch(table_id, None, 0):
-                    pass
+                    streaming.set()
 
             watcher = asyncio.create_task(watch())
-            await asyncio.sleep(0.2)
+            await asyncio.wait_for(streaming.wait(), 30)  # the stream is open: it is counted
             await play_out(client, table_id, first, second)
             with contextlib.suppress(grpc.aio.AioRpcError):
                 await client.view("feedfeedfeedfeed")
