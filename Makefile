@@ -22,7 +22,7 @@ NODE     := clients/node
 NPM_OK   := $(NODE)/node_modules/.package-lock.json
 BUF      := $(NODE)/node_modules/.bin/buf
 
-.PHONY: run test lint proto clean bench play soak venv typecheck
+.PHONY: run test lint proto clean bench play soak venv typecheck flaky
 
 venv: $(STAMP)
 
@@ -61,6 +61,26 @@ lint: $(GEN) $(NPM_OK)
 
 test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+# `make flaky` (not part of `make test`): the whole suite COUNT times in a row on a loaded
+# machine, a CPU hog (HOGS of them; 0 for none) spinning beside each run and killed after it,
+# never outliving HOG_SECONDS. Every run goes to the end; the failed ones are named at the end.
+COUNT      ?= 20
+HOGS       ?= 1
+HOG_SECONDS ?= 900
+flaky: lint
+	@failed=""; i=0; \
+	while [ $$i -lt $(COUNT) ]; do \
+	  i=$$((i + 1)); hogs=""; n=0; \
+	  while [ $$n -lt $(HOGS) ]; do \
+	    n=$$((n + 1)); timeout $(HOG_SECONDS) sh -c 'while :; do :; done' & hogs="$$hogs $$!"; \
+	  done; \
+	  echo "== flaky: run $$i of $(COUNT), $(HOGS) CPU hog(s) beside it"; \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider -rf $(PYTEST_ARGS) || failed="$$failed $$i"; \
+	  [ -z "$$hogs" ] || kill $$hogs 2>/dev/null; wait; \
+	done; \
+	if [ -n "$$failed" ]; then echo "== flaky: runs that failed:$$failed (of $(COUNT))"; exit 1; fi; \
+	echo "== flaky: $(COUNT) runs, 0 failures"
 
 bench: $(GEN)
 	$(BIN)/python -m bench

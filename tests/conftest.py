@@ -7,15 +7,16 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from hypothesis import HealthCheck, settings
 
 from clients.sdk import AsyncTableClient
 from service.config import Config
@@ -23,7 +24,14 @@ from service.server import RunningServer, start_server
 from variants.registry import Registry, load_registry
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 SERVER = str(Path(sys.executable).with_name("bezique-server"))
+
+# On a loaded two-core machine a draw can take longer than hypothesis likes: time is never a
+# reason to fail. A failing draw is printed with the blob that reproduces it.
+settings.register_profile("bezique", deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("bezique")
 
 
 def highcard_registry() -> Registry:
@@ -167,13 +175,30 @@ def postgres_url(postgres_cluster: object) -> Iterator[str]:
     run_in_thread(_admin(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
-async def eventually(condition: Any, timeout: float = 10.0, what: str = "condition") -> None:
+async def eventually(condition: Any, timeout: float = 30.0, what: str = "condition") -> None:
     """Wait until ``condition()`` is true (polling), instead of sleeping a guessed time."""
     import asyncio
     import time as _time
 
     deadline = _time.monotonic() + timeout
     while not condition():
+        if _time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def until(call: Callable[[], Awaitable[T]], done: Callable[[T], bool], what: str,
+                timeout: float = 30.0) -> T:
+    """Ask ``call()`` again until its answer is ``done``, and return that answer: bounded by
+    time, never by a count of calls, which a loaded machine makes too few."""
+    import asyncio
+    import time as _time
+
+    deadline = _time.monotonic() + timeout
+    while True:
+        answer = await call()
+        if done(answer):
+            return answer
         if _time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+import signal
 
 import pexpect
 import pytest
@@ -14,10 +15,17 @@ PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, q to quit\): "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
+def default_interrupt() -> None:
+    """In the child before it runs: Ctrl-C does what it does at a terminal. A process started
+    in the background by a shell without job control (``pytest ... &`` in a script, as a CI
+    runner may do) inherits SIGINT ignored, and so would the CLI: Ctrl-C would do nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(*argv: str) -> pexpect.spawn:
     return pexpect.spawn(str(BIN / "bezique"), list(argv), cwd=str(ROOT), encoding="utf-8",
                          timeout=30, dimensions=(50, 120),
-                         env=clean_env(TERM="xterm-256color"))
+                         env=clean_env(TERM="xterm-256color"), preexec_fn=default_interrupt)
 
 
 def play_to_the_end(child: pexpect.spawn, seed: int = 7, limit: int = 400) -> tuple[int, str]:

@@ -11,6 +11,7 @@ from clients.play import seat_count
 from clients.sdk import AsyncTableClient
 from clients.verify import NotFinishedError, VerificationError, verify_history
 from tests.cli.conftest import Run, finish, require_variant, wait_finished
+from tests.quart.helpers import check_session_end
 from variants.cards import piquet_shoe
 
 SEED = bytes(range(32))
@@ -149,4 +150,7 @@ def test_quart_bezique_deals_verify(server: str) -> None:
     require_variant(server, "quart-bezique", "variants/quart")
     history = asyncio.run(finished_history(server, "quart-bezique", {"deals": "3"},
                                            bots_only=True))
-    assert verify_history(history).deals == 3
+    deals = verify_history(history).deals
+    # bots choose at random: a session may end early, when all but one seat are broke
+    check_session_end(history.outcome.reason, list(history.outcome.scores),
+                      dict(history.options), deals)

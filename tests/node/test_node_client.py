@@ -122,7 +122,10 @@ def test_node_client_plays_a_whole_game(
     assert isinstance(outcome["winners"], list)
     assert isinstance(outcome["scores"], list) and outcome["scores"], result
     assert all(0 <= seat < len(outcome["scores"]) for seat in outcome["winners"]), result
-    assert result["moves"] >= 1 and result["version"] > result["moves"], result
+    # in Quart the three random bots may all fold before seat 0's first turn (about one
+    # game in 2000, when seat 0 deals): then it has no move to make
+    least = 0 if variant_id == "quart-bezique" else 1
+    assert result["moves"] >= least and result["version"] > result["moves"], result
 
     history = stub.GetHistory(pb.GetHistoryRequest(table_id=result["table_id"]), timeout=10)
     assert history.finished

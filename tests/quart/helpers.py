@@ -89,3 +89,18 @@ FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
 
 def RAISE(level: int) -> Move:
     return Move("raise", amount=level)
+
+
+def check_session_end(reason: str, stacks: Sequence[int], options: Mapping[str, object],
+                      deals: int) -> None:
+    """What holds at the end of every session, whatever the cards and the players did: no chip
+    made or lost, at most the agreed deals, and fewer only when fewer than two seats can pay
+    the ante. (Bots choose at random, so a session may end after a single deal.)"""
+    assert reason
+    text = {name: str(value).lower() for name, value in options.items()}
+    assert sum(stacks) == int(text["starting_stack"]) * int(text["players"]), stacks
+    planned = None if text["deals"] == "none" else int(text["deals"])
+    payers = sum(1 for stack in stacks if stack >= int(text["ante"]))
+    assert deals >= 1 and (planned is None or deals <= planned), (deals, planned)
+    if planned is None or deals < planned:
+        assert payers < 2, (reason, stacks, deals)

@@ -128,7 +128,8 @@ async def test_sigkill_loses_no_acknowledged_move(
         stop = asyncio.Event()
         players = await start_players(client, tables, ledger, stop, acked=40)
         first.process.kill()  # SIGKILL, mid-game
-        await asyncio.sleep(0.3)
+        await eventually(lambda: ledger.errors.get("UNAVAILABLE", 0) >= 1,
+                         what="a player to find the server gone")
         stop.set()
         await asyncio.gather(*players, return_exceptions=True)
     first.process.wait(timeout=10)

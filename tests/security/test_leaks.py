@@ -27,7 +27,7 @@ from bezique.v1 import table_service_pb2 as pb
 from clients.sdk import AsyncTableClient, SeatHandle
 from service.logs import configure_logging
 from service.server import RunningServer, start_server
-from tests.conftest import details, server_config
+from tests.conftest import details, eventually, server_config
 from variants.api import Census
 from variants.cards import Shoe
 from variants.registry import load_registry
@@ -132,7 +132,10 @@ async def test_no_payload_leaks_a_hidden_card(
         final = live.game.census()  # what the last move showed everyone (a card played)
         for viewer in tokens:
             ever[viewer] |= visible(final, viewer)
-        await asyncio.sleep(0.3)
+        head = live.version
+        await eventually(lambda: all(u and u[-1].version == head
+                                     for u in watchers.updates.values()),
+                         what="every watcher to reach the last version")
         for task in watchers.tasks:
             task.cancel()
         await asyncio.gather(*watchers.tasks, return_exceptions=True)

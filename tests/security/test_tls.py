@@ -22,12 +22,14 @@ async def test_tls_serves_clients_that_trust_the_ca(tmp_path: Path) -> None:
         async with AsyncTableClient(server.address, retries=0,
                                     root_certificates=ca.cert.read_bytes()) as client:
             assert [v.id for v in await client.list_variants()] == ["highcard"]
-        async with AsyncTableClient(server.address, retries=0, timeout=3) as plain:
+        # a refused handshake fails at once (UNAVAILABLE); the deadline only bounds a hang,
+        # and a short one would turn a slow handshake on a loaded machine into another code
+        async with AsyncTableClient(server.address, retries=0, timeout=30) as plain:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await plain.list_variants()
             assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
         other_ca, _, _ = make_ca(tmp_path, "another CA")
-        async with AsyncTableClient(server.address, retries=0, timeout=3,
+        async with AsyncTableClient(server.address, retries=0, timeout=30,
                                     root_certificates=other_ca.cert.read_bytes()) as wrong:
             with pytest.raises(grpc.aio.AioRpcError):
                 await wrong.list_variants()
@@ -48,7 +50,7 @@ async def test_mutual_tls_requires_a_client_certificate(tmp_path: Path) -> None:
                 private_key=client_pem.key.read_bytes(),
                 certificate_chain=client_pem.cert.read_bytes()) as client:
             assert await client.list_variants()
-        async with AsyncTableClient(server.address, retries=0, timeout=3,
+        async with AsyncTableClient(server.address, retries=0, timeout=30,
                                     root_certificates=ca.cert.read_bytes()) as anonymous:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await anonymous.list_variants()

@@ -39,16 +39,18 @@ async def test_metrics_after_a_game() -> None:
         async with AsyncTableClient(server.address, retries=0) as client:
             table_id, first, second = await two_seats(client)
 
+            streaming = asyncio.Event()
+
             async def watch() -> None:
                 async for _ in client.watch(table_id, None, 0):
-                    pass
+                    streaming.set()
 
             def scrape() -> str:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics") as response:
                     return str(response.read().decode())
 
             watcher = asyncio.create_task(watch())
-            await asyncio.sleep(0.2)
+            await asyncio.wait_for(streaming.wait(), 30)  # the stream is open: it is counted
             during = await asyncio.to_thread(scrape)
             await play_out(client, table_id, first, second)
             await asyncio.wait_for(watcher, 10)  # the stream ends once the game is over

@@ -9,7 +9,7 @@ import pytest
 
 from bezique.v1 import table_service_pb2 as pb
 from clients.sdk import AsyncTableClient, SeatHandle, auth_metadata
-from tests.conftest import details
+from tests.conftest import details, until
 
 STACK = ["AS", "7S", "KH", "8H", "QD", "9D"] + [
     c for c in (r + s for s in "SHDC" for r in "789TJQKA")
@@ -195,10 +195,8 @@ async def test_a_seat_reusing_its_request_id_at_a_later_version(
     seat = await client.join(table.table_id)
     view = await client.view(table.table_id, seat.token)
     once = await client.submit(seat, view.legal_moves[0], view.version, "mine")
-    for _ in range(100):
-        later = await client.view(table.table_id, seat.token)
-        if later.legal_moves:
-            break
+    later = await until(lambda: client.view(table.table_id, seat.token),
+                        lambda v: bool(v.legal_moves), "seat 0's next turn")
     again = await client.submit(seat, later.legal_moves[0], later.version, "mine")
     assert again.duplicate and again.version == once.version
     history = await client.history(table.table_id)
@@ -282,12 +280,8 @@ async def test_history_is_redacted_until_the_end(client: AsyncTableClient) -> No
 
 async def test_bot_seats_play_through_the_same_path(client: AsyncTableClient) -> None:
     table = await client.create_table("highcard", bots={0: "highest", 1: "random"})
-    history = await client.history(table.table_id)
-    for _ in range(200):
-        if history.finished:
-            break
-        history = await client.history(table.table_id)
-    assert history.finished
+    history = await until(lambda: client.history(table.table_id), lambda h: h.finished,
+                          "the bots to finish")
     kinds = [e.entry_kind for e in history.entries]
     assert kinds.count("bot_move") == 6 and "move" not in kinds
 
