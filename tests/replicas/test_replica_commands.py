@@ -33,15 +33,6 @@ async def live_and_deaf(postgres_url: str) -> AsyncIterator[tuple[RunningServer,
     await deaf.stop()
 
 
-@pytest.fixture
-async def replicas(postgres_url: str) -> AsyncIterator[list[RunningServer]]:
-    servers = [await start_server(server_config(store=postgres_url), highcard_registry())
-               for _ in range(2)]
-    yield servers
-    for server in servers:
-        await server.stop()
-
-
 async def test_a_retry_on_a_lagging_replica_gets_the_first_answer(
         live_and_deaf: tuple[RunningServer, RunningServer]) -> None:
     async with AsyncTableClient(live_and_deaf[0].address, retries=0) as a, \

@@ -5,25 +5,14 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from collections.abc import AsyncIterator
 from itertools import pairwise
 
 import grpc
-import pytest
 
 from clients.sdk import AsyncTableClient
 from service.server import RunningServer, start_server
 from tests.conftest import eventually, highcard_registry, server_config, until
 from tests.service.test_rpcs import two_seats
-
-
-@pytest.fixture
-async def replicas(postgres_url: str) -> AsyncIterator[list[RunningServer]]:
-    servers = [await start_server(server_config(store=postgres_url), highcard_registry())
-               for _ in range(2)]
-    yield servers
-    for server in servers:
-        await server.stop()
 
 
 async def test_racing_replicas_accept_exactly_one_move(replicas: list[RunningServer]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 
 import grpc
@@ -23,6 +23,12 @@ async def serving(**overrides: object) -> AsyncIterator[tuple[RunningServer, Asy
             yield server, client
     finally:
         await server.stop()
+
+
+async def watch_until_cancelled(client: AsyncTableClient, table_id: str,
+                                token: str | None) -> None:
+    async for _ in client.watch(table_id, token, 0, resume=False):
+        pass
 
 
 async def test_rate_limit_per_caller() -> None:
@@ -52,12 +58,11 @@ def test_the_bucket_refills_and_forgets_idle_callers() -> None:
 async def test_watch_streams_per_caller_and_per_table() -> None:
     async with serving(max_watchers_per_caller=2, max_watchers_per_table=3) as (server, client):
         table_id, first, _ = await two_seats(client)
-
-        async def hold(token: str | None) -> None:
-            async for _ in client.watch(table_id, token, 0, resume=False):
-                pass
-
         live = await server.manager.table(table_id)
+
+        def hold(token: str | None) -> Coroutine[None, None, None]:
+            return watch_until_cancelled(client, table_id, token)
+
         held = [asyncio.create_task(hold(None)) for _ in range(2)]
         await eventually(lambda: len(live.watchers) == 2, what="two watchers")
         error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(None))
@@ -74,12 +79,11 @@ async def test_watch_streams_per_caller_and_per_table() -> None:
 async def test_spectators_cannot_crowd_the_seats_out() -> None:
     async with serving(max_watchers_per_caller=0, max_watchers_per_table=3) as (server, client):
         table_id, first, second = await two_seats(client)
-
-        async def hold(token: str | None) -> None:
-            async for _ in client.watch(table_id, token, 0, resume=False):
-                pass
-
         live = await server.manager.table(table_id)
+
+        def hold(token: str | None) -> Coroutine[None, None, None]:
+            return watch_until_cancelled(client, table_id, token)
+
         held = [asyncio.create_task(hold(None)) for _ in range(3)]
         await eventually(lambda: len(live.watchers) == 3, what="three spectators")
         error = await expect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, hold(None))
