@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import auth
-from service.commands import CommandPath, MoveResult, events_for, seat_of
+from service.commands import CommandPath, MoveResult, events_for
 from service.errors import (
     InvalidArgument,
     PermissionDenied,
@@ -40,7 +40,7 @@ from variants.cards import Shoe
 from variants.registry import Registry
 
 __all__ = ["HistoryItem", "HistoryPage", "Limits", "MoveResult", "Settings", "TableManager",
-           "Update", "seat_of"]
+           "Update"]
 
 
 @dataclass(frozen=True)
