@@ -169,6 +169,8 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
     say(console, f"seat: {seat.seat}")
     say(console, f"token: {seat.token}")
     say(console, f"export BEZIQUE_TOKEN={seat.token}")
+    # What `bezique verify` needs to hold the server to the game this seat took part in.
+    say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}")
     return 0
 
 
@@ -272,12 +274,21 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
 
 
 async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
-    from clients.verify import NotFinishedError, VerificationError, verify_history
+    from clients.verify import NotFinishedError, OwnSeat, VerificationError, verify_history
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
+    own = None
+    if args.proof:
+        try:
+            seat_text, entropy_hex, commitment = args.proof.split(":")
+            own = OwnSeat(int(seat_text), bytes.fromhex(entropy_hex), commitment)
+        except ValueError:
+            raise CliError("--proof is SEAT:ENTROPY_HEX:COMMITMENT, as `bezique join` printed "
+                           "it") from None
     try:
-        result = verify_history(history, allow_test_settings=args.allow_test_settings)
+        result = verify_history(history, allow_test_settings=args.allow_test_settings,
+                                seat=own)
     except NotFinishedError as exc:
         raise CliError(str(exc), code=2) from exc
     except VerificationError as exc:
@@ -292,6 +303,9 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     say(console, f"seed commitment {history.seed_commitment} matches the revealed seed")
     say(console, f"verified: {result.deals} deals, {result.moves} moves "
                  f"({result.bot_moves} by bots, {result.timeouts} on the clock)")
+    if own is not None:
+        say(console, f"your seat {own.seat}: the commitment you were shown and the entropy you "
+                     "sent are the ones the deals came from")
     if result.contributors:
         say(console, "fair against the operator: seats "
                      + ", ".join(str(seat) for seat in result.contributors)
@@ -404,6 +418,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the version the move is for (default: the current one)")
     commands["watch"].add_argument("--from", dest="from_version", type=int, default=0,
                                    metavar="N", help="start after version N (default 0)")
+    commands["verify"].add_argument(
+        "--proof", default=os.environ.get("BEZIQUE_PROOF", ""), metavar="SEAT:ENTROPY:COMMIT",
+        help="what `bezique join` printed for your seat (env BEZIQUE_PROOF): the history must "
+             "hold the entropy you sent and the commitment you were shown")
     commands["verify"].add_argument("--allow-test-settings", action="store_true",
                                     help="check a table created with test settings (a fixed "
                                          "seed, a stacked shoe or dealer) instead of failing")

@@ -49,11 +49,15 @@ def error_reason(error: grpc.aio.AioRpcError) -> int:
 
 @dataclass(frozen=True)
 class SeatHandle:
-    """What JoinTable gave: the seat and its secret token."""
+    """What JoinTable gave: the seat and its secret token; and what the seat keeps to check
+    the game afterwards without trusting the server (``verify_history(..., seat=handle)``):
+    the entropy it sent and the seed commitment it was shown before any deal."""
 
     table_id: str
     seat: int
     token: str
+    entropy: bytes = b""
+    commitment: str = ""
 
 
 def auth_metadata(token: str | None, api_key: str = "") -> tuple[tuple[str, str], ...]:
@@ -159,13 +163,13 @@ class AsyncTableClient:
                    entropy: bytes | None = None) -> SeatHandle:
         """Take a seat. The seat contributes ``entropy`` to every deal of the table: 32 fresh
         random bytes unless given (a platform may pass its player's own; ``b""``: none)."""
-        request = pb.JoinTableRequest(
-            table_id=table_id, display_name=name,
-            entropy=secrets.token_bytes(32) if entropy is None else entropy)
+        sent = secrets.token_bytes(32) if entropy is None else entropy
+        request = pb.JoinTableRequest(table_id=table_id, display_name=name, entropy=sent)
         if seat is not None:
             request.seat = seat
         response = await self.stub.JoinTable(request, metadata=self._md(), timeout=self.timeout)
-        return SeatHandle(table_id, response.seat, response.seat_token)
+        return SeatHandle(table_id, response.seat, response.seat_token, sent,
+                          response.view.seed_commitment)
 
     async def leave(self, seat: SeatHandle) -> int:
         response = await self.stub.LeaveTable(pb.LeaveTableRequest(table_id=seat.table_id),

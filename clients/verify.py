@@ -127,11 +127,25 @@ def test_settings_of(history: pb.GetHistoryResponse) -> tuple[str, ...]:
     return tuple(name for name, used in names if used)
 
 
+@dataclass(frozen=True)
+class OwnSeat:
+    """What a player kept from joining (the SDK's SeatHandle has these fields): the proof that
+    the history the server serves now is the one he took part in."""
+
+    seat: int
+    entropy: bytes
+    commitment: str
+
+
 def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = None, *,
-                   allow_test_settings: bool = False) -> Verified:
+                   allow_test_settings: bool = False, seat: OwnSeat | None = None) -> Verified:
     """Check the seed against its commitment and replay every deal and move of the log,
     strictly: every deal from the seed and the seats' entropy, every timeout the variant's
-    default move, every bot move the bot's own choice, no seat given up after the start."""
+    default move, every bot move the bot's own choice, no seat given up after the start.
+
+    Given the caller's ``seat`` (what he kept when he joined), the history must also hold the
+    commitment he was shown before any deal and the entropy he sent: without them the server
+    could have chosen the seed, or his entropy, after the fact."""
     if not history.finished:
         raise NotFinishedError(f"table {history.table_id} has not finished: its seed is "
                                "revealed only when the game ends")
@@ -142,6 +156,8 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
     if digest != history.seed_commitment:
         raise VerificationError(f"sha256 of the revealed seed is {digest}, not the published "
                                 f"commitment {history.seed_commitment}")
+    if seat is not None:
+        _check_own_seat(history, seat)
     test = test_settings_of(history)
     if test and not allow_test_settings:
         raise VerificationError(f"the table was created with test settings ({', '.join(test)}):"
@@ -173,6 +189,18 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
                     replay.bot_moves, replay.timeouts)
 
 
+def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
+    if own.commitment and own.commitment != history.seed_commitment:
+        raise VerificationError(f"the history's seed commitment {history.seed_commitment} is "
+                                f"not the {own.commitment} shown when seat {own.seat} joined")
+    joins = [e for e in history.entries if e.entry_kind == "joined" and e.HasField("seat")
+             and e.seat == own.seat]
+    if not joins or bytes(joins[-1].entropy) != own.entropy:
+        where = joins[-1].version if joins else None
+        raise VerificationError(f"seat {own.seat}'s entropy in the history is not the entropy "
+                                "it sent when it joined", where)
+
+
 class _Replay:
     """The game rebuilt entry by entry, with who holds each seat."""
 
@@ -181,6 +209,7 @@ class _Replay:
         self.variant, self.options, self.shoe, self.seed = variant, options, shoe, seed
         self.history = history
         self.policies = registry.bot_policies(variant.id)
+        self.seat_count = variant.seat_count(options)
         self.seats: dict[int, _Seat] = {}
         self.game: Game | None = None
         self.chance: CountingChance | None = None
@@ -196,13 +225,23 @@ class _Replay:
                 raise VerificationError(f"a {kind!r} entry follows the start of the game",
                                         version)
             seat = self._seat_of(entry)
+            if not 0 <= seat < self.seat_count:
+                raise VerificationError(f"seat {seat} is not a seat of this table "
+                                        f"(0..{self.seat_count - 1})", version)
             if kind == "joined":
+                if seat in self.seats:
+                    raise VerificationError(f"seat {seat} is joined while it is held", version)
                 self.seats[seat] = _Seat(bytes(entry.entropy), entry.bot_policy)
             else:
-                self.seats.pop(seat, None)
+                if seat not in self.seats:
+                    raise VerificationError(f"seat {seat} is given up while it is free", version)
+                del self.seats[seat]
         elif kind == "started":
             if self.game is not None:
                 raise VerificationError("the game starts a second time", version)
+            if len(self.seats) != self.seat_count:
+                free = sorted(set(range(self.seat_count)) - set(self.seats))
+                raise VerificationError(f"the game starts with seats {free} free", version)
             contributions = sorted((seat, held.entropy) for seat, held in self.seats.items()
                                    if held.entropy)
             self.contributors = tuple(seat for seat, _ in contributions)

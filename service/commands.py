@@ -349,7 +349,6 @@ class CommandPath:
             raise InvalidArgument(f"request_id is longer than "
                                   f"{self.settings.limits.max_request_id_length} characters",
                                   field="request_id")
-        seat = -1
         try:
             async with self.repo.hold(table_id, fresh=False) as live:
                 if expected_version > live.version:
@@ -360,13 +359,14 @@ class CommandPath:
                 return await self._move(live, seat, move, expected_version, request_id, "move")
         except _AnsweredBefore:
             pass
-        # The change was refused for its request id (another replica, or an earlier call,
-        # stored it): the first answer, from the store.
+        # The request id is in the store (another replica, or an earlier call, stored it): the
+        # first answer, to the seat the token holds once caught up with the store (on a
+        # lagging replica the token may hold a seat that has changed hands since).
         earlier = await self.store.find_request(table_id, request_id)
         async with self.repo.hold(table_id) as live:
             if earlier is None:
                 raise StaleVersion(table_id, expected_version, live.version)
-            return self._duplicate(live, seat, earlier)
+            return self._duplicate(live, await self.seat_for(live, token), earlier)
 
     async def server_move(self, table_id: str, seat: int, move: Move, expected_version: int,
                           kind: str) -> MoveResult:
@@ -388,6 +388,8 @@ class CommandPath:
             if request_id:
                 earlier = await self.store.find_request(live.table_id, request_id)
                 if earlier is not None:
+                    if self.store.shared:
+                        raise _AnsweredBefore()  # answered after catching up, see submit
                     return self._duplicate(live, seat, earlier)
             if expected != live.version:
                 raise StaleVersion(live.table_id, expected, live.version)

@@ -65,7 +65,7 @@ def server() -> Iterator[str]:
 def run(server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
         ) -> Run:
     """``run("view", table)``: the CLI against the test server, output captured."""
-    for name in ("BEZIQUE_SERVER", "BEZIQUE_TOKEN", "BEZIQUE_API_KEY"):
+    for name in ("BEZIQUE_SERVER", "BEZIQUE_TOKEN", "BEZIQUE_API_KEY", "BEZIQUE_PROOF"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "200")
 

@@ -154,3 +154,23 @@ def test_quart_bezique_deals_verify(server: str) -> None:
     # bots choose at random: a session may end early, when all but one seat are broke
     check_session_end(history.outcome.reason, list(history.outcome.scores),
                       dict(history.options), deals)
+
+
+def test_verify_holds_the_server_to_what_join_printed(run: Run, server: str) -> None:
+    import re
+
+    created = run("create", "highcard", "--bot", "1=highest")
+    table = re.search(r"table[: ]+([0-9a-f]{16})", created.out)
+    assert table is not None, created.out
+    joined = run("join", table.group(1))
+    proof = re.search(r"export BEZIQUE_PROOF=(\S+)", joined.out)
+    token = re.search(r"export BEZIQUE_TOKEN=(\S+)", joined.out)
+    assert proof is not None and token is not None, joined.out
+    asyncio.run(finish(server, table.group(1), token.group(1)))
+    result = run("verify", table.group(1), "--proof", proof.group(1))
+    assert result.code == 0, result.out + result.err
+    assert "your seat 0" in result.out and "fair against the operator: seats 0" in result.out
+    seat, _, commitment = proof.group(1).split(":")
+    forged = f"{seat}:{'00' * 32}:{commitment}"
+    result = run("verify", table.group(1), "--proof", forged)
+    assert result.code == 1 and "not the entropy it sent" in result.out

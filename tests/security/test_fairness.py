@@ -4,6 +4,7 @@ the verifier is strict, bots are unpredictable yet rechecked, and names cannot p
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 from collections.abc import AsyncIterator
 
@@ -12,7 +13,7 @@ import pytest
 
 from bezique.v1 import table_service_pb2 as pb
 from clients.sdk import AsyncTableClient
-from clients.verify import VerificationError, verify_history
+from clients.verify import OwnSeat, VerificationError, verify_history
 from service.server import RunningServer, start_server
 from tests.conftest import details, highcard_registry, server_config
 from tests.service.test_rpcs import expect_error
@@ -203,3 +204,45 @@ async def test_entropy_of_a_wrong_size_is_refused(
         error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
                                    client.join(table.table_id, entropy=entropy))
         assert details(error)["fields"] == ["entropy"]
+
+
+async def test_a_seat_holds_the_server_to_the_entropy_and_commitment_it_saw(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    _, client = served
+    table = await client.create_table("highcard", {"players": 2, "hand_size": HAND},
+                                      bots={1: "random"})
+    seat = await client.join(table.table_id, seat=0)
+    assert seat.commitment == table.seed_commitment and len(seat.entropy) == 32
+    while not (view := await client.view(table.table_id, seat.token)).HasField("outcome"):
+        if view.legal_moves:
+            await client.submit(seat, view.legal_moves[0], view.version)
+        else:
+            await asyncio.sleep(0.01)
+    history = await client.history(table.table_id)
+    mine = OwnSeat(seat.seat, seat.entropy, seat.commitment)
+    assert verify_history(history, seat=mine).contributors == (0,)
+    with pytest.raises(VerificationError, match="not the entropy it sent"):
+        verify_history(history, seat=OwnSeat(0, secrets.token_bytes(32), seat.commitment))
+    with pytest.raises(VerificationError, match="shown when seat 0 joined"):
+        verify_history(history, seat=OwnSeat(0, seat.entropy, "0" * 64))
+
+
+def test_verify_refuses_seat_entries_the_server_never_writes() -> None:
+    history = pb.GetHistoryResponse(
+        table_id="t", variant_id="highcard", variant_version=1, finished=True,
+        options={"players": "2"}, revealed_seed=b"s" * 32,
+        seed_commitment=hashlib.sha256(b"s" * 32).hexdigest())
+    history.entries.add(version=1, entry_kind="created")
+    history.entries.add(version=2, entry_kind="joined", seat=0)
+    for entries, pattern in (
+            ([("joined", 0)], "joined while it is held"),
+            ([("joined", 7)], "not a seat of this table"),
+            ([("left", 1)], "given up while it is free"),
+            ([("started", None)], r"starts with seats \[1\] free")):
+        forged = tampered(history)
+        for kind, at in entries:
+            entry = forged.entries.add(version=len(forged.entries) + 1, entry_kind=kind)
+            if at is not None:
+                entry.seat = at
+        with pytest.raises(VerificationError, match=pattern):
+            verify_history(forged)
