@@ -243,7 +243,7 @@ class _Replay:
                 free = sorted(set(range(self.seat_count)) - set(self.seats))
                 raise VerificationError(f"the game starts with seats {free} free", version)
             contributions = sorted((seat, held.entropy) for seat, held in self.seats.items()
-                                   if held.entropy)
+                                   if held.entropy and self.history.chance_version >= 2)
             self.contributors = tuple(seat for seat, _ in contributions)
             self.chance = _chance(self.history, self.shoe, mixed_seed(self.seed, contributions))
             first = (self.history.test.first_dealer
@@ -274,13 +274,10 @@ class _Replay:
             if policy is None:
                 raise VerificationError(f"a bot move for seat {seat}, which no bot holds",
                                         version)
-            expected = policy.choose(game.view(seat), game.legal_moves(seat),
-                                     bot_random(self.seed, version, seat))
-            if expected != move and not self.contributors:
-                # A table from before seats contributed entropy: its bots drew from a public
-                # source (the table id and version), which is what it must replay with.
-                legacy = random.Random(f"{self.history.table_id}:{version - 1}")
-                expected = policy.choose(game.view(seat), game.legal_moves(seat), legacy)
+            rng = (bot_random(self.seed, version, seat) if self.history.chance_version >= 2
+                   # a table from before: its bots drew from the table id and version
+                   else random.Random(f"{self.history.table_id}:{version - 1}"))
+            expected = policy.choose(game.view(seat), game.legal_moves(seat), rng)
             self.bot_moves += 1
         elif entry.entry_kind == "timeout":
             expected = game.default_move(seat)

@@ -31,7 +31,7 @@ from service.errors import (
     Unavailable,
     quoted,
 )
-from service.live import MOVE_KINDS, LiveTable, ViewResult, events_json
+from service.live import CHANCE_VERSION, MOVE_KINDS, LiveTable, ViewResult, events_json
 from service.metrics import Metrics
 from service.repository import SEAT_KINDS, TableRepository
 from service.settings import Settings
@@ -216,7 +216,8 @@ class CommandPath:
         now = time.time()
         entries = [self._entry(live, "created", None, {
             "variant": variant.id, "variant_version": variant.version,
-            "options": resolved, "commitment": record.commitment}, now)]
+            "options": resolved, "commitment": record.commitment,
+            "chance": CHANCE_VERSION}, now)]
         taken = set()
         for seat, policy in bots:
             if not 0 <= seat < seats or seat in taken:

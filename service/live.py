@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import pickle
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.store import LogEntry, Snapshot, TableRecord, TableState
 from variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, View
-from variants.chance import Chance, SeededChance, mixed_seed, stacked_shoe
+from variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
 
 
 @dataclass(frozen=True)
@@ -118,19 +119,24 @@ class LiveTable:
         """Set when a change failed half-way: this object is no longer the table."""
         self.seat_changes = 0
         """``left`` entries so far (seat churn before the start is bounded)."""
+        self.chance_version = 0
+        """How the table draws (its ``created`` entry says): 0 for tables from before seats
+        contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
-                              self.seat_changes), protocol=pickle.HIGHEST_PROTOCOL)
+                              self.seat_changes, self.chance_version),
+                             protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
     def restore(self, snapshot: Snapshot) -> None:
         state = pickle.loads(snapshot.state)
         self.game, self.seats, self.version, self.deadline = state[:4]
         self.seat_changes = state[4] if len(state) > 4 else 0  # older snapshots: 4 fields
+        self.chance_version = state[5] if len(state) > 5 else 0
         self.snapshot_version = snapshot.version
 
     @property
@@ -160,6 +166,8 @@ class LiveTable:
         (the game starts when the last seat is taken, so these are the seats at the start)."""
         contributions = [(index, bytes.fromhex(seat.entropy))
                          for index, seat in enumerate(self.seats) if seat.entropy]
+        if self.chance_version < CHANCE_VERSION:
+            contributions = []
         source = SeededChance(mixed_seed(self.record.seed, contributions))
         stacked = self.record.test.get("stacked_shoe")
         if stacked:
@@ -173,6 +181,12 @@ class LiveTable:
                                           None if first is None else int(first))
         self.game = game
         return events
+
+    def bot_random(self, seat: int) -> random.Random:
+        """The random source of the bot that makes the next entry for ``seat``."""
+        if self.chance_version < CHANCE_VERSION:  # tables from before: a public source
+            return random.Random(f"{self.table_id}:{self.version}")
+        return bot_random(self.record.seed, self.version + 1, seat)
 
     def view_for(self, viewer: int | None) -> ViewResult:
         """What ``viewer`` (a seat, or ``None`` for a spectator) may see of the table now."""
@@ -197,7 +211,9 @@ class LiveTable:
             raise LogVersionError(
                 f"table {self.table_id}: entry {entry.version} follows version {self.version}")
         payload = entry.payload
-        if entry.kind == "joined" and entry.seat is not None:
+        if entry.kind == "created":
+            self.chance_version = int(payload.get("chance", 0))
+        elif entry.kind == "joined" and entry.seat is not None:
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),
                                           str(payload.get("token_hash", "")),
                                           str(payload.get("bot", "")),
@@ -236,6 +252,10 @@ def _plain(value: Any) -> Any:
     """``value`` as it reads back from JSON, so a replay compares equal to any store's copy."""
     return json.loads(json.dumps(value))
 
+
+CHANCE_VERSION = 2
+"""The chance construction of new tables: the seed mixed with the seats' entropy, bots drawing
+from the secret seed (docs/fairness.md)."""
 
 MOVE_KINDS = frozenset({"move", "bot_move", "timeout"})
 """Entry kinds that hold a move of the game."""

@@ -20,7 +20,6 @@ from service.live import LiveTable
 from service.repository import TableRepository
 from service.settings import Settings
 from service.store import Store
-from variants.chance import bot_random
 from variants.registry import Registry
 
 log = structlog.get_logger("bezique.tables")
@@ -75,12 +74,12 @@ class Scheduler:
                     seats = [s for s in game.to_move if live.seats[s].bot]
                     if not seats:
                         return
-                    seat, version, seed = seats[0], live.version, live.record.seed
+                    seat, version, rng = seats[0], live.version, live.bot_random(seats[0])
                     policy = self.registry.bot_policies(live.variant.id)[live.seats[seat].bot]
                     view, legal = game.view(seat), game.legal_moves(seat)
                 await asyncio.sleep(self.settings.bot_delay)
                 try:
-                    move = policy.choose(view, legal, bot_random(seed, version + 1, seat))
+                    move = policy.choose(view, legal, rng)
                     await self.commands.server_move(table_id, seat, move, version, "bot_move")
                     failures = 0
                 except StaleVersion:

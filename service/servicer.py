@@ -278,7 +278,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             variant_version=record.variant_version,
             options={k: translate.option_text(v) for k, v in record.options.items()},
             seed_commitment=record.commitment, finished=page.finished,
-            next_page_token=page.next_page_token)
+            next_page_token=page.next_page_token, chance_version=page.live.chance_version)
         for item in page.items:
             entry = item.entry
             message = response.entries.add(version=entry.version, entry_kind=entry.kind,
