@@ -221,8 +221,8 @@ _OPTIONS: dict[str, _Option] = {
     "max_watchers_per_table": _Option(_whole(0, "0 or more"),
                                       "most open WatchTable streams on one table"),
     "max_watchers_per_caller": _Option(_whole(0, "0 or more"),
-                                       "most open WatchTable streams of one caller (0: no "
-                                       "limit)"),
+                                       "most open WatchTable streams of one peer address "
+                                       "(0: no limit)"),
     "max_streams_per_seat": _Option(_whole(1, "at least 1"),
                                     "most open WatchTable streams of one seat"),
     "max_log_entries": _Option(_whole(16, "at least 16"), "most log entries of one table (a "

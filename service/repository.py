@@ -17,7 +17,7 @@ import structlog
 
 from service.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable, quoted
 from service.live import LiveTable, Watcher, rebuild
-from service.store import Store, StoreError
+from service.store import LogEntry, Store, StoreError
 from service.watch import RELOADED, WatchHub
 from variants.api import LogVersionError
 from variants.registry import Registry, UnknownVariantError
@@ -25,6 +25,8 @@ from variants.registry import Registry, UnknownVariantError
 log = structlog.get_logger("bezique.tables")
 
 MAX_TABLE_ID = 64
+MAX_MISSED = 64
+"""Entries a reloaded table sends on to the streams it adopts; further behind, they resume."""
 SEAT_KINDS = frozenset({"joined", "left"})
 """Entry kinds that change who holds a seat."""
 
@@ -79,14 +81,28 @@ class TableRepository:
                     except BaseException:
                         self.hub.end_detached(self._orphans.pop(table_id, []), RELOADED)
                         raise
+                    orphans = self._orphans.pop(table_id, [])
+                    missed = await self._missed(live, orphans)
                     self._tables[table_id] = live
                     self.index(live)
-                    self.hub.adopt(live, self._orphans.pop(table_id, []))
+                    self.hub.adopt(live, orphans, missed)
                     self.on_loaded(live)
         finally:
             if not lock.locked():
                 self._loading.pop(table_id, None)
         return live
+
+    async def _missed(self, live: LiveTable, orphans: list[Watcher]) -> list[LogEntry]:
+        """The committed entries the streams of a discarded copy have not had yet (another
+        replica moved the table meanwhile), when few enough to send them on."""
+        behind = min((w.last for w in orphans if w.last < live.version), default=live.version)
+        if live.version - behind > MAX_MISSED:
+            return []
+        try:
+            entries = await self.store.read_log(live.table_id, behind, live.version - behind)
+        except StoreError:
+            return []
+        return [entry for entry in entries if entry.version <= live.version]
 
     async def _load(self, table_id: str) -> LiveTable:
         if not table_id or len(table_id) > MAX_TABLE_ID:

@@ -58,10 +58,17 @@ def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
     return metadata
 
 
-def caller_of(context: grpc.aio.ServicerContext[Any, Any], manager: TableManager) -> str:
-    """Who is calling, for per-caller limits: the seat of a token this server knows, else the
-    peer's address (a made-up token earns no bucket of its own)."""
-    token = auth.bearer_token(_metadata(context))
+SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "GetHistory"})
+"""Calls that act for the seat of their token: only these are charged to the seat."""
+
+
+def caller_of(context: grpc.aio.ServicerContext[Any, Any], manager: TableManager,
+              method: str) -> str:
+    """Who is calling, for per-caller limits: for a seat's own calls the seat of a token this
+    server knows, else the peer's address. A made-up token earns no bucket of its own, and
+    tokens minted by joining tables do not multiply a peer's budget for creating and joining
+    tables."""
+    token = auth.bearer_token(_metadata(context)) if method in SEAT_CALLS else None
     if token:
         hashed = auth.token_hash(token)
         if manager.repo.knows_token(hashed):
@@ -110,7 +117,7 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
         start = time.perf_counter()
         code = "OK"
         try:
-            self.check_rate(context)
+            self.check_rate(context, name)
             return await method(self, request, context)
         except (ServiceError, StoreError) as error:
             failure = _failure(error)
@@ -140,8 +147,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.rate = rate or RateLimiter(0, 0)
         self.streams = streams or StreamCounter(0)
 
-    def check_rate(self, context: Any) -> None:
-        if self.rate.rate > 0 and not self.rate.allow(caller_of(context, self.manager)):
+    def check_rate(self, context: Any, method: str) -> None:
+        if self.rate.rate > 0 and not self.rate.allow(caller_of(context, self.manager, method)):
             raise ResourceExhausted(
                 f"rate limit: at most {self.rate.rate:g} requests a second per caller "
                 f"(bursts of {self.rate.burst:g}); slow down and retry",
@@ -239,12 +246,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
                          ) -> AsyncIterator[pb.WatchTableResponse]:
         start = time.perf_counter()
         code = "OK"
-        caller = caller_of(context, self.manager)
+        caller = caller_of(context, self.manager, "")  # streams are counted per peer
         counted = False
         if self.metrics is not None:
             self.metrics.watch_streams.inc()
         try:
-            self.check_rate(context)
+            self.check_rate(context, "WatchTable")
             if not self.streams.acquire(caller):
                 raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
                                         "caller", reason="TOO_MANY_STREAMS")

@@ -61,17 +61,37 @@ class WatchHub:
         if watcher.home is not None:
             watcher.home.watchers.discard(watcher)
 
-    def adopt(self, live: LiveTable, orphans: list[Watcher]) -> None:
+    def adopt(self, live: LiveTable, orphans: list[Watcher], missed: list[LogEntry]) -> None:
         """Attach the streams of a discarded copy of the table to ``live``, just rebuilt from
-        the store. A stream that has every committed entry goes on as if nothing happened
-        (the discarded change was never published); one that is behind (another replica
-        moved the table meanwhile) is told to resume from the store."""
+        the store. The discarded change was never published, so a stream that has every
+        committed entry goes on as if nothing happened; one that is behind (another replica
+        moved the table meanwhile) is first sent the ``missed`` entries, with its view after
+        the last, or told to resume when they do not reach back far enough."""
+        sent: dict[int, Broadcast] = {}
         for watcher in orphans:
-            if watcher.last == live.version:
-                watcher.home = live
-                live.watchers.add(watcher)
-            else:
-                self._end(live, watcher, RELOADED)
+            viewer = watcher.viewer
+            if viewer is not None and live.seats[viewer].token_hash != watcher.token_hash:
+                self._end(live, watcher, SEAT_RELEASED)  # checked now, before anything is sent
+                continue
+            due = [entry for entry in missed if entry.version > watcher.last]
+            if [entry.version for entry in due] != list(range(watcher.last + 1,
+                                                              live.version + 1)):
+                self._end(live, watcher, RELOADED)  # too far behind: it resumes from the store
+                continue
+            if watcher.queue.qsize() + len(due) >= self.limits.watch_queue:
+                self._end(live, watcher, BEHIND)
+                continue
+            for entry in due:
+                broadcast = sent.get(entry.version)
+                if broadcast is None:
+                    final = entry.version == live.version
+                    broadcast = sent[entry.version] = Broadcast(entry, final and live.finished)
+                if entry.version == live.version and viewer not in broadcast.views:
+                    broadcast.views[viewer] = live.view_for(viewer)
+                watcher.queue.put_nowait(broadcast)
+                watcher.last = entry.version
+            watcher.home = live
+            live.watchers.add(watcher)
 
     def publish(self, live: LiveTable, entry: LogEntry, *, with_views: bool = True) -> None:
         """Send a committed entry to every stream, with each viewer's view after it when

@@ -121,3 +121,26 @@ async def test_a_spectator_follows_a_raced_game_to_the_end(
         await asyncio.wait_for(spectator, 20)  # the stream ends once the game is over
         assert seen == list(range(1, view.version + 1))
         assert losses == 16
+
+
+async def spectate(client: AsyncTableClient, table_id: str, into: list[int]) -> None:
+    """Every update of a table to its end, with no resume: a cut stream fails the test."""
+    async for update in client.watch(table_id, None, 0, resume=False):
+        into.append(update.version)
+
+
+async def test_spectators_are_not_cut_when_replicas_race_their_bots(
+        replicas: list[RunningServer]) -> None:
+    """Both replicas run the bots of a table they hold: the one that loses a race rebuilds the
+    table and sends its spectators the entries they missed, instead of cutting them."""
+    async with AsyncTableClient(replicas[0].address, retries=0) as a, \
+            AsyncTableClient(replicas[1].address, retries=0) as b:
+        for _ in range(3):
+            table = await a.create_table("highcard", {"players": 2, "hand_size": 8},
+                                         bots={0: "random", 1: "highest"}, first_dealer=0)
+            seen: dict[str, list[int]] = {"a": [], "b": []}
+
+            await asyncio.wait_for(asyncio.gather(
+                spectate(a, table.table_id, seen["a"]), spectate(b, table.table_id, seen["b"])), 30)
+            last = (await a.view(table.table_id)).version
+            assert seen["a"] == seen["b"] == list(range(1, last + 1))
