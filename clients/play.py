@@ -143,7 +143,9 @@ class Game:
     """One seat's game in progress: the latest view, the recent events, the watch feed."""
 
     def __init__(self, client: AsyncTableClient, seat: SeatHandle, view: pb.View,
-                 console: Console, read: Callable[[str], str]) -> None:
+                 console: Console, read: Callable[[str], str], embedded: bool = False) -> None:
+        self.embedded = embedded
+        """Whether the server lives in this program (then the table ends with it)."""
         self.client = client
         self.seat = seat
         self.view = view
@@ -251,8 +253,11 @@ class Game:
                     choice = await self.ask()
                     if choice == QUIT:
                         table = escape(visible(self.seat.table_id))
-                        self.console.print(f"You left table {table}; it stays "
-                                           "open, waiting for your seat's move.")
+                        self.console.print(
+                            f"You left table {table}; the game ends with this program (its "
+                            "server ran inside it)." if self.embedded else
+                            f"You left table {table}; it stays open on the server, waiting "
+                            "for your seat's move.")
                         return 0
                     assert isinstance(choice, int)
                     await self.move(choice)
@@ -286,7 +291,8 @@ async def play_at(address: str, settings: PlaySettings, console: Console,
                       f"seat 0 against {seats - 1} {policy} bot(s) · seed commitment "
                       f"{escape(visible(created.seed_commitment[:16]))}…", soft_wrap=True)
         view = await client.view(created.table_id, seat.token)
-        return await Game(client, seat, view, console, read).run()
+        return await Game(client, seat, view, console, read,
+                          embedded=settings.server is None).run()
 
 
 async def play(settings: PlaySettings, console: Console,

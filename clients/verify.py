@@ -280,6 +280,9 @@ class _Replay:
             expected = policy.choose(game.view(seat), game.legal_moves(seat), rng)
             self.bot_moves += 1
         elif entry.entry_kind == "timeout":
+            if not self.history.turn_seconds:
+                raise VerificationError(f"a timeout for seat {seat} on a table without a turn "
+                                        "clock", version)
             expected = game.default_move(seat)
             self.timeouts += 1
         elif bot:

@@ -60,7 +60,9 @@ MIN_ENTROPY, MAX_ENTROPY = 16, 64
 """Bounds on a seat's entropy in bytes: enough to be unguessable, small enough for the log."""
 
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                           "\u2066\u2067\u2068\u2069")
+                           "\u2066\u2067\u2068\u2069"
+                           # invisible: a name that looks like another's
+                           "\u00ad\u200b\u2060\ufeff")
 
 
 def unsafe_characters(text: str) -> str:
@@ -350,6 +352,8 @@ class CommandPath:
             raise InvalidArgument(f"request_id is longer than "
                                   f"{self.settings.limits.max_request_id_length} characters",
                                   field="request_id")
+        if not request_id.isprintable():
+            raise InvalidArgument("request_id holds control characters", field="request_id")
         try:
             async with self.repo.hold(table_id, fresh=False) as live:
                 if expected_version > live.version:

@@ -105,9 +105,9 @@ class TableRepository:
         return [entry for entry in entries if entry.version <= live.version]
 
     async def _load(self, table_id: str) -> LiveTable:
-        if not table_id or len(table_id) > MAX_TABLE_ID:
+        if not table_id or len(table_id) > MAX_TABLE_ID or not table_id.isprintable():
             raise InvalidArgument(f"table_id {quoted(table_id)} is not a table id "
-                                  f"(1 to {MAX_TABLE_ID} characters)", field="table_id")
+                                  f"(1 to {MAX_TABLE_ID} printable characters)", field="table_id")
         found = await self.store.load_table(table_id)
         if found is None:
             raise NotFound(f"no table {quoted(table_id)}", field="table_id")

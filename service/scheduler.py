@@ -32,6 +32,14 @@ MAX_PAUSED = 10_000
 """Tables remembered as pausing; the oldest is forgotten first."""
 
 
+def _kind(error: Exception) -> str:
+    """What a log line says of a failure: its class and reason, never its message (a plugin's
+    error may quote a bot's hidden card)."""
+    reason = getattr(error, "reason", "")
+    return f"{type(error).__name__}({reason})" if isinstance(reason, str) and reason else \
+        type(error).__name__
+
+
 class Scheduler:
     """Runs the bots of the tables in memory and fires the turn deadlines in the store."""
 
@@ -89,11 +97,11 @@ class Scheduler:
                     return
                 except Exception as exc:
                     failures += 1
-                    log.error("bot_failed", table_id=table_id, seat=seat, error=repr(exc),
+                    log.error("bot_failed", table_id=table_id, seat=seat, error=_kind(exc),
                               failures=failures)
                     await asyncio.sleep(min(MAX_PAUSE, 0.5 * 2 ** failures))
         except Exception as exc:
-            log.error("bot_stopped", table_id=table_id, error=repr(exc))
+            log.error("bot_stopped", table_id=table_id, error=_kind(exc))
         finally:
             self._bot_tasks.pop(table_id, None)
 
@@ -121,7 +129,7 @@ class Scheduler:
                 continue  # another replica (or a move) got there first
             except Exception as exc:
                 log.warning("clock_failed", table_id=table_id, version=version,
-                            error=repr(exc))
+                            error=_kind(exc))
             self._pause(table_id, clock)
         return fired
 

@@ -198,6 +198,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
                          ) -> pb.ListTablesResponse:
         if request.page_size < 0:
             raise InvalidArgument("page_size must be >= 0", field="page_size")
+        if not request.page_token.isprintable() or len(request.page_token) > 64:
+            raise InvalidArgument("page_token is not one this server gave",
+                                  field="page_token", reason="INVALID_PAGE_TOKEN")
         size = min(request.page_size or 100, 1000)
         rows = await self.manager.store.list_tables(
             variant_id=request.variant_id, only_open=request.only_open, limit=size + 1,
@@ -285,7 +288,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             variant_version=record.variant_version,
             options={k: translate.option_text(v) for k, v in record.options.items()},
             seed_commitment=record.commitment, finished=page.finished,
-            next_page_token=page.next_page_token, chance_version=page.live.chance_version)
+            next_page_token=page.next_page_token, chance_version=page.live.chance_version,
+            turn_seconds=record.turn_seconds)
         for item in page.items:
             entry = item.entry
             message = response.entries.add(version=entry.version, entry_kind=entry.kind,

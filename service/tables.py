@@ -260,9 +260,11 @@ class TableManager:
         self.repo.on_reconnect()
 
     def live_tables(self) -> Iterator[tuple[str, str]]:
-        """(variant, phase) of every table held in memory, for the metrics."""
+        """(variant, phase) of every table held in memory and not in the middle of a change,
+        for the metrics (a draft's phase is not shown either)."""
         for live in self.repo.held():
-            yield live.variant.id, live.phase
+            if not live.lock.locked():
+                yield live.variant.id, live.phase
 
     async def close(self) -> None:
         self.closing = True

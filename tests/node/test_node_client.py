@@ -209,6 +209,33 @@ def test_typed_errors_carry_the_error_reason_enum(node: str, server_address: str
     assert result["leftAt"] >= 3
 
 
+WATCH_SCRIPT = """
+import { TableClient } from "./dist/index.js";
+
+const client = new TableClient(process.argv[2]);
+const created = await client.createTable("highcard", { options: { players: 2 } });
+await client.joinTable(created.tableId, { seat: 0 });
+let updates = 0;
+for await (const update of client.watchTable(created.tableId, undefined)) {
+  updates += 1;
+  if (update.view) break;  // leaving the loop must end the call, and so let the process exit
+}
+console.log(JSON.stringify({ updates }));
+"""
+
+
+def test_leaving_a_watch_loop_ends_the_call(node: str, server_address: str) -> None:
+    script = NODE_DIR / "watch-check.mjs"
+    script.write_text(WATCH_SCRIPT)
+    try:
+        completed = subprocess.run([node, script.name, server_address], cwd=NODE_DIR,
+                                   capture_output=True, text=True, timeout=30, check=False)
+    finally:
+        script.unlink()
+    assert completed.returncode == 0, completed.stderr
+    assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"updates": 2}
+
+
 def test_the_package_type_checks_and_declares_its_types(node: str) -> None:
     checked = npm_run("typecheck")
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -125,10 +125,13 @@ async def test_every_tampering_fails_verify_and_names_the_entry(
             verify_history(changed)
         assert caught.value.version == version
 
-    # a person's move relabelled as the clock's or a bot's
-    for kind, pattern in (("timeout", "timeout is .* but it must be"),
-                          ("bot_move", "no bot holds")):
-        changed = tampered(history)
+    # a person's move relabelled as the clock's (on a table without or with a clock) or a bot's
+    clocked = tampered(history)
+    clocked.turn_seconds = 30
+    for kind, pattern, base in (("timeout", "without a turn clock", history),
+                                ("timeout", "timeout is .* but it must be", clocked),
+                                ("bot_move", "no bot holds", history)):
+        changed = tampered(base)
         entry = next(e for e in changed.entries if e.version == moves[0].version)
         entry.entry_kind = kind
         fails(changed, pattern, moves[0].version)

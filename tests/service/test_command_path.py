@@ -366,3 +366,20 @@ async def test_errors_quote_only_a_bounded_part_of_the_input(
             error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT, call)
             assert len(error.details() or "") < 300, error.details()
             assert all(len(f) <= 100 for f in details(error)["fields"])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kind", STORES)
+async def test_control_characters_in_ids_are_refused_not_retried(
+        kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    async with serving(kind, request, tmp_path) as (server, _), \
+            AsyncTableClient(server.address, retries=0) as client:
+        table_id, first, _ = await two_seats(client)
+        view = await client.view(table_id, first.token)
+        for call, field in (
+                (client.submit(first, view.legal_moves[0], view.version, "id\x00"),
+                 "request_id"),
+                (client.view("ab\x00cd"), "table_id"),
+                (client.stub.ListTables(pb.ListTablesRequest(page_token="a\x00")), "page_token")):
+            error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT, call)
+            assert details(error)["fields"] == [field]
+        assert (await client.view(table_id)).version == view.version

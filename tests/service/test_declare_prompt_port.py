@@ -100,7 +100,7 @@ async def test_a_version_1_table_is_still_served_and_replays_identically(
     async with AsyncTableClient(bezique_server.address, retries=5, backoff=0.01) as client:
         table = await client.create_table("bezique-2p", {"declare_prompt": "when_possible"},
                                           seed=b"declare-prompt-version-1")
-        seats = [await client.join(table.table_id, s, f"p{s}") for s in (0, 1)]
+        seats = [await client.join(table.table_id, s, f"p{s}", entropy=b"") for s in (0, 1)]
         asked = not_asked = 0
         while True:  # every trick while the stock lasts: some winners asked, some not
             spectator = await client.view(table.table_id, None)

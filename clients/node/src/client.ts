@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 
 import { create } from "@bufbuild/protobuf";
 import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
 import {
   BotSeatSchema,
@@ -63,13 +63,24 @@ export class TableClient {
   readonly rpc: Client<typeof TableService>;
   private readonly apiKey: string;
   private readonly timeoutMs: number;
+  private readonly session: Http2SessionManager;
 
   constructor(settings: ClientSettings | string) {
     const resolved: ClientSettings = typeof settings === "string" ? { target: settings } : settings;
-    const transport = createGrpcTransport({ baseUrl: baseUrl(resolved.target) });
+    const url = baseUrl(resolved.target);
+    this.session = new Http2SessionManager(url);
+    const transport = createGrpcTransport({ baseUrl: url, sessionManager: this.session });
     this.rpc = createClient(TableService, transport);
     this.apiKey = resolved.apiKey ?? "";
     this.timeoutMs = resolved.timeoutMs ?? 30_000;
+  }
+
+  /**
+   * Close the connection and every call still open on it. A program that is done should call
+   * it: an open HTTP/2 connection keeps Node.js running (for as long as its idle timeout).
+   */
+  close(): void {
+    this.session.abort();
   }
 
   /** Call options: the token as a bearer credential, the API key, the deadline. */
@@ -159,9 +170,20 @@ export class TableClient {
    * Every update after `fromVersion`, then live ones. Leaving the loop, or aborting `signal`,
    * ends the call. The stream ends by itself once a finished table has sent its final state.
    */
-  watchTable(tableId: string, token: string | undefined, fromVersion: bigint = 0n,
-             signal?: AbortSignal): AsyncIterable<WatchTableResponse> {
-    return this.rpc.watchTable({ tableId, fromVersion }, this.options(token, signal, false));
+  async *watchTable(tableId: string, token: string | undefined, fromVersion: bigint = 0n,
+                    signal?: AbortSignal): AsyncGenerator<WatchTableResponse> {
+    // Our own controller, so that leaving the loop early (break, return, throw) cancels the
+    // call: connect-node keeps the HTTP/2 stream, and with it the process, alive otherwise.
+    const stop = new AbortController();
+    const forward = (): void => stop.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    signal?.addEventListener("abort", forward, { once: true });
+    try {
+      yield* this.rpc.watchTable({ tableId, fromVersion }, this.options(token, stop.signal, false));
+    } finally {
+      signal?.removeEventListener("abort", forward);
+      stop.abort();
+    }
   }
 
   /** The log as the caller may see it, every page; the facts of the last page. */

@@ -212,6 +212,7 @@ export async function play(args: PlayArgs): Promise<PlayResult> {
     };
   } finally {
     watcher?.close();
+    client.close();
   }
 }
 
