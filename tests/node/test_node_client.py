@@ -190,16 +190,22 @@ console.log(JSON.stringify({ seen, leftAt: Number(leftAt), version: Number(view.
 """
 
 
-def test_typed_errors_carry_the_error_reason_enum(node: str, server_address: str) -> None:
-    script = NODE_DIR / "errors-check.mjs"
-    script.write_text(ERRORS_SCRIPT)
+def run_script(node: str, name: str, source: str, address: str) -> Any:
+    """Run an ES module beside the built package against ``address``; its last line, as JSON
+    (it must exit by itself within the timeout: nothing may keep Node.js running)."""
+    script = NODE_DIR / name
+    script.write_text(source)
     try:
-        completed = subprocess.run([node, script.name, server_address], cwd=NODE_DIR,
+        completed = subprocess.run([node, script.name, address], cwd=NODE_DIR,
                                    capture_output=True, text=True, timeout=60, check=False)
     finally:
         script.unlink()
     assert completed.returncode == 0, completed.stderr
-    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def test_typed_errors_carry_the_error_reason_enum(node: str, server_address: str) -> None:
+    result = run_script(node, "errors-check.mjs", ERRORS_SCRIPT, server_address)
     seen = result["seen"]
     assert seen["missing"]["code"] == "NotFound" and seen["missing"]["reason"] == "NOT_FOUND"
     assert seen["stale"]["code"] == "Aborted" and seen["stale"]["reason"] == "STALE_VERSION"
@@ -225,15 +231,7 @@ console.log(JSON.stringify({ updates }));
 
 
 def test_leaving_a_watch_loop_ends_the_call(node: str, server_address: str) -> None:
-    script = NODE_DIR / "watch-check.mjs"
-    script.write_text(WATCH_SCRIPT)
-    try:
-        completed = subprocess.run([node, script.name, server_address], cwd=NODE_DIR,
-                                   capture_output=True, text=True, timeout=30, check=False)
-    finally:
-        script.unlink()
-    assert completed.returncode == 0, completed.stderr
-    assert json.loads(completed.stdout.strip().splitlines()[-1]) == {"updates": 2}
+    assert run_script(node, "watch-check.mjs", WATCH_SCRIPT, server_address) == {"updates": 2}
 
 
 def test_the_package_type_checks_and_declares_its_types(node: str) -> None:
