@@ -96,8 +96,8 @@ class TableRepository:
         """The committed entries the streams of a discarded copy have not had yet (another
         replica moved the table meanwhile), when few enough to send them on."""
         behind = min((w.last for w in orphans if w.last < live.version), default=live.version)
-        if live.version - behind > MAX_MISSED:
-            return []
+        if not 0 < live.version - behind <= MAX_MISSED:
+            return []  # nobody is behind (no read at all), or too far to catch up here
         try:
             entries = await self.store.read_log(live.table_id, behind, live.version - behind)
         except StoreError:
