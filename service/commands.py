@@ -316,10 +316,15 @@ class CommandPath:
             return seat, token, live.view_for(seat)
 
     def _check_churn(self, live: LiveTable) -> None:
-        limit = self.settings.limits.max_seat_changes
-        if live.seat_changes >= limit:
-            raise ResourceExhausted(f"table {live.table_id} has had {limit} seats given up "
-                                    "before the start; create a new table", reason="SEAT_CHURN")
+        """At most ``max_seat_changes`` seats given up in ``seat_churn_window`` seconds: a
+        stranger's join-leave loop fills neither the log nor the table for good."""
+        limits = self.settings.limits
+        since = time.time() - limits.seat_churn_window
+        recent = sum(1 for at in live.left_at if at > since)
+        if recent >= limits.max_seat_changes:
+            raise ResourceExhausted(f"table {live.table_id} has had {recent} seats given up in "
+                                    f"the last {limits.seat_churn_window:g} s; try again later",
+                                    reason="SEAT_CHURN")
 
     async def leave(self, table_id: str, token: str) -> int:
         async with self.repo.hold(table_id) as live:

@@ -228,7 +228,8 @@ _OPTIONS: dict[str, _Option] = {
     "max_log_entries": _Option(_whole(16, "at least 16"), "most log entries of one table (a "
                                                           "change past it: LOG_FULL)"),
     "max_seat_changes": _Option(_whole(0, "0 or more"), "most seats given up at one table "
-                                                        "before its start (then: SEAT_CHURN)"),
+                                                        "in 10 minutes before its start "
+                                                        "(then: SEAT_CHURN)"),
     "rate_limit": _Option(_seconds(False), "requests a second allowed per caller (seat token, "
                                            "else address; 0: off)"),
     "rate_burst": _Option(_seconds(True), "requests a caller may send at once before the rate "

@@ -91,8 +91,9 @@ def _reasons() -> Mapping[str, Reason]:
                             "`resume_from`"),
         "LOG_FULL": r("RESOURCE_EXHAUSTED", Retry.NO,
                       "the table reached its maximum number of log entries"),
-        "SEAT_CHURN": r("RESOURCE_EXHAUSTED", Retry.NO,
-                        "too many joins and leaves at this table before the start"),
+        "SEAT_CHURN": r("RESOURCE_EXHAUSTED", Retry.LATER,
+                        "too many seats given up at this table in the last 10 minutes before "
+                        "the start"),
         "INVALID_PAGE_TOKEN": r("INVALID_ARGUMENT", Retry.NO,
                                 "page_token is not one this server gave for this table"),
     }

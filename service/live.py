@@ -117,8 +117,9 @@ class LiveTable:
         self.snapshot_version = 0
         self.discarded = False
         """Set when a change failed half-way: this object is no longer the table."""
-        self.seat_changes = 0
-        """``left`` entries so far (seat churn before the start is bounded)."""
+        self.left_at: list[float] = []
+        """When each seat was given up (``left`` entries): seat churn before the start is
+        bounded over a time window."""
         self.chance_version = 0
         """How the table draws (its ``created`` entry says): 0 for tables from before seats
         contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""
@@ -128,14 +129,16 @@ class LiveTable:
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
-                              self.seat_changes, self.chance_version),
+                              self.left_at, self.chance_version),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
     def restore(self, snapshot: Snapshot) -> None:
         state = pickle.loads(snapshot.state)
         self.game, self.seats, self.version, self.deadline = state[:4]
-        self.seat_changes = state[4] if len(state) > 4 else 0  # older snapshots: 4 fields
+        # older snapshots: 4 fields, then a count where the times are now (taken after the
+        # start, when churn no longer matters)
+        self.left_at = state[4] if len(state) > 4 and isinstance(state[4], list) else []
         self.chance_version = state[5] if len(state) > 5 else 0
         self.snapshot_version = snapshot.version
 
@@ -220,7 +223,7 @@ class LiveTable:
                                           str(payload.get("entropy", "")))
         elif entry.kind == "left" and entry.seat is not None:
             self.seats[entry.seat] = Seat()
-            self.seat_changes += 1
+            self.left_at.append(entry.created_at)
         elif entry.kind == "started":
             self._check_replay(entry, self.start_game())
         elif entry.kind in MOVE_KINDS:

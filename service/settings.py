@@ -23,7 +23,9 @@ class Limits:
     max_log_entries: int = 100_000
     """A change that would begin past this many entries is refused (``LOG_FULL``)."""
     max_seat_changes: int = 64
-    """Seats given up (``left``) before the start; more joins and leaves are ``SEAT_CHURN``."""
+    """Seats given up (``left``) before the start within ``seat_churn_window`` seconds; more
+    joins are ``SEAT_CHURN`` until older leaves fall out of the window."""
+    seat_churn_window: float = 600.0
     history_page: int = 200
     """Entries per GetHistory page (and per read of a watch backlog) unless the caller asks
     for another size."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -280,7 +281,8 @@ async def test_streams_are_counted_per_seat_and_go_with_it(
 
 
 async def test_join_and_leave_churn_is_bounded(request: pytest.FixtureRequest,
-                                               tmp_path: Path) -> None:
+                                               tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     async with serving("sqlite", request, tmp_path, max_seat_changes=5) as (server, _), \
             AsyncTableClient(server.address, retries=0) as client:
         table = await client.create_table("highcard", {"players": 2})
@@ -290,6 +292,10 @@ async def test_join_and_leave_churn_is_bounded(request: pytest.FixtureRequest,
                                    client.join(table.table_id, name="churn"))
         assert details(error)["reason"] == "SEAT_CHURN"
         assert (await client.view(table.table_id)).version == 11
+        # ten minutes later the old leaves no longer count: a stranger cannot lock it for good
+        later = time.time() + server.manager.settings.limits.seat_churn_window + 1
+        monkeypatch.setattr("service.commands.time.time", lambda: later)
+        assert (await client.join(table.table_id, name="welcome")).seat == 0
 
 
 async def test_a_table_log_is_bounded(request: pytest.FixtureRequest, tmp_path: Path) -> None:
