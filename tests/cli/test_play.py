@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import signal
+from collections.abc import Callable
 
 import pexpect
 import pytest
@@ -28,9 +29,11 @@ def spawn(*argv: str) -> pexpect.spawn:
                          env=clean_env(TERM="xterm-256color"), preexec_fn=default_interrupt)
 
 
-def play_to_the_end(child: pexpect.spawn, seed: int = 7, limit: int = 400) -> tuple[int, str]:
-    """Answer every prompt with a random legal number until the game ends; the number of
-    moves made and everything the terminal showed."""
+def play_to_the_end(child: pexpect.spawn, seed: int = 7, limit: int = 400,
+                    answer: Callable[[pexpect.spawn], str | None] = lambda child: None
+                    ) -> tuple[int, str]:
+    """Answer every prompt until the game ends (``answer``'s key, else a random legal
+    number); the number of moves made and everything the terminal showed."""
     rng = random.Random(seed)
     moves = 0
     shown: list[str] = []
@@ -41,7 +44,8 @@ def play_to_the_end(child: pexpect.spawn, seed: int = 7, limit: int = 400) -> tu
             break
         moves += 1
         assert moves <= limit, "the game does not end"
-        child.sendline(str(rng.randint(1, int(child.match.group(1)))))
+        key = answer(child)
+        child.sendline(str(rng.randint(1, int(child.match.group(1)))) if key is None else key)
     child.expect(pexpect.EOF)
     shown.append(child.before)
     child.close()
@@ -141,28 +145,18 @@ def test_pass_is_one_key_when_it_is_legal(server: str) -> None:
     require_variant(server, "bezique-2p", "variants/bezique")
     child = spawn("--server", server, "play", "bezique-2p", "-o", "target=10",
                   "-o", "claims=false")
-    rng = random.Random(3)
     keys = ["", "p", "P", "pass"]
-    passed = moves = 0
-    shown: list[str] = []
-    while True:
-        found = child.expect([PROMPT, r"Game over"])
-        shown.append(child.before)
-        if found == 1:
-            break
-        moves += 1
-        assert moves <= 400, "the game does not end"
-        if child.match.group(2):
-            assert re.search(r"\d+\. pass\s+\(p or Enter\)", ANSI.sub("", child.before))
-            child.sendline(keys[passed % len(keys)])
-            passed += 1
-        else:
-            child.sendline(str(rng.randint(1, int(child.match.group(1)))))
-    child.expect(pexpect.EOF)
-    shown.append(child.before)
-    child.close()
-    assert child.exitstatus == 0
-    screen = ANSI.sub("", "".join(shown))
+    passed = 0
+
+    def pass_when_legal(child: pexpect.spawn) -> str | None:
+        nonlocal passed
+        if not child.match.group(2):
+            return None
+        assert re.search(r"\d+\. pass\s+\(p or Enter\)", ANSI.sub("", child.before))
+        passed += 1
+        return keys[(passed - 1) % len(keys)]
+
+    _, screen = play_to_the_end(child, seed=3, answer=pass_when_legal)
     assert passed >= 3, "seat 0 won no trick in a whole deal"
     assert "is not a move" not in screen
     assert screen.count("· Seat 0 (you) passes") == passed  # the feed, not the board
