@@ -141,7 +141,7 @@ def postgres_cluster() -> Iterator[object]:
     cluster = Cluster(scratch_folder())
     cluster.start()
     yield cluster
-    cluster.stop("immediate")
+    cluster.remove()
 
 
 def run_in_thread(coroutine: Any) -> Any:

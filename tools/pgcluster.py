@@ -98,6 +98,14 @@ class Cluster:
         self.stop("immediate")
         self.start()
 
+    def remove(self) -> None:
+        """Stop the cluster for good and delete its files (and the scratch folder around
+        them, when it came from ``scratch_folder``): a test run leaves nothing in /tmp."""
+        self.stop("immediate")
+        parent = self.root.parent
+        shutil.rmtree(parent if parent.name.startswith("bezique-pg-") else self.root,
+                      ignore_errors=True)
+
 
 def main(argv: list[str]) -> int:
     action, folder = argv[0], Path(argv[1])

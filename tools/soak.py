@@ -192,7 +192,7 @@ async def soak(seconds: float, tables: int, variant: str, options: dict[str, str
     finally:
         for replica in replicas:
             replica.kill()
-        cluster.stop("immediate")
+        cluster.remove()
     return report
 
 
