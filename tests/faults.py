@@ -19,7 +19,6 @@ class FaultyStore:
         self._armed: dict[str, tuple[Callable[[], Exception], asyncio.Event | None]] = {}
         self.paused = asyncio.Event()
         """Set while an armed append is waiting for :meth:`release`."""
-        self.failures = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -42,5 +41,4 @@ class FaultyStore:
             self.paused.set()
             await gate.wait()
             self.paused.clear()
-        self.failures += 1
         raise error()

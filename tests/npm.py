@@ -15,12 +15,12 @@ BIN = NODE_DIR / "node_modules" / ".bin"
 MARK = NODE_DIR / "node_modules" / ".package-lock.json"  # written by npm on every install
 
 
-def tool(name: str) -> str:
-    """A program on PATH, or a test failure saying what to install."""
+def tool(name: str, needs: str = "Node.js >= 20 and npm") -> str:
+    """A program on PATH, or a test failure saying what to install (``.ci/run`` does)."""
     path = shutil.which(name)
     if path is None:
-        pytest.fail(f"`{name}` is not on PATH: these tests need Node.js >= 20 and npm "
-                    "(.ci/run installs them)", pytrace=False)
+        pytest.fail(f"`{name}` is not on PATH: these tests need {needs} (.ci/run installs "
+                    "them)", pytrace=False)
     return path
 
 

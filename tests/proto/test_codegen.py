@@ -11,20 +11,15 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import spawn_server
+from tests.npm import tool
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = "bezique/v1/table_service.proto"
 
 
 def program(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"`{name}` is not on PATH: apt-get install protobuf-compiler libprotobuf-dev "
-                    "protoc-gen-go protoc-gen-go-grpc (.ci/run does)", pytrace=False)
-    return path
+    return tool(name, "protoc, libprotobuf-dev, protoc-gen-go, protoc-gen-go-grpc and Go")
 
 
 def generate(out: Path, *flags: str) -> None:
