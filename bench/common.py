@@ -226,7 +226,7 @@ def spawn(argv: Sequence[str], workdir: Path, name: str, *, ready: str,
 def _server_command() -> list[str]:
     """The ``bezique-server`` console script of this interpreter's environment."""
     script = Path(sys.executable).with_name("bezique-server")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "service.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bezique.service.main"]
 
 
 def server_argv(*args: str) -> list[str]:

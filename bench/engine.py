@@ -21,9 +21,9 @@ from typing import TypeVar
 
 from bench.baselines import Sample, time_poker, time_trick_loop
 from bench.common import Section, fmt_rate, fmt_ratio, fmt_us, median, options_for
-from variants.api import Game, Variant, resolve_options
-from variants.chance import CountingChance, SeededChance
-from variants.conformance import seed_bytes
+from bezique.variants.api import Game, Variant, resolve_options
+from bezique.variants.chance import CountingChance, SeededChance
+from bezique.variants.conformance import seed_bytes
 
 T = TypeVar("T")
 
@@ -95,7 +95,7 @@ def _series() -> Series:
 
 
 def run(config: EngineConfig | None = None) -> Section:
-    from variants.registry import load_registry
+    from bezique.variants.registry import load_registry
 
     config = config or EngineConfig()
     started = time.perf_counter()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench.common import Section, fmt_ratio, fmt_us, median, options_for
 from bench.players import local_game, table_seed
-from variants.api import Variant
+from bezique.variants.api import Variant
 
 STORES = ("memory", "sqlite")
 
@@ -37,9 +37,9 @@ class Timing:
 
 
 async def time_submit(variant: Variant, store: str, moves: int, tag: str) -> Timing:
-    from service.config import Config
-    from service.server import start_server
-    from variants.registry import load_registry
+    from bezique.service.config import Config
+    from bezique.service.server import start_server
+    from bezique.variants.registry import load_registry
 
     options = options_for(variant.id)
     running = await start_server(Config(address="127.0.0.1:0", store=store, test_mode=True,
@@ -78,8 +78,8 @@ async def time_submit(variant: Variant, store: str, moves: int, tag: str) -> Tim
 
 
 async def _all(config: LayersConfig, workdir: Path) -> dict[tuple[str, str], list[Timing]]:
-    from service.logs import configure_logging
-    from variants.registry import load_registry
+    from bezique.service.logs import configure_logging
+    from bezique.variants.registry import load_registry
 
     configure_logging("json", "warning")
     registry = load_registry()

@@ -20,7 +20,7 @@ from bench.common import Section, median, options_for, server_flag, spawn_server
 from bench.players import channel, local_game, table_seed
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
-from variants.api import Variant, resolve_options
+from bezique.variants.api import Variant, resolve_options
 
 TARGET_BYTES = 20 * 1024
 DEFAULT_VARIANTS = ("highcard", "quart-bezique", "bezique-2p")
@@ -93,7 +93,7 @@ async def measure(variant: Variant, config: MemoryConfig, workdir: Path) -> Meas
 
 
 def run(config: MemoryConfig | None = None) -> Section:
-    from variants.registry import load_registry
+    from bezique.variants.registry import load_registry
 
     config = config or MemoryConfig()
     started = time.perf_counter()

@@ -21,9 +21,9 @@ import grpc
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
-from variants.api import Game, Move, Variant, resolve_options
-from variants.cards import Shoe
-from variants.chance import SeededChance
+from bezique.variants.api import Game, Move, Variant, resolve_options
+from bezique.variants.cards import Shoe
+from bezique.variants.chance import SeededChance
 
 Metadata = tuple[tuple[str, str], ...]
 

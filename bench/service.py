@@ -45,7 +45,7 @@ from bench.players import (
 )
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
-from variants.api import Variant
+from bezique.variants.api import Variant
 
 THROUGHPUT_TARGET = 0.5
 P99_TARGET = 0.010
@@ -142,7 +142,7 @@ def _pool_size(variant: Variant, options: dict[str, str], moves: int, concurrenc
 
 
 async def _bench(config: ServiceConfig, workdir: Path) -> Section:
-    from variants.registry import load_registry
+    from bezique.variants.registry import load_registry
 
     variant = load_registry().variant(config.variant)
     options = options_for(variant.id)

@@ -90,7 +90,7 @@ def _wait_for(child: Child, word: str, timeout: float) -> bool:
 
 
 async def _bench(config: StreamsConfig, workdir: Path) -> Section:
-    from variants.registry import load_registry
+    from bezique.variants.registry import load_registry
 
     raise_fd_limit()
     variant = load_registry().variant(config.variant)

@@ -22,10 +22,10 @@ from google.rpc import error_details_pb2, status_pb2
 from rich.console import Console
 from rich.text import Text
 
+from bezique.clients import render
+from bezique.clients.safe import visible
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.v1 import table_service_pb2 as pb
-from clients import render
-from clients.safe import visible
-from clients.sdk import AsyncTableClient, SeatHandle
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 Handler = Callable[[argparse.Namespace, Console], Coroutine[Any, Any, int]]
@@ -253,7 +253,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
 
 
 async def cmd_history(args: argparse.Namespace, console: Console) -> int:
-    from clients.replay import folded_deals, replay_lines
+    from bezique.clients.replay import folded_deals, replay_lines
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
@@ -274,7 +274,7 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
 
 
 async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
-    from clients.verify import NotFinishedError, OwnSeat, VerificationError, verify_history
+    from bezique.clients.verify import NotFinishedError, OwnSeat, VerificationError, verify_history
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
@@ -317,7 +317,7 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
 
 
 async def cmd_play(args: argparse.Namespace, console: Console) -> int:
-    from clients.play import PlayError, PlaySettings, play
+    from bezique.clients.play import PlayError, PlaySettings, play
 
     explicit = args.server or os.environ.get("BEZIQUE_SERVER")
     settings = PlaySettings(

@@ -20,10 +20,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from bezique.clients.render import event_text, game_over, seat_names, view_renderable
+from bezique.clients.safe import visible
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.v1 import table_service_pb2 as pb
-from clients.render import event_text, game_over, seat_names, view_renderable
-from clients.safe import visible
-from clients.sdk import AsyncTableClient, SeatHandle
 
 QUIT = "quit"
 PASS_KEYS = "p or Enter"
@@ -82,8 +82,8 @@ def seat_count(info: pb.VariantInfo, options: Mapping[str, str]) -> int:
     """How many seats the table will have: asked of the installed variant when there is one,
     else read from a ``players`` option (given or default), else the variant's minimum."""
     try:
-        from variants.api import resolve_options
-        from variants.registry import load_registry
+        from bezique.variants.api import resolve_options
+        from bezique.variants.registry import load_registry
 
         variant = load_registry().variant(info.id)
         return variant.seat_count(resolve_options(variant.options, options))
@@ -126,9 +126,9 @@ async def read_line(read: Callable[[str], str], prompt: str) -> str:
 @contextlib.asynccontextmanager
 async def embedded_server(bot_delay: float) -> AsyncIterator[str]:
     """A server in this process on a free local port, with a memory store."""
-    from service.config import Config
-    from service.logs import configure_logging
-    from service.server import start_server
+    from bezique.service.config import Config
+    from bezique.service.logs import configure_logging
+    from bezique.service.server import start_server
 
     configure_logging("json", "error")  # the board owns the terminal: only errors, on stderr
     running = await start_server(Config(address="127.0.0.1:0", store="memory:",

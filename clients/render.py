@@ -18,8 +18,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from bezique.clients.safe import cleaned, visible
 from bezique.v1 import table_service_pb2 as pb
-from clients.safe import cleaned, visible
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = frozenset("HD")

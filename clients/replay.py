@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from bezique.v1 import table_service_pb2 as pb
-from clients.render import (
+from bezique.clients.render import (
     END_NOTE,
     card_text,
     cards_text,
@@ -28,7 +27,8 @@ from clients.render import (
     value_text,
     who,
 )
-from clients.safe import cleaned
+from bezique.clients.safe import cleaned
+from bezique.v1 import table_service_pb2 as pb
 
 DEAL_STARTS = frozenset({"dealer", "deal_start"})
 FOLDS = frozenset({"fold"})

@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 from google.protobuf import json_format
 
 from bezique.v1 import table_service_pb2 as pb
-from variants.api import Event, Game, Move, Options, Variant, VariantError, resolve_options
-from variants.cards import Shoe
-from variants.chance import (
+from bezique.variants.api import Event, Game, Move, Options, Variant, VariantError, resolve_options
+from bezique.variants.cards import Shoe
+from bezique.variants.chance import (
     Chance,
     CountingChance,
     SeededChance,
@@ -27,7 +27,7 @@ from variants.chance import (
     mixed_seed,
     stacked_shoe,
 )
-from variants.registry import Registry, load_registry
+from bezique.variants.registry import Registry, load_registry
 
 T = TypeVar("T")
 MOVE_ENTRIES = frozenset({"move", "bot_move", "timeout"})

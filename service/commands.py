@@ -20,8 +20,8 @@ from typing import Any
 
 import structlog
 
-from service import auth
-from service.errors import (
+from bezique.service import auth
+from bezique.service.errors import (
     FailedPrecondition,
     IllegalMove,
     InvalidArgument,
@@ -31,15 +31,22 @@ from service.errors import (
     Unavailable,
     quoted,
 )
-from service.live import CHANCE_VERSION, MOVE_KINDS, LiveTable, ViewResult, events_json
-from service.metrics import Metrics
-from service.repository import SEAT_KINDS, TableRepository
-from service.settings import Settings
-from service.store import LogEntry, RequestIdTaken, Store, StoreError, TableRecord, VersionConflict
-from service.watch import WatchHub
-from variants.api import Event, Move, OptionError, Variant, check_options, resolve_options
-from variants.chance import commitment
-from variants.registry import Registry, UnknownVariantError
+from bezique.service.live import CHANCE_VERSION, MOVE_KINDS, LiveTable, ViewResult, events_json
+from bezique.service.metrics import Metrics
+from bezique.service.repository import SEAT_KINDS, TableRepository
+from bezique.service.settings import Settings
+from bezique.service.store import (
+    LogEntry,
+    RequestIdTaken,
+    Store,
+    StoreError,
+    TableRecord,
+    VersionConflict,
+)
+from bezique.service.watch import WatchHub
+from bezique.variants.api import Event, Move, OptionError, Variant, check_options, resolve_options
+from bezique.variants.chance import commitment
+from bezique.variants.registry import Registry, UnknownVariantError
 
 log = structlog.get_logger("bezique.tables")
 

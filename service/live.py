@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.store import LogEntry, Snapshot, TableRecord, TableState
-from variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, View
-from variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
+from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
+from bezique.variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, View
+from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
 
 
 @dataclass(frozen=True)

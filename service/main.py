@@ -11,10 +11,10 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-from service.config import STARTUP_ERROR, parse_config
-from service.logs import configure_logging
-from service.server import serve
-from service.startup import StartupError
+from bezique.service.config import STARTUP_ERROR, parse_config
+from bezique.service.logs import configure_logging
+from bezique.service.server import serve
+from bezique.service.startup import StartupError
 
 
 def main(argv: Sequence[str] | None = None) -> int:

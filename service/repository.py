@@ -15,12 +15,18 @@ from contextlib import asynccontextmanager
 
 import structlog
 
-from service.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable, quoted
-from service.live import LiveTable, Watcher, rebuild
-from service.store import LogEntry, Store, StoreError
-from service.watch import RELOADED, WatchHub
-from variants.api import LogVersionError
-from variants.registry import Registry, UnknownVariantError
+from bezique.service.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    Unavailable,
+    quoted,
+)
+from bezique.service.live import LiveTable, Watcher, rebuild
+from bezique.service.store import LogEntry, Store, StoreError
+from bezique.service.watch import RELOADED, WatchHub
+from bezique.variants.api import LogVersionError
+from bezique.variants.registry import Registry, UnknownVariantError
 
 log = structlog.get_logger("bezique.tables")
 

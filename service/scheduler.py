@@ -14,13 +14,13 @@ from collections import OrderedDict
 
 import structlog
 
-from service.commands import CommandPath
-from service.errors import ResourceExhausted, StaleVersion
-from service.live import LiveTable
-from service.repository import TableRepository
-from service.settings import Settings
-from service.store import Store
-from variants.registry import Registry
+from bezique.service.commands import CommandPath
+from bezique.service.errors import ResourceExhausted, StaleVersion
+from bezique.service.live import LiveTable
+from bezique.service.repository import TableRepository
+from bezique.service.settings import Settings
+from bezique.service.store import Store
+from bezique.variants.registry import Registry
 
 log = structlog.get_logger("bezique.tables")
 

@@ -16,18 +16,18 @@ import structlog
 from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bezique.service import reflection
+from bezique.service.config import Config, hide_password, redact_url
+from bezique.service.limits import RateLimiter, StreamCounter
+from bezique.service.metrics import Metrics, TimedStore
+from bezique.service.servicer import TableServicer, generic_handler
+from bezique.service.startup import StartupError, StoreLock, check_port_free
+from bezique.service.store import Store, open_store
+from bezique.service.store.postgres import PostgresStore
+from bezique.service.store.sqlite import SqliteStore
+from bezique.service.tables import Limits, Settings, TableManager
 from bezique.v1 import table_service_pb2 as pb
-from service import reflection
-from service.config import Config, hide_password, redact_url
-from service.limits import RateLimiter, StreamCounter
-from service.metrics import Metrics, TimedStore
-from service.servicer import TableServicer, generic_handler
-from service.startup import StartupError, StoreLock, check_port_free
-from service.store import Store, open_store
-from service.store.postgres import PostgresStore
-from service.store.sqlite import SqliteStore
-from service.tables import Limits, Settings, TableManager
-from variants.registry import Registry, load_registry
+from bezique.variants.registry import Registry, load_registry
 
 log = structlog.get_logger("bezique.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name

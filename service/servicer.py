@@ -19,21 +19,21 @@ import structlog
 from google.protobuf import message_factory
 from google.protobuf.message import DecodeError
 
-from bezique.v1 import table_service_pb2 as pb
-from bezique.v1 import table_service_pb2_grpc as pb_grpc
-from service import auth, translate
-from service.errors import (
+from bezique.service import auth, translate
+from bezique.service.errors import (
     InvalidArgument,
     ResourceExhausted,
     ServiceError,
     Unauthenticated,
     Unavailable,
 )
-from service.limits import RateLimiter, StreamCounter
-from service.metrics import Metrics
-from service.status import to_status
-from service.store import StoreError
-from service.tables import TableManager, Update
+from bezique.service.limits import RateLimiter, StreamCounter
+from bezique.service.metrics import Metrics
+from bezique.service.status import to_status
+from bezique.service.store import StoreError
+from bezique.service.tables import TableManager, Update
+from bezique.v1 import table_service_pb2 as pb
+from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
 log = structlog.get_logger("bezique.rpc")
 
@@ -162,7 +162,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise Unauthenticated("this server requires the platform API key (x-api-key)",
                                   field="x-api-key")
         if not hmac.compare_digest(given.encode(), self.api_key.encode()):
-            from service.errors import PermissionDenied
+            from bezique.service.errors import PermissionDenied
 
             raise PermissionDenied("the platform API key is wrong", field="x-api-key")
 

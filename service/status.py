@@ -8,7 +8,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from service.errors import REASONS, IllegalMove, ServiceError
+from bezique.service.errors import REASONS, IllegalMove, ServiceError
 
 DOMAIN = "bezique.v1"
 log = structlog.get_logger("bezique.status")

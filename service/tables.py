@@ -19,25 +19,25 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service import auth
-from service.commands import CommandPath, MoveResult, events_for
-from service.errors import (
+from bezique.service import auth
+from bezique.service.commands import CommandPath, MoveResult, events_for
+from bezique.service.errors import (
     InvalidArgument,
     PermissionDenied,
     ResourceExhausted,
     ServiceError,
     Unavailable,
 )
-from service.live import MOVE_KINDS, Broadcast, LiveTable, Seat, StreamEnd, ViewResult
-from service.metrics import Metrics
-from service.repository import TableRepository
-from service.scheduler import Scheduler
-from service.settings import Limits, Settings
-from service.store import LogEntry, Store
-from service.watch import BEHIND, CLOSING, RELOADED, SEAT_RELEASED, WatchHub
-from variants.api import Event, Move, Outcome
-from variants.cards import Shoe
-from variants.registry import Registry
+from bezique.service.live import MOVE_KINDS, Broadcast, LiveTable, Seat, StreamEnd, ViewResult
+from bezique.service.metrics import Metrics
+from bezique.service.repository import TableRepository
+from bezique.service.scheduler import Scheduler
+from bezique.service.settings import Limits, Settings
+from bezique.service.store import LogEntry, Store
+from bezique.service.watch import BEHIND, CLOSING, RELOADED, SEAT_RELEASED, WatchHub
+from bezique.variants.api import Event, Move, Outcome
+from bezique.variants.cards import Shoe
+from bezique.variants.registry import Registry
 
 __all__ = ["HistoryItem", "HistoryPage", "Limits", "MoveResult", "Settings", "TableManager",
            "Update"]

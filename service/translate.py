@@ -7,13 +7,13 @@ from typing import Any
 
 from google.protobuf import struct_pb2, timestamp_pb2
 
+from bezique.service.errors import InvalidArgument
+from bezique.service.live import Seat, ViewResult
+from bezique.service.store import TableRecord, TableState
 from bezique.v1 import table_service_pb2 as pb
-from service.errors import InvalidArgument
-from service.live import Seat, ViewResult
-from service.store import TableRecord, TableState
-from variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
-from variants.cards import Shoe
-from variants.registry import Origin, origin_of_module
+from bezique.variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
+from bezique.variants.cards import Shoe
+from bezique.variants.registry import Origin, origin_of_module
 
 _OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,
                  OptionType.CHOICE: pb.OPTION_TYPE_CHOICE}

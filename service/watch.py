@@ -12,10 +12,10 @@ import asyncio
 
 import structlog
 
-from service.errors import ResourceExhausted
-from service.live import Broadcast, LiveTable, StreamEnd, Watcher
-from service.settings import Limits
-from service.store import LogEntry
+from bezique.service.errors import ResourceExhausted
+from bezique.service.live import Broadcast, LiveTable, StreamEnd, Watcher
+from bezique.service.settings import Limits
+from bezique.service.store import LogEntry
 
 log = structlog.get_logger("bezique.watch")
 

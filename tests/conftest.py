@@ -18,10 +18,10 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from hypothesis import HealthCheck, settings
 
-from clients.sdk import AsyncTableClient
-from service.config import Config
-from service.server import RunningServer, start_server
-from variants.registry import Registry, load_registry
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.config import Config
+from bezique.service.server import RunningServer, start_server
+from bezique.variants.registry import Registry, load_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.store import LogEntry, Store, StoreError, TableState
+from bezique.service.store import LogEntry, Store, StoreError, TableState
 
 
 class FaultyStore:

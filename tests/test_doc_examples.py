@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.sdk import AsyncTableClient
+from bezique.clients.sdk import AsyncTableClient
 from tests.conftest import ServerProcess, spawn_server
 from tests.npm import NODE_DIR, node_modules, tool
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from variants import hookspecs
+from bezique.variants import hookspecs
 
 ROOT = Path(__file__).resolve().parent.parent
 

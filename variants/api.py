@@ -17,8 +17,8 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-from variants.cards import Shoe
-from variants.chance import Chance
+from bezique.variants.cards import Shoe
+from bezique.variants.chance import Chance
 
 Detail = Mapping[str, Any]
 """Variant-specific, JSON-able details (str, int, bool, lists, nested mappings).
@@ -338,7 +338,7 @@ def check_options(variant: object, options: Mapping[str, Any]) -> None:
 class Game(Protocol):
     """One table's game state. Mutable; changed only by :meth:`apply`.
 
-    Chance steps use the :class:`~variants.chance.Chance` given at the start, with purposes
+    Chance steps use the :class:`~bezique.variants.chance.Chance` given at the start, with purposes
     ``lot/N`` (the N-th draw for the deal), ``deal/N`` (the shuffle of deal N) and ``cut/N``,
     so a game replays exactly from its seed and its moves.
     """

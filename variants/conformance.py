@@ -2,7 +2,7 @@
 
 Run it from a test::
 
-    from variants.conformance import check_variant
+    from bezique.variants.conformance import check_variant
     def test_my_variant_conforms():
         check_variant(MyVariant())
 
@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from variants.api import (
+from bezique.variants.api import (
     BotPolicy,
     Census,
     Event,
@@ -36,7 +36,7 @@ from variants.api import (
     check_options,
     resolve_options,
 )
-from variants.chance import SeededChance
+from bezique.variants.chance import SeededChance
 
 
 class ConformanceError(AssertionError):

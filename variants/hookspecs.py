@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import pluggy
 
-from variants.api import BotPolicy, Event, Variant
+from bezique.variants.api import BotPolicy, Event, Variant
 
 PROJECT = "bezique"
 hookspec = pluggy.HookspecMarker(PROJECT)

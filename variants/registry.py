@@ -21,9 +21,16 @@ from typing import Any
 
 import pluggy
 
-from variants import hookspecs
-from variants.api import BotPolicy, Event, RandomPolicy, Variant, VariantError, resolve_options
-from variants.chance import SeededChance
+from bezique.variants import hookspecs
+from bezique.variants.api import (
+    BotPolicy,
+    Event,
+    RandomPolicy,
+    Variant,
+    VariantError,
+    resolve_options,
+)
+from bezique.variants.chance import SeededChance
 
 
 class UnknownVariantError(VariantError):
@@ -205,8 +212,9 @@ def _invoke(impl: pluggy.HookImpl, kwargs: Mapping[str, Any]) -> Any:
 def quick_check(variant: Variant, moves: int = 64) -> None:
     """The start-up check of an installed variant: its facts are coherent, a game starts with
     the default options, and a few random moves apply, each from the legal moves, with a view
-    for the mover and the public. Milliseconds; the full kit is :mod:`variants.conformance`."""
-    from variants.conformance import ConformanceError, check_facts
+    for the mover and the public. Milliseconds; the full kit is
+    :mod:`bezique.variants.conformance`."""
+    from bezique.variants.conformance import ConformanceError, check_facts
 
     check_facts(variant)
     options = resolve_options(variant.options, {})

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from service.store.base import (
+from bezique.service.store.base import (
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -21,15 +21,15 @@ from service.store.base import (
 def open_store(url: str) -> Store:
     """The store a URL names (not yet opened: call ``await store.open()``)."""
     if url in ("memory", "memory:"):
-        from service.store.memory import MemoryStore
+        from bezique.service.store.memory import MemoryStore
 
         return MemoryStore()
     if url.startswith("sqlite:"):
-        from service.store.sqlite import SqliteStore
+        from bezique.service.store.sqlite import SqliteStore
 
         return SqliteStore(url.removeprefix("sqlite:").removeprefix("//") or "data/bezique.sqlite")
     if url.startswith(("postgres://", "postgresql://")):
-        from service.store.postgres import PostgresStore
+        from bezique.service.store.postgres import PostgresStore
 
         return PostgresStore(url)
     raise ValueError(f"unknown store URL {url!r} (memory:, sqlite:PATH, postgresql://...)")

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from service.store.base import TableState
+from bezique.service.store.base import TableState
 
 
 def _default(value: Any) -> Any:

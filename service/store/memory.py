@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.store.base import (
+from bezique.service.store.base import (
     LogEntry,
     RequestIdTaken,
     Snapshot,

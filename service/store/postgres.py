@@ -17,7 +17,7 @@ from typing import Any
 import asyncpg
 import structlog
 
-from service.store.base import (
+from bezique.service.store.base import (
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -26,7 +26,7 @@ from service.store.base import (
     TableState,
     VersionConflict,
 )
-from service.store.codec import dumps, loads, state_from_row
+from bezique.service.store.codec import dumps, loads, state_from_row
 
 log = structlog.get_logger("bezique.postgres")
 CHANNEL = "bezique_log"

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from service.store.base import (
+from bezique.service.store.base import (
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -27,7 +27,7 @@ from service.store.base import (
     TableState,
     VersionConflict,
 )
-from service.store.codec import dumps, loads, state_from_row
+from bezique.service.store.codec import dumps, loads, state_from_row
 
 SCHEMA_VERSION = 4
 

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bezique.variants.api import Event, Move, resolve_options
+from bezique.variants.bezique.bots import HeuristicPolicy
+from bezique.variants.bezique.game import BeziqueGame
+from bezique.variants.chance import stacked_shoe
 from tests.bezique.scenario import FALLBACK, variant_for
-from variants.api import Event, Move, resolve_options
-from variants.bezique.bots import HeuristicPolicy
-from variants.bezique.game import BeziqueGame
-from variants.chance import stacked_shoe
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 MOVE_LINE = re.compile(r"^--- move \d+: seat=(\d+) kind=(\w+) label=(\w*) cards=([\d,]*)")

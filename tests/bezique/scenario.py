@@ -6,11 +6,11 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from variants.api import Event, Move, resolve_options
-from variants.bezique.game import BeziqueGame
-from variants.bezique.rules import Rules
-from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
-from variants.chance import SeededChance, stacked_shoe
+from bezique.variants.api import Event, Move, resolve_options
+from bezique.variants.bezique.game import BeziqueGame
+from bezique.variants.bezique.rules import Rules
+from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
+from bezique.variants.chance import SeededChance, stacked_shoe
 
 FALLBACK = SeededChance(hashlib.sha256(b"bezique-tests").digest())
 
@@ -136,8 +136,8 @@ def play_defaults(game: BeziqueGame, until: object = None, limit: int = 10_000) 
 
 def card_ids(packs: int, *wanted: str) -> tuple[int, ...]:
     """Distinct card ids for codes (repeated codes take the next pack's copy)."""
-    from variants.bezique.tables import tables_for
-    from variants.cards import parse_code
+    from bezique.variants.bezique.tables import tables_for
+    from bezique.variants.cards import parse_code
 
     t = tables_for(packs)
     used: Counter[str] = Counter()

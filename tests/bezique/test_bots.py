@@ -6,10 +6,10 @@ import random
 
 import pytest
 
+from bezique.variants.api import RandomPolicy
+from bezique.variants.bezique.bots import HeuristicPolicy
+from bezique.variants.conformance import random_game
 from tests.bezique.scenario import seeded_game
-from variants.api import RandomPolicy
-from variants.bezique.bots import HeuristicPolicy
-from variants.conformance import random_game
 
 DEALS = 200
 
@@ -50,7 +50,7 @@ def test_heuristic_beats_random_by_a_clear_margin(seats: int) -> None:
 
 @pytest.mark.parametrize("seats", [2, 3])
 def test_heuristic_plays_whole_matches_legally(seats: int) -> None:
-    from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P
+    from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P
 
     variant = BEZIQUE_2P if seats == 2 else BEZIQUE_3P
     policies = [HeuristicPolicy()] * seats
@@ -75,7 +75,7 @@ def test_heuristic_claims_only_when_its_score_alone_reaches_the_target() -> None
 def test_both_bots_answer_every_declaration_step(prompt: str) -> None:
     """With ``always`` most steps offer only ``pass``: both bots pass there, and the heuristic
     still declares whenever it holds a meld worth more than a seven."""
-    from variants.api import BotPolicy, Move
+    from bezique.variants.api import BotPolicy, Move
 
     game, _ = seeded_game(2, 77, {"declare_prompt": prompt, "claims": False})
     rng = random.Random(77)

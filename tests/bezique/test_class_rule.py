@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
+from bezique.variants.api import IllegalMoveError, Move
+from bezique.variants.bezique.game import BeziqueGame
 from tests.bezique.scenario import declarations, declare, play, points, stacked_game, trick
-from variants.api import IllegalMoveError, Move
-from variants.bezique.game import BeziqueGame
 
 SEAT1 = ["7D", "8D", "9D", "7S", "8S", "9S", "8D", "9D"]
 SEAT2 = ["7D", "TD", "9D", "7S", "8S", "9S", "TS", "JS"]

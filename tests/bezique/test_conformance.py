@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from variants.api import Options
-from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
-from variants.conformance import check_variant
+from bezique.variants.api import Options
+from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
+from bezique.variants.conformance import check_variant
 
 OPTION_SETS: tuple[Options, ...] = (
     {},  # defaults: random play ends the match by a claim in the first deal

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from bezique.variants.api import resolve_options
+from bezique.variants.bezique.tables import tables_for
+from bezique.variants.chance import StackedChance, stacked_shoe
 from tests.bezique.scenario import FALLBACK, play_defaults, seeded_game, stack_order, variant_for
-from variants.api import resolve_options
-from variants.bezique.tables import tables_for
-from variants.chance import StackedChance, stacked_shoe
 
 
 def lot_order(packs: int, first: list[str]) -> list[int]:

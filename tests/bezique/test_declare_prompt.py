@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
+from bezique.variants.api import Move
+from bezique.variants.bezique.game import BeziqueGame
+from bezique.variants.bezique.rules import PHASE_ONE_TRICKS
 from tests.bezique.scenario import seeded_game
-from variants.api import Move
-from variants.bezique.game import BeziqueGame
-from variants.bezique.rules import PHASE_ONE_TRICKS
 
 TRICKS = 100
 PASS = Move("pass")

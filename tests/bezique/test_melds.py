@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
+from bezique.variants.api import IllegalMoveError, Move
+from bezique.variants.bezique.game import BeziqueGame
 from tests.bezique.scenario import (
     codes,
     declarations,
@@ -16,8 +18,6 @@ from tests.bezique.scenario import (
     stacked_game,
     trick,
 )
-from variants.api import IllegalMoveError, Move
-from variants.bezique.game import BeziqueGame
 
 JUNK_2P = ["7D", "8D", "9D", "7S", "8S", "9S", "8D", "9D"]  # seat 1 (and seat 2 below)
 JUNK_3P = ["7D", "TD", "9D", "7S", "8S", "9S", "TS", "JS"]
@@ -227,8 +227,8 @@ def test_a_shown_seven_does_not_score_again_when_played() -> None:
 def test_exchange_on_the_last_stock_trick_is_known_to_all() -> None:
     """The exchanged seven is then drawn face up by the last drawer: everyone knows he holds
     it, so the census shows it as public although it is in a hand."""
+    from bezique.variants.bezique.tables import SEVEN
     from tests.bezique.scenario import play_defaults, seeded_game
-    from variants.bezique.tables import SEVEN
 
     for seed in range(60):
         game, _ = seeded_game(2, seed, {"claims": False}, first_dealer=0)

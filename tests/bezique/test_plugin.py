@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from variants.api import OptionError, RandomPolicy, resolve_options
-from variants.bezique import plugin
-from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
-from variants.chance import SeededChance
-from variants.registry import load_registry
+from bezique.variants.api import OptionError, RandomPolicy, resolve_options
+from bezique.variants.bezique import plugin
+from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
+from bezique.variants.chance import SeededChance
+from bezique.variants.registry import load_registry
 
 
 def test_plugin_registers_both_variants_and_the_heuristic() -> None:

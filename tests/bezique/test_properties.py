@@ -9,9 +9,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bezique.variants.api import Event, Move
+from bezique.variants.bezique.game import BeziqueGame
 from tests.bezique.scenario import seeded_game
-from variants.api import Event, Move
-from variants.bezique.game import BeziqueGame
 
 OPTION_SETS: list[dict[str, object]] = [
     {"claims": False, "target": 400},

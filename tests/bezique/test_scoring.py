@@ -7,11 +7,11 @@ import copy
 
 import pytest
 
+from bezique.variants.api import IllegalMoveError, Move
+from bezique.variants.bezique.game import BeziqueGame
+from bezique.variants.bezique.scoring import target_decision, wrong_claim_winners
+from bezique.variants.bezique.tricks import winning_index
 from tests.bezique.scenario import play_defaults, seeded_game
-from variants.api import IllegalMoveError, Move
-from variants.bezique.game import BeziqueGame
-from variants.bezique.scoring import target_decision, wrong_claim_winners
-from variants.bezique.tricks import winning_index
 
 CLAIM = Move("claim")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from bezique.variants.api import IllegalMoveError, Move
+from bezique.variants.bezique.tables import CLUBS, DIAMONDS, HEARTS, SPADES, tables_for
+from bezique.variants.bezique.tricks import endgame_cards, winning_index
 from tests.bezique.scenario import card_ids, codes, play_defaults, stacked_game, trick
-from variants.api import IllegalMoveError, Move
-from variants.bezique.tables import CLUBS, DIAMONDS, HEARTS, SPADES, tables_for
-from variants.bezique.tricks import endgame_cards, winning_index
 
 T2 = tables_for(2)
 T3 = tables_for(3)

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from bezique.variants.api import Move
+from bezique.variants.bezique.game import BeziqueGame
 from tests.bezique.scenario import declare, play_defaults, seeded_game, stacked_game
 from tests.bezique.test_class_rule import start, win
-from variants.api import Move
-from variants.bezique.game import BeziqueGame
 
 
 def census_visible(game: BeziqueGame, viewer: int | None) -> set[int]:

@@ -1,5 +1,5 @@
 """Fixtures of the CLI tests: one real ``bezique-server`` subprocess on a real port, and a
-helper that runs ``clients.cli.main`` in-process with its output captured."""
+helper that runs ``bezique.clients.cli.main`` in-process with its output captured."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from typing import Protocol
 
 import pytest
 
-from clients import cli
-from clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients import cli
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

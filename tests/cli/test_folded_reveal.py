@@ -10,10 +10,10 @@ import re
 
 from rich.console import Console
 
+from bezique.clients.render import END_NOTE, FOLDED_LABEL
+from bezique.clients.replay import folded_deals, replay_lines
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.v1 import table_service_pb2 as pb
-from clients.render import END_NOTE, FOLDED_LABEL
-from clients.replay import folded_deals, replay_lines
-from clients.sdk import AsyncTableClient, SeatHandle
 from tests.cli.conftest import Run, require_variant
 
 

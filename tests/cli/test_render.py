@@ -7,9 +7,9 @@ import io
 from google.protobuf import struct_pb2
 from rich.console import Console
 
+from bezique.clients.play import QUIT, choose_policy, parse_choice, pass_number, seat_count
+from bezique.clients.render import card_label, detail_dict, value_text, view_renderable
 from bezique.v1 import table_service_pb2 as pb
-from clients.play import QUIT, choose_policy, parse_choice, pass_number, seat_count
-from clients.render import card_label, detail_dict, value_text, view_renderable
 
 
 def test_card_labels_use_suit_symbols() -> None:

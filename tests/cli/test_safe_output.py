@@ -10,9 +10,8 @@ import grpc
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from bezique.v1 import table_service_pb2 as pb
-from clients.cli import describe_rpc_error
-from clients.render import (
+from bezique.clients.cli import describe_rpc_error
+from bezique.clients.render import (
     event_text,
     history_line,
     seat_names,
@@ -20,8 +19,9 @@ from clients.render import (
     variants_table,
     view_renderable,
 )
-from clients.replay import replay_lines
-from clients.safe import cleaned, visible
+from bezique.clients.replay import replay_lines
+from bezique.clients.safe import cleaned, visible
+from bezique.v1 import table_service_pb2 as pb
 
 EVIL = "\x1b[2J\x1b[31mmallory\u202eevil\x9b1m\x07"
 """Clears the screen, paints red, reverses the text after it, a C1 CSI and a bell."""

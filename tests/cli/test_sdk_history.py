@@ -6,9 +6,9 @@ from typing import Any
 
 import grpc
 
+from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
-from clients.sdk import AsyncTableClient
 
 
 class PagingHistory(table_service_pb2_grpc.TableServiceServicer):

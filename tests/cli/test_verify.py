@@ -6,13 +6,13 @@ import asyncio
 
 import pytest
 
+from bezique.clients.play import seat_count
+from bezique.clients.sdk import AsyncTableClient
+from bezique.clients.verify import NotFinishedError, VerificationError, verify_history
 from bezique.v1 import table_service_pb2 as pb
-from clients.play import seat_count
-from clients.sdk import AsyncTableClient
-from clients.verify import NotFinishedError, VerificationError, verify_history
+from bezique.variants.cards import piquet_shoe
 from tests.cli.conftest import Run, finish, require_variant, wait_finished
 from tests.quart.helpers import check_session_end
-from variants.cards import piquet_shoe
 
 SEED = bytes(range(32))
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from variants.cards import Rank, Suit, parse_code, piquet_shoe, short_shoe
+from bezique.variants.cards import Rank, Suit, parse_code, piquet_shoe, short_shoe
 
 
 def test_shoes_have_the_right_cards() -> None:

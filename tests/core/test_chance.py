@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from variants.chance import (
+from bezique.variants.chance import (
     CountingChance,
     SeededChance,
     StackedChance,

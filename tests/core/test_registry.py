@@ -9,11 +9,12 @@ from collections.abc import Sequence
 import pluggy
 import pytest
 
+from bezique.variants.api import Move, OptionSpec, OptionType, RandomPolicy, View, resolve_options
+from bezique.variants.chance import SeededChance
+from bezique.variants.conformance import ConformanceError, check_options_refused, check_variant
+from bezique.variants.hookspecs import hookimpl
+from bezique.variants.registry import Registry, load_registry, make_plugin_manager
 from bezique_highcard.game import HighCard, HighCardGame
-from variants.api import Move, OptionSpec, OptionType, RandomPolicy, View, resolve_options
-from variants.conformance import ConformanceError, check_options_refused, check_variant
-from variants.hookspecs import hookimpl
-from variants.registry import Registry, load_registry, make_plugin_manager
 
 
 def test_entry_points_find_the_example_plugin() -> None:
@@ -94,8 +95,7 @@ def test_the_kit_catches_unchecked_options() -> None:
 
 
 def test_games_pickle_for_snapshots() -> None:
-    game, _ = HighCard().start({"players": 2, "hand_size": 3},
-                               __import__("variants.chance").chance.SeededChance(b"k" * 32))
+    game, _ = HighCard().start({"players": 2, "hand_size": 3}, SeededChance(b"k" * 32))
     copy = pickle.loads(pickle.dumps(game))
     move = RandomPolicy().choose(game.view(0), game.legal_moves(0), random.Random(1))
     assert isinstance(move, Move)
@@ -105,7 +105,7 @@ def test_games_pickle_for_snapshots() -> None:
 def test_events_are_frozen_records_with_the_declared_defaults() -> None:
     import dataclasses
 
-    from variants.api import EMPTY, Event
+    from bezique.variants.api import EMPTY, Event
 
     plain = Event("deal_end")
     assert (plain.seat, plain.cards, plain.amount, plain.label, plain.detail, plain.visible_to,

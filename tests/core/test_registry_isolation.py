@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import pytest
 
+from bezique.variants.api import Event
+from bezique.variants.hookspecs import hookimpl
+from bezique.variants.registry import load_registry, normalize, quick_check
 from bezique_highcard import plugin as highcard_plugin
-from variants.api import Event
-from variants.hookspecs import hookimpl
-from variants.registry import load_registry, normalize, quick_check
 
 
 def test_a_plugin_handed_in_that_raises_still_raises() -> None:

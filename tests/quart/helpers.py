@@ -6,11 +6,11 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from variants.api import Event, Move, resolve_options
-from variants.cards import Shoe, parse_code, short_shoe
-from variants.chance import SeededChance, StackedChance
-from variants.quart.game import QuartGame
-from variants.quart.variant import QuartBezique, TrumpQuartBezique
+from bezique.variants.api import Event, Move, resolve_options
+from bezique.variants.cards import Shoe, parse_code, short_shoe
+from bezique.variants.chance import SeededChance, StackedChance
+from bezique.variants.quart.game import QuartGame
+from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
 
 SHOE = short_shoe(6)
 QUART = QuartBezique()

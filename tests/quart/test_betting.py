@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from bezique.variants.api import IllegalMoveError, Move, NotYourTurnError
+from bezique.variants.quart.betting import (
+    LAST_STANDING,
+    OPEN,
+    SHOWDOWN,
+    Betting,
+    Pot,
+    side_pots,
+    split,
+)
+from bezique.variants.quart.game import QuartGame
 from tests.quart.helpers import ALLIN, BET, FOLD, RAISE, SHOW, kinds, play, stacked_game
-from variants.api import IllegalMoveError, Move, NotYourTurnError
-from variants.quart.betting import LAST_STANDING, OPEN, SHOWDOWN, Betting, Pot, side_pots, split
-from variants.quart.game import QuartGame
 
 STRONG = ("KS", "QS", "JS", "JD")  # 14 points
 MEDIUM = ("KH", "QH", "AS", "9C")  # marriage: 6 points

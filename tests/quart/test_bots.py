@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bezique.variants.api import BotPolicy, RandomPolicy, Variant, resolve_options
+from bezique.variants.chance import SeededChance
+from bezique.variants.quart.bots import HeuristicPolicy
 from tests.quart.helpers import QUART, TRUMP, check_session_end
-from variants.api import BotPolicy, RandomPolicy, Variant, resolve_options
-from variants.chance import SeededChance
-from variants.quart.bots import HeuristicPolicy
 
 
 def heuristic_net(variant: Variant, tables: int = 50, deals: int = 10) -> tuple[int, int]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bezique.variants.api import Variant
+from bezique.variants.conformance import check_variant
 from tests.quart.helpers import QUART, TRUMP
-from variants.api import Variant
-from variants.conformance import check_variant
 
 OPTION_SETS = (
     {"deals": 6},
@@ -26,8 +26,8 @@ def test_trump_variant_conformance_with_doubled_combinations() -> None:
 
 
 def test_plugin_registers_both_variants_and_the_heuristic() -> None:
-    from variants.quart import plugin
-    from variants.registry import load_registry
+    from bezique.variants.quart import plugin
+    from bezique.variants.registry import load_registry
 
     registry = load_registry(entry_points=False, plugins=[plugin])
     assert set(registry.variants) == {"quart-bezique", "trump-quart-bezique"}
@@ -38,8 +38,8 @@ def test_plugin_registers_both_variants_and_the_heuristic() -> None:
 def test_the_kit_catches_options_accepted_at_creation_that_cannot_start() -> None:
     """Without its ``check_options``, Quart would accept an ante above the starting stack at
     creation and refuse to start when the last seat is taken: the kit says so."""
-    from variants.conformance import ConformanceError, check_accepted_options_start
-    from variants.quart.variant import QuartBezique
+    from bezique.variants.conformance import ConformanceError, check_accepted_options_start
+    from bezique.variants.quart.variant import QuartBezique
 
     class Unchecked(QuartBezique):
         check_options = None  # type: ignore[assignment]

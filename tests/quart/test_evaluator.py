@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from bezique.variants.cards import Suit
+from bezique.variants.quart.evaluator import BEZIQUE_ANY_QJ, Rules, evaluate
 from tests.quart.helpers import SHOE, ids
-from variants.cards import Suit
-from variants.quart.evaluator import BEZIQUE_ANY_QJ, Rules, evaluate
 
 
 def score(*codes: str, rules: Rules | None = None) -> tuple[int, list[tuple[str, int]]]:

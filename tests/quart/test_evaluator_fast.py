@@ -12,8 +12,8 @@ from itertools import combinations_with_replacement
 
 import pytest
 
+from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, Rules, evaluator_for
 from tests.quart.helpers import SHOE
-from variants.quart.evaluator import BEZIQUE_CHOICES, Rules, evaluator_for
 
 FACES = sorted({(int(card.rank), int(card.suit)) for card in SHOE.cards})
 COPIES: dict[tuple[int, int], list[int]] = {}

@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-import variants.chance as chance_module
+import bezique.variants.chance as chance_module
+from bezique.variants.api import Move, resolve_options
+from bezique.variants.chance import SeededChance
+from bezique.variants.quart.betting import LAST_STANDING, OPEN, SHOWDOWN, Betting
+from bezique.variants.quart.game import RAISE_STEPS, QuartGame, _raises
 from tests.quart.helpers import QUART, TRUMP
-from variants.api import Move, resolve_options
-from variants.chance import SeededChance
-from variants.quart.betting import LAST_STANDING, OPEN, SHOWDOWN, Betting
-from variants.quart.game import RAISE_STEPS, QuartGame, _raises
 
 
 def test_choices_answer_like_the_four_questions_in_random_play() -> None:

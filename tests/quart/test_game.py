@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bezique.variants.api import OptionError, resolve_options
+from bezique.variants.chance import SeededChance, StackedChance
+from bezique.variants.quart.game import QuartGame
 from tests.quart.helpers import (
     BET,
     FOLD,
@@ -17,9 +20,6 @@ from tests.quart.helpers import (
     seed,
     stacked_game,
 )
-from variants.api import OptionError, resolve_options
-from variants.chance import SeededChance, StackedChance
-from variants.quart.game import QuartGame
 
 STRONG = ("KS", "QS", "JS", "JD")
 NOTHING = ("AS", "9H", "TD", "KC")

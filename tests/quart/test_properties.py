@@ -9,11 +9,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.quart.helpers import QUART, SHOE, TRUMP
-from variants.api import RandomPolicy, resolve_options
-from variants.cards import Rank, Suit
-from variants.chance import SeededChance
-from variants.quart.evaluator import (
+from bezique.variants.api import RandomPolicy, resolve_options
+from bezique.variants.cards import Rank, Suit
+from bezique.variants.chance import SeededChance
+from bezique.variants.quart.evaluator import (
     BEZIQUE,
     BEZIQUE_ANY_QJ,
     BEZIQUE_CHOICES,
@@ -22,6 +21,7 @@ from variants.quart.evaluator import (
     Rules,
     evaluate,
 )
+from tests.quart.helpers import QUART, SHOE, TRUMP
 
 options_strategy = st.fixed_dictionaries({
     "players": st.integers(2, 6),

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from service.server import RunningServer, start_server
+from bezique.service.server import RunningServer, start_server
 from tests.conftest import highcard_registry, server_config
 
 

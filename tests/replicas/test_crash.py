@@ -12,9 +12,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
-from clients.sdk import AsyncTableClient, SeatHandle
-from service.server import start_server
 from tests.conftest import (
     ServerProcess,
     eventually,

@@ -9,8 +9,8 @@ from itertools import pairwise
 
 import grpc
 
-from clients.sdk import AsyncTableClient
-from service.server import RunningServer, start_server
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import RunningServer, start_server
 from tests.conftest import eventually, highcard_registry, server_config, until
 from tests.service.test_rpcs import two_seats
 

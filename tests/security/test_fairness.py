@@ -11,14 +11,14 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
+from bezique.clients.sdk import AsyncTableClient
+from bezique.clients.verify import OwnSeat, VerificationError, verify_history
+from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from clients.sdk import AsyncTableClient
-from clients.verify import OwnSeat, VerificationError, verify_history
-from service.server import RunningServer, start_server
+from bezique.variants.api import resolve_options
+from bezique.variants.chance import SeededChance
 from tests.conftest import details, highcard_registry, server_config
 from tests.service.test_rpcs import expect_error
-from variants.api import resolve_options
-from variants.chance import SeededChance
 
 HAND = 8
 RANKS = "789TJQKA"

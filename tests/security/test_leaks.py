@@ -23,14 +23,14 @@ import pytest
 import structlog
 from google.protobuf.message import Message
 
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.service.logs import configure_logging
+from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from clients.sdk import AsyncTableClient, SeatHandle
-from service.logs import configure_logging
-from service.server import RunningServer, start_server
+from bezique.variants.api import Census
+from bezique.variants.cards import Shoe
+from bezique.variants.registry import load_registry
 from tests.conftest import details, eventually, server_config
-from variants.api import Census
-from variants.cards import Shoe
-from variants.registry import load_registry
 
 REGISTRY = load_registry()
 SHORT_GAMES: dict[str, dict[str, str]] = {

@@ -8,9 +8,9 @@ from contextlib import asynccontextmanager
 
 import grpc
 
-from clients.sdk import AsyncTableClient
-from service.limits import RateLimiter
-from service.server import RunningServer, start_server
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.limits import RateLimiter
+from bezique.service.server import RunningServer, start_server
 from tests.conftest import details, eventually, highcard_registry, server_config
 from tests.service.test_rpcs import expect_error, two_seats
 

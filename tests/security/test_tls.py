@@ -7,8 +7,8 @@ from pathlib import Path
 import grpc
 import pytest
 
-from clients.sdk import AsyncTableClient
-from service.server import start_server
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import start_server
 from tests.conftest import highcard_registry, server_config
 from tests.security.certs import make_ca, make_leaf
 

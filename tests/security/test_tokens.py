@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from clients.sdk import AsyncTableClient
-from service import auth
-from service.server import start_server
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service import auth
+from bezique.service.server import start_server
 from tests.conftest import highcard_registry, server_config
 from tests.service.test_rpcs import two_seats
 

@@ -17,12 +17,12 @@ from typing import Protocol
 import pexpect
 import pytest
 
-from clients.sdk import AsyncTableClient
+from bezique.clients.sdk import AsyncTableClient
 from tests.conftest import ROOT, SERVER, ServerProcess
 
 GOOD = """
 from bezique_highcard.game import HighCard
-from variants.hookspecs import hookimpl
+from bezique.variants.hookspecs import hookimpl
 
 class LowCard(HighCard):
     id = "lowcard"
@@ -38,14 +38,14 @@ PLUGINS: dict[str, tuple[str, str]] = {
     "bezique-broken-import": ("1.0.0", "import bezique_no_such_module\n"),
     "bezique-exits": ("0.0.9", "raise SystemExit(3)\n"),
     "bezique-misspelled": ("2.1.0", """
-from variants.hookspecs import hookimpl
+from bezique.variants.hookspecs import hookimpl
 
 @hookimpl
 def bezique_variant():
     return []
 """),
     "bezique-raising": ("0.0.1", """
-from variants.hookspecs import hookimpl
+from bezique.variants.hookspecs import hookimpl
 
 @hookimpl
 def bezique_variants():
@@ -53,7 +53,7 @@ def bezique_variants():
 """),
     "bezique-bad-facts": ("0.2.0", """
 from bezique_highcard.game import HighCard
-from variants.hookspecs import hookimpl
+from bezique.variants.hookspecs import hookimpl
 
 class Shouting(HighCard):
     id = "SHOUTING CARD"
@@ -64,7 +64,7 @@ def bezique_variants():
 """),
     "bezique-bad-policies": ("0.4.0", """
 from bezique_highcard.game import HighCard
-from variants.hookspecs import hookimpl
+from bezique.variants.hookspecs import hookimpl
 
 class SourCard(HighCard):
     id = "sourcard"

@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bezique.clients.sdk import AsyncTableClient
+from bezique.clients.verify import verify_history
+from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from clients.sdk import AsyncTableClient
-from clients.verify import verify_history
-from service.server import RunningServer, start_server
+from bezique.variants.registry import load_registry
 from tests.conftest import server_config
 from tests.quart.helpers import check_session_end
-from variants.registry import load_registry
 
 
 @pytest.fixture

@@ -14,20 +14,20 @@ from typing import Any
 import grpc
 import pytest
 
+from bezique.clients.sdk import AsyncTableClient
+from bezique.clients.verify import verify_history
+from bezique.service.server import RunningServer, start_server
+from bezique.service.store import StoreError, VersionConflict, open_store
 from bezique.v1 import table_service_pb2 as pb
+from bezique.variants.api import Move, Options
+from bezique.variants.chance import Chance
+from bezique.variants.hookspecs import hookimpl
+from bezique.variants.registry import Registry, load_registry
 from bezique_highcard import plugin as highcard_plugin
 from bezique_highcard.game import HighCard, HighCardGame
-from clients.sdk import AsyncTableClient
-from clients.verify import verify_history
-from service.server import RunningServer, start_server
-from service.store import StoreError, VersionConflict, open_store
 from tests.conftest import details, eventually, server_config
 from tests.faults import FaultyStore
 from tests.service.test_rpcs import STACK, expect_error, two_seats
-from variants.api import Move, Options
-from variants.chance import Chance
-from variants.hookspecs import hookimpl
-from variants.registry import Registry, load_registry
 
 STORES = ["sqlite", "postgresql"]
 
@@ -294,7 +294,7 @@ async def test_join_and_leave_churn_is_bounded(request: pytest.FixtureRequest,
         assert (await client.view(table.table_id)).version == 11
         # ten minutes later the old leaves no longer count: a stranger cannot lock it for good
         later = time.time() + server.manager.settings.limits.seat_churn_window + 1
-        monkeypatch.setattr("service.commands.time.time", lambda: later)
+        monkeypatch.setattr("bezique.service.commands.time.time", lambda: later)
         assert (await client.join(table.table_id, name="welcome")).seat == 0
 
 

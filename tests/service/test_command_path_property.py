@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service import translate
-from service.errors import PermissionDenied, ServiceError
-from service.live import ViewResult, rebuild
-from service.store import LogEntry, RequestIdTaken, StoreError, TableState, VersionConflict
-from service.store.memory import MemoryStore
-from service.tables import Settings, TableManager, Update
+from bezique.service import translate
+from bezique.service.errors import PermissionDenied, ServiceError
+from bezique.service.live import ViewResult, rebuild
+from bezique.service.store import LogEntry, RequestIdTaken, StoreError, TableState, VersionConflict
+from bezique.service.store.memory import MemoryStore
+from bezique.service.tables import Settings, TableManager, Update
+from bezique.variants.api import Move
 from tests.conftest import highcard_registry
-from variants.api import Move
 
 
 class RandomlyFailingStore(MemoryStore):

@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from clients.sdk import AsyncTableClient, SeatHandle
-from service.server import RunningServer, start_server
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.service.server import RunningServer, start_server
+from bezique.variants.registry import load_registry
 from tests.conftest import server_config
-from variants.registry import load_registry
 
 TRICKS = 100
 Seen = tuple[str, bool, bool]

@@ -15,13 +15,13 @@ import grpc
 import pytest
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from bezique.clients.sdk import AsyncTableClient, error_info, error_reason
+from bezique.service import errors
+from bezique.service.errors import REASONS, Retry, ServiceError
+from bezique.service.server import RunningServer
+from bezique.service.status import DOMAIN, to_status
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
-from clients.sdk import AsyncTableClient, error_info, error_reason
-from service import errors
-from service.errors import REASONS, Retry, ServiceError
-from service.server import RunningServer
-from service.status import DOMAIN, to_status
 from tests.conftest import details
 from tests.service.test_rpcs import two_seats
 

@@ -10,8 +10,8 @@ import urllib.request
 
 import grpc
 
-from clients.sdk import AsyncTableClient
-from service.server import start_server
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import start_server
 from tests.conftest import highcard_registry, server_config
 from tests.service.test_rpcs import play_out, two_seats
 
@@ -75,7 +75,7 @@ async def test_metrics_after_a_game() -> None:
 def test_histogram_buckets_count_what_is_at_or_below_their_bound() -> None:
     from prometheus_client import generate_latest
 
-    from service.metrics import Metrics
+    from bezique.service.metrics import Metrics
 
     metrics = Metrics()
     for seconds in (0.0003, 0.0005, 0.002, 3.0):

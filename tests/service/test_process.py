@@ -8,8 +8,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from clients.sdk import AsyncTableClient
-from service.config import parse_config
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.config import parse_config
 from tests.conftest import ServerProcess, spawn_server
 from tests.service.test_rpcs import two_seats
 

@@ -10,7 +10,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 
-from service.server import RunningServer
+from bezique.service.server import RunningServer
 
 Request: Any = reflection_pb2.ServerReflectionRequest  # grpc_reflection ships no stubs
 Response: Any = reflection_pb2.ServerReflectionResponse

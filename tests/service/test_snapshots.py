@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clients.sdk import AsyncTableClient
-from service.server import start_server
-from service.store import Snapshot
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import start_server
+from bezique.service.store import Snapshot
 from tests.conftest import highcard_registry, server_config
 from tests.service.test_rpcs import two_seats
 

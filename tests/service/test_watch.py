@@ -7,10 +7,10 @@ import asyncio
 import grpc
 import pytest
 
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import RunningServer
+from bezique.service.watch import BEHIND
 from bezique.v1 import table_service_pb2 as pb
-from clients.sdk import AsyncTableClient
-from service.server import RunningServer
-from service.watch import BEHIND
 from tests.conftest import eventually
 from tests.service.test_rpcs import STACK, expect_error, play_out, two_seats
 
@@ -109,7 +109,7 @@ async def test_many_watchers_share_one_rendering(client: AsyncTableClient, serve
 
 
 async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
-    from service.server import start_server
+    from bezique.service.server import start_server
     from tests.conftest import details, eventually, highcard_registry, server_config
 
     server = await start_server(server_config(), highcard_registry())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service.store import (
+from bezique.service.store import (
     LogEntry,
     RequestIdTaken,
     Store,
@@ -116,7 +116,7 @@ async def test_due_deadlines(store: Store) -> None:
 
 
 async def test_snapshots_keep_the_newest(store: Store) -> None:
-    from service.store import Snapshot
+    from bezique.service.store import Snapshot
 
     await store.create_table(record("a"), state(1), [])
     assert await store.load_snapshot("a") is None

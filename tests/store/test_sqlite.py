@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from service.store import LogEntry, TableRecord, TableState, VersionConflict
-from service.store.sqlite import SCHEMA_VERSION, SqliteStore
+from bezique.service.store import LogEntry, TableRecord, TableState, VersionConflict
+from bezique.service.store.sqlite import SCHEMA_VERSION, SqliteStore
 
 
 def _record(table_id: str) -> TableRecord:

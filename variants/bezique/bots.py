@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from variants.api import Move, View
-from variants.bezique.melds import KINDS, bezique_faces
-from variants.bezique.tables import (
+from bezique.variants.api import Move, View
+from bezique.variants.bezique.melds import KINDS, bezique_faces
+from bezique.variants.bezique.tables import (
     ACE,
     JACK,
     KING,
@@ -26,7 +26,7 @@ from variants.bezique.tables import (
     Tables,
     tables_for,
 )
-from variants.bezique.tricks import beats, winning_index
+from bezique.variants.bezique.tricks import beats, winning_index
 
 
 class HeuristicPolicy:

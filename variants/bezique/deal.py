@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from variants.api import Event
-from variants.bezique.tables import SUIT_LETTERS, Tables
-from variants.chance import Chance
+from bezique.variants.api import Event
+from bezique.variants.bezique.tables import SUIT_LETTERS, Tables
+from bezique.variants.chance import Chance
 
 MAX_LOT_ROUNDS = 64
 """A lot tied this often (never, with a fair source) is settled for the lowest seat tied."""

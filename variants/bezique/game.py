@@ -23,7 +23,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from variants.api import (
+from bezique.variants.api import (
     Census,
     Event,
     GameOverError,
@@ -33,15 +33,21 @@ from variants.api import (
     Outcome,
     View,
 )
-from variants.bezique.deal import deal_cards, draw_lot
-from variants.bezique.melds import CLASS_NAMES, KINDS, TRIPLE_BEZIQUE, MeldBook, bezique_faces
-from variants.bezique.rules import PHASE_ONE_TRICKS, Rules
-from variants.bezique.scoring import Reason, target_decision, wrong_claim_winners
-from variants.bezique.tables import SEVEN, Tables, tables_for
-from variants.bezique.tricks import endgame_cards, winning_index
-from variants.bezique.views import Public, census_of, public_part, view_for
-from variants.cards import Shoe
-from variants.chance import Chance
+from bezique.variants.bezique.deal import deal_cards, draw_lot
+from bezique.variants.bezique.melds import (
+    CLASS_NAMES,
+    KINDS,
+    TRIPLE_BEZIQUE,
+    MeldBook,
+    bezique_faces,
+)
+from bezique.variants.bezique.rules import PHASE_ONE_TRICKS, Rules
+from bezique.variants.bezique.scoring import Reason, target_decision, wrong_claim_winners
+from bezique.variants.bezique.tables import SEVEN, Tables, tables_for
+from bezique.variants.bezique.tricks import endgame_cards, winning_index
+from bezique.variants.bezique.views import Public, census_of, public_part, view_for
+from bezique.variants.cards import Shoe
+from bezique.variants.chance import Chance
 
 
 class Phase(StrEnum):

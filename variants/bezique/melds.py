@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from variants.bezique.tables import (
+from bezique.variants.bezique.tables import (
     ACE,
     CLUBS,
     DIAMONDS,

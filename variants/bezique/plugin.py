@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from variants.api import BotPolicy, Variant
-from variants.bezique.bots import HeuristicPolicy
-from variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P
-from variants.hookspecs import hookimpl
+from bezique.variants.api import BotPolicy, Variant
+from bezique.variants.bezique.bots import HeuristicPolicy
+from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P
+from bezique.variants.hookspecs import hookimpl
 
 VARIANTS = (BEZIQUE_2P, BEZIQUE_3P)
 

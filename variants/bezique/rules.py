@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from variants.api import Options
+from bezique.variants.api import Options
 
 PHASE_ONE_TRICKS = 24
 """Tricks played while the stock lasts, for both 2 and 3 players (48 / 72 cards drawn)."""

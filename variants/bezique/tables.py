@@ -1,16 +1,16 @@
 """Per-shoe lookup tables: rank, suit, trick strength and points of every card id.
 
 The hot paths (trick winners, legal moves, meld search) read plain tuples indexed by card id
-instead of touching :class:`~variants.cards.Card` objects. A table set is built once per number
-of packs and shared; pickling a game stores only the pack count.
+instead of touching :class:`~bezique.variants.cards.Card` objects. A table set is built once
+per number of packs and shared; pickling a game stores only the pack count.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from variants.api import Move
-from variants.cards import Rank, Shoe, Suit, piquet_shoe
+from bezique.variants.api import Move
+from bezique.variants.cards import Rank, Shoe, Suit, piquet_shoe
 
 SPADES, HEARTS, DIAMONDS, CLUBS = int(Suit.SPADES), int(Suit.HEARTS), int(Suit.DIAMONDS), \
     int(Suit.CLUBS)

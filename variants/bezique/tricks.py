@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from variants.bezique.tables import Tables
+from bezique.variants.bezique.tables import Tables
 
 
 def winning_index(trick: Sequence[int], trump: int, t: Tables) -> int:

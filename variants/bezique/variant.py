@@ -5,11 +5,11 @@ Every **[R]** of docs/rules/bezique.md is an option here, with the spec's defaul
 
 from __future__ import annotations
 
-from variants.api import Event, Options, OptionSpec, OptionType, resolve_options
-from variants.bezique.game import BeziqueGame
-from variants.bezique.rules import LEGACY_DECLARE_PROMPT, Rules
-from variants.cards import Shoe, piquet_shoe
-from variants.chance import Chance
+from bezique.variants.api import Event, Options, OptionSpec, OptionType, resolve_options
+from bezique.variants.bezique.game import BeziqueGame
+from bezique.variants.bezique.rules import LEGACY_DECLARE_PROMPT, Rules
+from bezique.variants.cards import Shoe, piquet_shoe
+from bezique.variants.chance import Chance
 
 
 def option_specs(seats: int) -> tuple[OptionSpec, ...]:

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from variants.api import Census, Detail, Pile, View, Zone
-from variants.bezique.tables import SUIT_LETTERS
+from bezique.variants.api import Census, Detail, Pile, View, Zone
+from bezique.variants.bezique.tables import SUIT_LETTERS
 
 if TYPE_CHECKING:
-    from variants.bezique.game import BeziqueGame
+    from bezique.variants.bezique.game import BeziqueGame
 
 NOBODY: frozenset[int] = frozenset()
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from variants.api import Move, View
-from variants.cards import Suit
-from variants.quart.evaluator import Rules, evaluate
+from bezique.variants.api import Move, View
+from bezique.variants.cards import Suit
+from bezique.variants.quart.evaluator import Rules, evaluate
 
 
 class HeuristicPolicy:

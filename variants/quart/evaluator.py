@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from variants.cards import Rank, Shoe, Suit
+from bezique.variants.cards import Rank, Shoe, Suit
 
 SAME_SUIT = "same-suit"
 SAME_RANK = "same-rank"

@@ -36,7 +36,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
-from variants.api import (
+from bezique.variants.api import (
     EMPTY,
     Census,
     Event,
@@ -49,9 +49,9 @@ from variants.api import (
     View,
     Zone,
 )
-from variants.cards import Shoe, Suit
-from variants.chance import Chance
-from variants.quart.betting import (
+from bezique.variants.cards import Shoe, Suit
+from bezique.variants.chance import Chance
+from bezique.variants.quart.betting import (
     LAST_STANDING,
     OPEN,
     Betting,
@@ -59,8 +59,8 @@ from variants.quart.betting import (
     side_pots,
     split,
 )
-from variants.quart.evaluator import Rules, evaluator_for
-from variants.quart.lot import draw_dealer
+from bezique.variants.quart.evaluator import Rules, evaluator_for
+from bezique.variants.quart.lot import draw_dealer
 
 CARRY_OVER = "carry_over"
 SPLIT = "split"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from variants.api import Event
-from variants.cards import Shoe
-from variants.chance import Chance
+from bezique.variants.api import Event
+from bezique.variants.cards import Shoe
+from bezique.variants.chance import Chance
 
 
 def draw_dealer(shoe: Shoe, seats: int, chance: Chance) -> tuple[int, list[Event]]:

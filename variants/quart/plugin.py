@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from variants.api import BotPolicy, Variant
-from variants.hookspecs import hookimpl
-from variants.quart.bots import HeuristicPolicy
-from variants.quart.variant import QuartBezique, TrumpQuartBezique
+from bezique.variants.api import BotPolicy, Variant
+from bezique.variants.hookspecs import hookimpl
+from bezique.variants.quart.bots import HeuristicPolicy
+from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
 
 VARIANT_IDS = (QuartBezique.id, TrumpQuartBezique.id)
 

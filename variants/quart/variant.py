@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from variants.api import Event, OptionError, Options, OptionSpec, OptionType
-from variants.cards import Shoe, short_shoe
-from variants.chance import Chance
-from variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD
-from variants.quart.game import CARRY_OVER, NO_COMBINATION_CHOICES, QuartGame, TableRules
+from bezique.variants.api import Event, OptionError, Options, OptionSpec, OptionType
+from bezique.variants.cards import Shoe, short_shoe
+from bezique.variants.chance import Chance
+from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD
+from bezique.variants.quart.game import CARRY_OVER, NO_COMBINATION_CHOICES, QuartGame, TableRules
 
 PACKS = 6
 MAX_CHIPS = 10_000_000

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from variants.api import (
+from bezique.variants.api import (
     Census,
     Event,
     GameOverError,
@@ -23,8 +23,8 @@ from variants.api import (
     View,
     Zone,
 )
-from variants.cards import Shoe, piquet_shoe
-from variants.chance import Chance
+from bezique.variants.cards import Shoe, piquet_shoe
+from bezique.variants.chance import Chance
 
 
 class HighCard:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bezique.variants.api import BotPolicy, Variant
+from bezique.variants.hookspecs import hookimpl
 from bezique_highcard.game import HighCard, HighestCardPolicy
-from variants.api import BotPolicy, Variant
-from variants.hookspecs import hookimpl
 
 
 @hookimpl
