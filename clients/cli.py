@@ -14,6 +14,7 @@ import os
 import sys
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -165,12 +166,31 @@ async def cmd_create(args: argparse.Namespace, console: Console) -> int:
 
 async def cmd_join(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
-        seat = await client.join(args.table, args.seat, args.name or "")
+        seat = await client.join(args.table, args.seat, args.name or "",
+                                 player_id=args.player_id or "", buy_in=args.buy_in or 0,
+                                 grant=args.grant or "")
     say(console, f"seat: {seat.seat}")
     say(console, f"token: {seat.token}")
+    if seat.expires is not None:
+        say(console, f"token expires: {_when(seat.expires)}")
     say(console, f"export BEZIQUE_TOKEN={seat.token}")
     # What `bezique verify` needs to hold the server to the game this seat took part in.
     say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}")
+    return 0
+
+
+def _when(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
+
+
+async def cmd_reissue(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        seat = await client.reissue(args.table, args.seat)
+    say(console, f"seat: {seat.seat}")
+    say(console, f"token: {seat.token}")
+    if seat.expires is not None:
+        say(console, f"token expires: {_when(seat.expires)}")
+    say(console, f"export BEZIQUE_TOKEN={seat.token}")
     return 0
 
 
@@ -364,6 +384,7 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "tables": (cmd_tables, "list the tables that are not finished"),
     "create": (cmd_create, "create a table (prints its id and seed commitment)"),
     "join": (cmd_join, "take a seat (prints the seat token)"),
+    "reissue": (cmd_reissue, "platform: a new token for a seat, revoking the old one"),
     "view": (cmd_view, "show a table as your seat (or a spectator) sees it"),
     "move": (cmd_move, "make a move: the number of a legal move, or --kind ..."),
     "watch": (cmd_watch, "print every update of a table until the game ends"),
@@ -404,6 +425,16 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("table", metavar="TABLE")
     join.add_argument("--seat", type=int, help="the seat to take (default: the first free)")
     join.add_argument("--name", help="your display name")
+    join.add_argument("--player-id", help="platform: the player the seat is bound to (needs "
+                                          "--api-key)")
+    join.add_argument("--buy-in", type=int, help="platform: the seat's starting stack, chips "
+                                                 "(betting variants; needs --api-key)")
+    join.add_argument("--grant", default=os.environ.get("BEZIQUE_GRANT", ""),
+                      help="a join grant the platform signed (env BEZIQUE_GRANT), in place "
+                           "of the API key")
+    reissue = commands["reissue"]
+    reissue.add_argument("table", metavar="TABLE")
+    reissue.add_argument("seat", type=int, metavar="SEAT", help="the seat, from 0")
     for name in ("view", "move", "watch", "history", "verify"):
         commands[name].add_argument("table", metavar="TABLE")
     move = commands["move"]

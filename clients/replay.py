@@ -70,6 +70,8 @@ def replay_lines(history: pb.GetHistoryResponse) -> Iterator[Text]:
             yield Text(f"{story.names[seat]} sits down")
         elif entry.entry_kind == "left" and seat is not None:
             yield Text(f"{who(story.names, seat)} leaves")
+        elif entry.entry_kind == "token_reissued" and seat is not None:
+            yield Text(f"{who(story.names, seat)} gets a new seat token", style="dim")
         elif entry.entry_kind == "started":
             yield Text("The game starts", style="bold")
         if entry.entry_kind == "timeout":

@@ -58,6 +58,8 @@ class SeatHandle:
     token: str
     entropy: bytes = b""
     commitment: str = ""
+    expires: float | None = None
+    """When the token expires (epoch seconds; the server's --seat-token-ttl); None: never."""
 
 
 def auth_metadata(token: str | None, api_key: str = "") -> tuple[tuple[str, str], ...]:
@@ -160,16 +162,31 @@ class AsyncTableClient:
                 return tables
 
     async def join(self, table_id: str, seat: int | None = None, name: str = "",
-                   entropy: bytes | None = None) -> SeatHandle:
+                   entropy: bytes | None = None, *, player_id: str = "", buy_in: int = 0,
+                   grant: str = "") -> SeatHandle:
         """Take a seat. The seat contributes ``entropy`` to every deal of the table: 32 fresh
-        random bytes unless given (a platform may pass its player's own; ``b""``: none)."""
+        random bytes unless given (a platform may pass its player's own; ``b""``: none).
+
+        A platform (this client's ``api_key``) may bind the seat to its ``player_id`` and give
+        it a ``buy_in`` (its starting stack, betting variants); a player's own client passes
+        the platform's join ``grant`` instead of an API key."""
         sent = secrets.token_bytes(32) if entropy is None else entropy
-        request = pb.JoinTableRequest(table_id=table_id, display_name=name, entropy=sent)
+        request = pb.JoinTableRequest(table_id=table_id, display_name=name, entropy=sent,
+                                      player_id=player_id, buy_in=buy_in, join_grant=grant)
         if seat is not None:
             request.seat = seat
         response = await self.stub.JoinTable(request, metadata=self._md(), timeout=self.timeout)
         return SeatHandle(table_id, response.seat, response.seat_token, sent,
-                          response.view.seed_commitment)
+                          response.view.seed_commitment, _expiry(response))
+
+    async def reissue(self, table_id: str, seat: int) -> SeatHandle:
+        """A new token for a seat (needs this client's platform ``api_key``); the seat's old
+        token stops working at once, and its watch streams end."""
+        response = await self.stub.ReissueSeatToken(
+            pb.ReissueSeatTokenRequest(table_id=table_id, seat=seat), metadata=self._md(),
+            timeout=self.timeout)
+        return SeatHandle(table_id, response.seat, response.seat_token,
+                          expires=_expiry(response))
 
     async def leave(self, seat: SeatHandle) -> int:
         response = await self.stub.LeaveTable(pb.LeaveTableRequest(table_id=seat.table_id),
@@ -244,6 +261,12 @@ class AsyncTableClient:
                 call.cancel()
 
 
+def _expiry(response: pb.JoinTableResponse | pb.ReissueSeatTokenResponse) -> float | None:
+    if not response.HasField("seat_token_expires"):
+        return None
+    return float(response.seat_token_expires.ToNanoseconds()) / 1e9
+
+
 def _option_text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -290,8 +313,12 @@ class TableClient:
         return self._run(self._client.list_tables(variant_id, only_open))
 
     def join(self, table_id: str, seat: int | None = None, name: str = "",
-             entropy: bytes | None = None) -> SeatHandle:
-        return self._run(self._client.join(table_id, seat, name, entropy))
+             entropy: bytes | None = None, **binding: Any) -> SeatHandle:
+        """As :meth:`AsyncTableClient.join` (``player_id``, ``buy_in``, ``grant``)."""
+        return self._run(self._client.join(table_id, seat, name, entropy, **binding))
+
+    def reissue(self, table_id: str, seat: int) -> SeatHandle:
+        return self._run(self._client.reissue(table_id, seat))
 
     def leave(self, seat: SeatHandle) -> int:
         return self._run(self._client.leave(seat))

@@ -17,7 +17,16 @@ from typing import Any, TypeVar
 from google.protobuf import json_format
 
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import Event, Game, Move, Options, Variant, VariantError, resolve_options
+from bezique.variants.api import (
+    Event,
+    Game,
+    Move,
+    Options,
+    Variant,
+    VariantError,
+    resolve_options,
+    start_game,
+)
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import (
     Chance,
@@ -62,6 +71,7 @@ class Verified:
 class _Seat:
     entropy: bytes
     bot: str
+    buy_in: int = 0
 
 
 def _normal(value: Any) -> Any:
@@ -231,7 +241,8 @@ class _Replay:
             if kind == "joined":
                 if seat in self.seats:
                     raise VerificationError(f"seat {seat} is joined while it is held", version)
-                self.seats[seat] = _Seat(bytes(entry.entropy), entry.bot_policy)
+                self.seats[seat] = _Seat(bytes(entry.entropy), entry.bot_policy,
+                                         entry.binding.buy_in)
             else:
                 if seat not in self.seats:
                     raise VerificationError(f"seat {seat} is given up while it is free", version)
@@ -248,10 +259,22 @@ class _Replay:
             self.chance = _chance(self.history, self.shoe, mixed_seed(self.seed, contributions))
             first = (self.history.test.first_dealer
                      if self.history.test.HasField("first_dealer") else None)
-            self.game, events = self.variant.start(self.options, self.chance, first)
+            buy_ins = {seat: held.buy_in for seat, held in self.seats.items() if held.buy_in}
+            try:
+                self.game, events = start_game(self.variant, self.options, self.chance, first,
+                                               buy_ins)
+            except (VariantError, ValueError) as exc:
+                raise VerificationError(f"the game does not start with buy-ins {buy_ins}: "
+                                        f"{exc}", version) from exc
             _compare(version, self.shoe, entry.events, events)
         elif kind in MOVE_ENTRIES:
             self._move(entry)
+        elif kind == "token_reissued":
+            # A seat's token replaced: who plays the seat does not change, nor the game.
+            seat = self._seat_of(entry)
+            if seat not in self.seats or self.seats[seat].bot:
+                raise VerificationError(f"seat {seat}'s token is reissued, but no player holds "
+                                        "it", version)
         else:
             raise VerificationError(f"unknown entry kind {kind!r}", version)
 

@@ -28,10 +28,18 @@ from bezique.service.errors import (
     PermissionDenied,
     ResourceExhausted,
     StaleVersion,
+    Unauthenticated,
     Unavailable,
     quoted,
 )
-from bezique.service.live import CHANCE_VERSION, MOVE_KINDS, LiveTable, ViewResult, events_json
+from bezique.service.live import (
+    CHANCE_VERSION,
+    MOVE_KINDS,
+    TOKEN_REISSUED,
+    LiveTable,
+    ViewResult,
+    events_json,
+)
 from bezique.service.metrics import Metrics
 from bezique.service.repository import SEAT_KINDS, TableRepository
 from bezique.service.settings import Settings
@@ -44,7 +52,15 @@ from bezique.service.store import (
     VersionConflict,
 )
 from bezique.service.watch import WatchHub
-from bezique.variants.api import Event, Move, OptionError, Variant, check_options, resolve_options
+from bezique.variants.api import (
+    Event,
+    Move,
+    OptionError,
+    Variant,
+    buy_in_range,
+    check_options,
+    resolve_options,
+)
 from bezique.variants.chance import commitment
 from bezique.variants.registry import Registry, UnknownVariantError
 
@@ -85,8 +101,9 @@ def events_for(entry: LogEntry, viewer: int | None, finished: bool) -> list[Even
     return events if finished else [event.redacted_for(viewer) for event in events]
 
 
-def seat_of(live: LiveTable, token: str | None) -> int | None:
-    """The seat a token holds at this table; None for no token (a spectator)."""
+def seat_of(live: LiveTable, token: str | None, now: float | None = None) -> int | None:
+    """The seat a token holds at this table; None for no token (a spectator). A token that
+    was replaced or given up is SEAT_TOKEN_REVOKED, one past its expiry SEAT_TOKEN_EXPIRED."""
     if token is None:
         return None
     found = None
@@ -95,8 +112,27 @@ def seat_of(live: LiveTable, token: str | None) -> int | None:
         if auth.hash_matches(presented, seat.token_hash) and found is None:
             found = index
     if found is None:
+        why = live.revoked.get(presented)
+        if why is not None:
+            raise PermissionDenied("this seat token was " + (
+                "replaced by a newer one (ReissueSeatToken)" if why == "reissued"
+                else "given up (LeaveTable)"), field="authorization",
+                reason="SEAT_TOKEN_REVOKED")
         raise PermissionDenied("this token holds no seat at this table", field="authorization")
+    if live.seats[found].expired(time.time() if now is None else now):
+        raise Unauthenticated("this seat token has expired; ask the platform for a new one",
+                              field="authorization", reason="SEAT_TOKEN_EXPIRED")
     return found
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Who a seat is joined for, as the platform (API key or join grant) says: its player,
+    its buy-in, and the grant used (its ``jti`` is recorded so it is never used twice)."""
+
+    player_id: str = ""
+    buy_in: int = 0
+    grant_jti: str = ""
 
 
 class CommandPath:
@@ -279,8 +315,15 @@ class CommandPath:
 
     # ------------------------------------------------------------------ seating
 
-    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b""
-                   ) -> tuple[int, str, ViewResult]:
+    def _expiry(self, now: float) -> float | None:
+        """When a token issued now expires (``--seat-token-ttl``); None: never. Written into
+        the token's log entry, so every replica agrees whatever its own setting."""
+        ttl = self.settings.seat_token_ttl
+        return now + ttl if ttl > 0 else None
+
+    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
+                   binding: Binding | None = None) -> tuple[int, str, ViewResult]:
+        binding = binding or Binding()
         limits = self.settings.limits
         if len(name) > limits.max_name_length:
             raise InvalidArgument(f"display_name is longer than {limits.max_name_length} "
@@ -308,19 +351,51 @@ class CommandPath:
                 raise FailedPrecondition(f"seat {seat} is taken", field="seat",
                                          reason="SEAT_TAKEN")
             self._check_churn(live)
+            self._check_binding(live, binding)
             token = auth.new_token()
             taken = seat
 
             def draft() -> list[LogEntry]:
                 now = time.time()
-                payload = {"name": name or f"seat {taken}", "token_hash": auth.token_hash(token)}
+                payload: dict[str, Any] = {"name": name or f"seat {taken}",
+                                           "token_hash": auth.token_hash(token)}
                 if entropy:
                     payload["entropy"] = entropy.hex()
+                if binding.player_id:
+                    payload["player_id"] = binding.player_id
+                if binding.buy_in:
+                    payload["buy_in"] = binding.buy_in
+                if binding.grant_jti:
+                    payload["grant_jti"] = binding.grant_jti
+                expires = self._expiry(now)
+                if expires is not None:
+                    payload["token_expires"] = expires
                 entries = [self._entry(live, "joined", taken, payload, now)]
                 return entries + self._start_if_full(live, now)
 
             await self._commit(live, draft)
             return seat, token, live.view_for(seat)
+
+    @staticmethod
+    def _check_binding(live: LiveTable, binding: Binding) -> None:
+        """A grant is used once per table (its jti is in the log: every replica agrees); a
+        buy-in must be one the variant takes, within the table's bounds."""
+        if binding.grant_jti and binding.grant_jti in live.grant_jtis:
+            raise PermissionDenied("this join grant was used already (its jti is in the "
+                                   "table's log)", field="join_grant", reason="GRANT_REPLAYED")
+        if not binding.buy_in:
+            return
+        try:
+            bounds = buy_in_range(live.variant, live.record.options)
+        except OptionError as exc:
+            raise FailedPrecondition(f"this table's buy-in options clash: {exc}",
+                                     field="buy_in") from exc
+        if bounds is None:
+            raise InvalidArgument(f"{live.variant.id} takes no buy-ins", field="buy_in")
+        low, high = bounds
+        if not low <= binding.buy_in <= high:
+            raise InvalidArgument(f"buy_in must be {low}..{high} chips at this table",
+                                  field="buy_in")
 
     def _check_churn(self, live: LiveTable) -> None:
         """At most ``max_seat_changes`` seats given up in ``seat_churn_window`` seconds: a
@@ -341,6 +416,36 @@ class CommandPath:
                                          reason="GAME_STARTED")
             await self._commit(live, lambda: [self._entry(live, "left", seat, {}, time.time())])
             return live.version
+
+    async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
+        """A new token for a seat a player holds; the old one is revoked by the same
+        committed entry (``token_reissued``), so every replica refuses it from then on and
+        its streams end. Returns the token, its expiry and the entry's version."""
+        async with self.repo.hold(table_id) as live:
+            if not 0 <= seat < len(live.seats):
+                raise InvalidArgument(f"seat {seat} does not exist (0..{len(live.seats) - 1})",
+                                      field="seat")
+            held = live.seats[seat]
+            if not held.token_hash:
+                raise FailedPrecondition(f"seat {seat} is " + ("played by a bot" if held.bot
+                                                               else "free") +
+                                         ": it has no token to reissue", field="seat")
+            token = auth.new_token()
+            expires: float | None = None
+
+            def draft() -> list[LogEntry]:
+                nonlocal expires
+                now = time.time()
+                expires = self._expiry(now)
+                payload: dict[str, Any] = {"token_hash": auth.token_hash(token),
+                                           "deadline": live.deadline}
+                if expires is not None:
+                    payload["token_expires"] = expires
+                return [self._entry(live, TOKEN_REISSUED, seat, payload, now)]
+
+            await self._commit(live, draft)
+            log.info("seat_token_reissued", table_id=table_id, seat=seat, version=live.version)
+            return token, expires, live.version
 
     async def seat_for(self, live: LiveTable, token: str) -> int:
         """The seat ``token`` holds at the held table; on a shared store a token this replica

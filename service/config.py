@@ -61,6 +61,8 @@ class Config:
     tls_client_ca: str = ""
     plugins: tuple[str, ...] = ()
     disable_plugin: tuple[str, ...] = ()
+    seat_token_ttl: float = 0.0
+    grant_public_key: str = ""
 
 
 def distribution_version() -> str:
@@ -178,6 +180,18 @@ def _readable_file(text: str) -> str:
     return text
 
 
+def _grant_key(text: str) -> str:
+    """A PEM public key file that join grants can be checked with (its kind picks the one
+    algorithm accepted)."""
+    if not text:
+        return text
+    _readable_file(text)
+    from bezique.service.grants import load_public_key
+
+    load_public_key(text)
+    return text
+
+
 _NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
 
 
@@ -245,6 +259,10 @@ _OPTIONS: dict[str, _Option] = {
                                "empty: all installed)"),
     "disable_plugin": _Option(_names, "do not load the plugins of this distribution "
                                       "(repeatable; the variable takes a comma-separated list)"),
+    "seat_token_ttl": _Option(_seconds(False), "seconds a seat token is valid once issued (by "
+                                               "JoinTable or ReissueSeatToken; 0: no expiry)"),
+    "grant_public_key": _Option(_grant_key, "PEM public key (Ed25519, EC P-256 or RSA) that "
+                                            "checks platform join grants; empty: no grants"),
 }
 
 
@@ -281,7 +299,7 @@ def _metavar(name: str, kind: object) -> str:
                "sqlite_synchronous": "MODE", "log_format": "FORMAT", "log_level": "LEVEL",
                "metrics_port": "PORT", "rate_limit": "PER_SECOND", "rate_burst": "REQUESTS",
                "max_message_bytes": "BYTES", "tls_cert": "PEM", "tls_key": "PEM",
-               "tls_client_ca": "PEM", "api_key": "KEY"}
+               "tls_client_ca": "PEM", "api_key": "KEY", "grant_public_key": "PEM"}
     if name in special:
         return special[name]
     return "N" if kind in (int, "int") else "SECONDS"

@@ -96,6 +96,24 @@ def _reasons() -> Mapping[str, Reason]:
                         "the start"),
         "INVALID_PAGE_TOKEN": r("INVALID_ARGUMENT", Retry.NO,
                                 "page_token is not one this server gave for this table"),
+        # Seat tokens with a life cycle, and platform join grants (docs/security.md).
+        "SEAT_TOKEN_EXPIRED": r("UNAUTHENTICATED", Retry.NO,
+                                "the seat token has expired (--seat-token-ttl); the platform "
+                                "can reissue it"),
+        "SEAT_TOKEN_REVOKED": r("PERMISSION_DENIED", Retry.NO,
+                                "the seat token was replaced by ReissueSeatToken or given up "
+                                "with LeaveTable"),
+        "GRANT_INVALID": r("UNAUTHENTICATED", Retry.NO,
+                           "the join grant is malformed, wrongly signed, of another algorithm, "
+                           "missing a claim, or the server takes no grants"),
+        "GRANT_EXPIRED": r("UNAUTHENTICATED", Retry.NO, "the join grant has expired"),
+        "GRANT_REPLAYED": r("PERMISSION_DENIED", Retry.NO,
+                            "a seat was already joined with this grant's jti"),
+        "GRANT_WRONG_TABLE": r("PERMISSION_DENIED", Retry.NO,
+                               "the join grant names another table"),
+        "GRANT_MISMATCH": r("PERMISSION_DENIED", Retry.NO,
+                            "the request asks for a seat, player_id, buy_in or display name "
+                            "other than the join grant's"),
     }
     return MappingProxyType(table)
 

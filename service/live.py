@@ -12,11 +12,20 @@ import json
 import pickle
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
-from bezique.variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, View
+from bezique.variants.api import (
+    Event,
+    Game,
+    LogVersionError,
+    Move,
+    Outcome,
+    Variant,
+    View,
+)
+from bezique.variants.api import start_game as start_variant
 from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
 
 
@@ -30,13 +39,27 @@ class Seat:
     bot: str = ""
     entropy: str = ""
     """The randomness the seat contributed when it joined, hex (public)."""
+    player_id: str = ""
+    """The platform's opaque id of the player holding the seat (public)."""
+    buy_in: int = 0
+    """The seat's own starting stack (0: the table's default)."""
+    token_expires: float | None = None
+    """When the seat's current token expires (epoch seconds, from its log entry); None: never."""
 
     @property
     def occupied(self) -> bool:
         return bool(self.token_hash or self.bot)
 
+    def expired(self, now: float) -> bool:
+        return self.token_expires is not None and now >= self.token_expires
+
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "bot": self.bot, "occupied": self.occupied}
+        found: dict[str, Any] = {"name": self.name, "bot": self.bot, "occupied": self.occupied}
+        if self.player_id:
+            found["player_id"] = self.player_id
+        if self.buy_in:
+            found["buy_in"] = self.buy_in
+        return found
 
 
 @dataclass(frozen=True)
@@ -94,6 +117,8 @@ class Watcher:
     """The version of the last entry put in the queue (or the table's when it subscribed)."""
     home: LiveTable | None = None
     """The table object the stream is attached to (a reloaded table adopts its streams)."""
+    expires: float | None = None
+    """When the stream's token expires (a seat's stream ends then); None: never."""
 
 
 class LiveTable:
@@ -125,11 +150,18 @@ class LiveTable:
         contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
+        self.revoked: dict[str, str] = {}
+        """Hashes of the seat tokens that no longer hold their seat, and why (``reissued`` or
+        ``left``): from the log, so every replica refuses them alike."""
+        self.grant_jtis: set[str] = set()
+        """The ``jti`` of every join grant a seat of this table was joined with (from the
+        log): a grant is used once."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
-                              self.left_at, self.chance_version),
+                              self.left_at, self.chance_version, self.revoked,
+                              self.grant_jtis),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
@@ -140,6 +172,8 @@ class LiveTable:
         # start, when churn no longer matters)
         self.left_at = state[4] if len(state) > 4 and isinstance(state[4], list) else []
         self.chance_version = state[5] if len(state) > 5 else 0
+        self.revoked = dict(state[6]) if len(state) > 6 else {}
+        self.grant_jtis = set(state[7]) if len(state) > 7 else set()
         self.snapshot_version = snapshot.version
 
     @property
@@ -178,10 +212,14 @@ class LiveTable:
             return stacked_shoe(source, order)
         return source
 
+    def buy_ins(self) -> dict[int, int]:
+        """The seats' own starting stacks (only seats that bought in)."""
+        return {index: seat.buy_in for index, seat in enumerate(self.seats) if seat.buy_in}
+
     def start_game(self) -> tuple[Event, ...]:
         first = self.record.test.get("first_dealer")
-        game, events = self.variant.start(self.record.options, self.chance(),
-                                          None if first is None else int(first))
+        game, events = start_variant(self.variant, self.record.options, self.chance(),
+                                    None if first is None else int(first), self.buy_ins())
         self.game = game
         return events
 
@@ -217,13 +255,29 @@ class LiveTable:
         if entry.kind == "created":
             self.chance_version = int(payload.get("chance", 0))
         elif entry.kind == "joined" and entry.seat is not None:
+            expires = payload.get("token_expires")
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),
                                           str(payload.get("token_hash", "")),
                                           str(payload.get("bot", "")),
-                                          str(payload.get("entropy", "")))
+                                          str(payload.get("entropy", "")),
+                                          str(payload.get("player_id", "")),
+                                          int(payload.get("buy_in", 0)),
+                                          None if expires is None else float(expires))
+            if payload.get("grant_jti"):
+                self.grant_jtis.add(str(payload["grant_jti"]))
         elif entry.kind == "left" and entry.seat is not None:
+            if self.seats[entry.seat].token_hash:
+                self.revoked[self.seats[entry.seat].token_hash] = "left"
             self.seats[entry.seat] = Seat()
             self.left_at.append(entry.created_at)
+        elif entry.kind == TOKEN_REISSUED and entry.seat is not None:
+            held = self.seats[entry.seat]
+            if held.token_hash:
+                self.revoked[held.token_hash] = "reissued"
+            expires = payload.get("token_expires")
+            self.seats[entry.seat] = replace(held, token_hash=str(payload["token_hash"]),
+                                             token_expires=None if expires is None
+                                             else float(expires))
         elif entry.kind == "started":
             self._check_replay(entry, self.start_game())
         elif entry.kind in MOVE_KINDS:
@@ -262,6 +316,9 @@ from the secret seed (docs/fairness.md)."""
 
 MOVE_KINDS = frozenset({"move", "bot_move", "timeout"})
 """Entry kinds that hold a move of the game."""
+
+TOKEN_REISSUED = "token_reissued"
+"""The entry kind of ReissueSeatToken: the seat's token is replaced, the old one revoked."""
 
 
 def rebuild(record: TableRecord, variant: Variant, seats: int,

@@ -33,7 +33,7 @@ log = structlog.get_logger("bezique.tables")
 MAX_TABLE_ID = 64
 MAX_MISSED = 64
 """Entries a reloaded table sends on to the streams it adopts; further behind, they resume."""
-SEAT_KINDS = frozenset({"joined", "left"})
+SEAT_KINDS = frozenset({"joined", "left", "token_reissued"})
 """Entry kinds that change who holds a seat."""
 
 

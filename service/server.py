@@ -18,6 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bezique.service import reflection
 from bezique.service.config import Config, hide_password, redact_url
+from bezique.service.grants import GrantVerifier
 from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics, TimedStore
 from bezique.service.servicer import TableServicer, generic_handler
@@ -170,7 +171,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                  metrics: Metrics) -> RunningServer:
     settings = Settings(
         test_mode=config.test_mode, bot_delay=config.bot_delay,
-        snapshot_every=max(1, config.snapshot_every),
+        snapshot_every=max(1, config.snapshot_every), seat_token_ttl=config.seat_token_ttl,
         limits=Limits(max_tables=config.max_tables,
                       max_watchers_per_table=config.max_watchers_per_table,
                       max_streams_per_seat=config.max_streams_per_seat,
@@ -189,7 +190,9 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     server = grpc.aio.server(options=options)
     servicer = TableServicer(manager, config.api_key, metrics,
                              RateLimiter(config.rate_limit, max(1.0, config.rate_burst)),
-                             StreamCounter(config.max_watchers_per_caller))
+                             StreamCounter(config.max_watchers_per_caller),
+                             GrantVerifier.from_file(config.grant_public_key)
+                             if config.grant_public_key else None)
     server.add_generic_rpc_handlers((generic_handler(servicer),))
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -20,13 +20,16 @@ from google.protobuf import message_factory
 from google.protobuf.message import DecodeError
 
 from bezique.service import auth, translate
+from bezique.service.commands import Binding
 from bezique.service.errors import (
     InvalidArgument,
+    PermissionDenied,
     ResourceExhausted,
     ServiceError,
     Unauthenticated,
     Unavailable,
 )
+from bezique.service.grants import MAX_ID_LENGTH, GrantVerifier, printable_id
 from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics
 from bezique.service.status import to_status
@@ -137,15 +140,28 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
     return wrapper
 
 
+def _check_binding_fields(player_id: str, buy_in: int) -> None:
+    """A player_id is an opaque platform id: 1 to 128 printable characters; a buy-in is a
+    positive number of chips (its range is the table's, checked at the table)."""
+    if player_id and not printable_id(player_id):
+        raise InvalidArgument(f"player_id must be 1 to {MAX_ID_LENGTH} printable characters",
+                              field="player_id")
+    if buy_in < 0:
+        raise InvalidArgument("buy_in must be a positive number of chips (0: the table's "
+                              "default)", field="buy_in")
+
+
 class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, manager: TableManager, api_key: str = "",
                  metrics: Metrics | None = None, rate: RateLimiter | None = None,
-                 streams: StreamCounter | None = None) -> None:
+                 streams: StreamCounter | None = None,
+                 grants: GrantVerifier | None = None) -> None:
         self.manager = manager
         self.api_key = api_key
         self.metrics = metrics
         self.rate = rate or RateLimiter(0, 0)
         self.streams = streams or StreamCounter(0)
+        self.grants = grants
 
     def check_rate(self, context: Any, method: str) -> None:
         if self.rate.rate > 0 and not self.rate.allow(caller_of(context, self.manager, method)):
@@ -162,8 +178,6 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise Unauthenticated("this server requires the platform API key (x-api-key)",
                                   field="x-api-key")
         if not hmac.compare_digest(given.encode(), self.api_key.encode()):
-            from bezique.service.errors import PermissionDenied
-
             raise PermissionDenied("the platform API key is wrong", field="x-api-key")
 
     @unary
@@ -212,10 +226,56 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
-        seat, token, view = await self.manager.join(request.table_id, seat, request.display_name,
-                                                    bytes(request.entropy))
-        return pb.JoinTableResponse(seat=seat, seat_token=token,
-                                    view=translate.view_to_pb(view))
+        name = request.display_name
+        binding = Binding()
+        if request.join_grant:
+            seat, name, binding = self._granted(request)
+        elif request.player_id or request.buy_in:
+            _check_binding_fields(request.player_id, request.buy_in)
+            self._check_api_key(context)
+            binding = Binding(request.player_id, request.buy_in)
+        seat, token, view = await self.manager.join(request.table_id, seat, name,
+                                                    bytes(request.entropy), binding)
+        response = pb.JoinTableResponse(seat=seat, seat_token=token,
+                                        view=translate.view_to_pb(view))
+        expires = view.seats[seat].token_expires
+        if expires is not None:
+            response.seat_token_expires.CopyFrom(translate.timestamp(expires))
+        return response
+
+    def _granted(self, request: pb.JoinTableRequest) -> tuple[int | None, str, Binding]:
+        """The seat, name and binding a join grant allows; the request may repeat the grant's
+        values but not ask for others."""
+        if self.grants is None:
+            raise Unauthenticated("this server takes no join grants (no --grant-public-key)",
+                                  field="join_grant", reason="GRANT_INVALID")
+        grant = self.grants.verify(request.join_grant, request.table_id)
+        asked = request.seat if request.HasField("seat") else None
+        clashes = ["seat"] if None not in (asked, grant.seat) and asked != grant.seat else []
+        clashes += [field for field, given, granted in (
+            ("player_id", request.player_id, grant.player_id),
+            ("buy_in", request.buy_in, grant.buy_in),
+            ("display_name", request.display_name, grant.name)) if given and given != granted]
+        if clashes:
+            raise PermissionDenied(f"the request's {', '.join(clashes)} differ from the join "
+                                   "grant's", field=clashes[0], reason="GRANT_MISMATCH")
+        seat = grant.seat if grant.seat is not None else asked
+        return seat, grant.name, Binding(grant.player_id, grant.buy_in, grant.jti)
+
+    @unary
+    async def ReissueSeatToken(self, request: pb.ReissueSeatTokenRequest, context: Any
+                               ) -> pb.ReissueSeatTokenResponse:
+        if not self.api_key:
+            raise PermissionDenied("ReissueSeatToken needs a server started with --api-key: "
+                                   "without one anybody could take any seat",
+                                   field="x-api-key")
+        self._check_api_key(context)
+        token, expires, version = await self.manager.reissue(request.table_id, request.seat)
+        response = pb.ReissueSeatTokenResponse(seat=request.seat, seat_token=token,
+                                               version=version)
+        if expires is not None:
+            response.seat_token_expires.CopyFrom(translate.timestamp(expires))
+        return response
 
     @unary
     async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any
@@ -302,6 +362,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
             if entry.kind == "joined":
                 message.entropy = bytes.fromhex(str(entry.payload.get("entropy", "")))
                 message.bot_policy = str(entry.payload.get("bot", ""))
+                if "player_id" in entry.payload or "buy_in" in entry.payload:
+                    message.binding.player_id = str(entry.payload.get("player_id", ""))
+                    message.binding.buy_in = int(entry.payload.get("buy_in", 0))
             if item.move is not None:
                 translate.set_move(message.move, shoe, item.move)
         if page.finished:

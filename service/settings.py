@@ -40,3 +40,5 @@ class Settings:
     bot_delay: float = 0.0
     snapshot_every: int = 64
     limits: Limits = field(default_factory=Limits)
+    seat_token_ttl: float = 0.0
+    """Seconds a seat token is valid once issued; 0: no expiry."""

@@ -15,26 +15,45 @@ state only. The game itself is the variant's business: nothing here interprets a
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bezique.service import auth
-from bezique.service.commands import CommandPath, MoveResult, events_for
+from bezique.service.commands import Binding, CommandPath, MoveResult, events_for
 from bezique.service.errors import (
     InvalidArgument,
     PermissionDenied,
     ResourceExhausted,
     ServiceError,
+    Unauthenticated,
     Unavailable,
 )
-from bezique.service.live import MOVE_KINDS, Broadcast, LiveTable, Seat, StreamEnd, ViewResult
+from bezique.service.live import (
+    MOVE_KINDS,
+    Broadcast,
+    LiveTable,
+    Seat,
+    StreamEnd,
+    ViewResult,
+    Watcher,
+)
 from bezique.service.metrics import Metrics
 from bezique.service.repository import TableRepository
 from bezique.service.scheduler import Scheduler
 from bezique.service.settings import Limits, Settings
 from bezique.service.store import LogEntry, Store
-from bezique.service.watch import BEHIND, CLOSING, RELOADED, SEAT_RELEASED, WatchHub
+from bezique.service.watch import (
+    BEHIND,
+    CLOSING,
+    RELOADED,
+    SEAT_RELEASED,
+    TOKEN_EXPIRED,
+    TOKEN_REVOKED,
+    WatchHub,
+)
 from bezique.variants.api import Event, Move, Outcome
 from bezique.variants.cards import Shoe
 from bezique.variants.registry import Registry
@@ -94,6 +113,12 @@ def _stream_end(why: str, last: int) -> ServiceError:
     if why == SEAT_RELEASED:
         return PermissionDenied("this stream's token no longer holds its seat",
                                 field="authorization", reason="SEAT_RELEASED")
+    if why == TOKEN_REVOKED:
+        return PermissionDenied("this stream's seat token was replaced by a newer one",
+                                field="authorization", reason="SEAT_TOKEN_REVOKED")
+    if why == TOKEN_EXPIRED:
+        return Unauthenticated("this stream's seat token has expired", field="authorization",
+                               reason="SEAT_TOKEN_EXPIRED")
     if why == BEHIND:
         return ResourceExhausted(f"watcher fell behind; resume from version {last}",
                                  reason="WATCHER_BEHIND", metadata=resume)
@@ -128,9 +153,12 @@ class TableManager:
                            test: Mapping[str, Any] | None = None) -> LiveTable:
         return await self.commands.create(variant_id, options, bots, turn_seconds, test)
 
-    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b""
-                   ) -> tuple[int, str, ViewResult]:
-        return await self.commands.join(table_id, seat, name, entropy)
+    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
+                   binding: Binding | None = None) -> tuple[int, str, ViewResult]:
+        return await self.commands.join(table_id, seat, name, entropy, binding)
+
+    async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
+        return await self.commands.reissue(table_id, seat)
 
     async def leave(self, table_id: str, token: str) -> int:
         return await self.commands.leave(table_id, token)
@@ -220,7 +248,7 @@ class TableManager:
                     yield self._update(entry, viewer, shoe, finished,
                                        current if last == head else None, None)
             while not finished:
-                item = await watcher.queue.get()
+                item = await self._next(watcher)
                 if isinstance(item, StreamEnd):
                     raise _stream_end(item.why, last)
                 if item.entry.version <= last:
@@ -231,6 +259,20 @@ class TableManager:
                                    item)
         finally:
             self.hub.unsubscribe(watcher)
+
+    @staticmethod
+    async def _next(watcher: Watcher) -> Broadcast | StreamEnd:
+        """The stream's next item; a seat's stream whose token expires meanwhile gets its
+        end at the expiry, with nothing sent after it."""
+        if watcher.expires is None:
+            return await watcher.queue.get()
+        left = watcher.expires - time.time()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            return await asyncio.wait_for(watcher.queue.get(), left)
+        except TimeoutError:
+            return StreamEnd(TOKEN_EXPIRED)
 
     @staticmethod
     def _update(entry: LogEntry, viewer: int | None, shoe: Shoe, finished: bool,

@@ -130,12 +130,13 @@ def _add_seats(into: Any, seats: Sequence[Seat], view: View | None) -> None:
     if view is None:
         for index, seat in enumerate(seats):
             into.add(seat=index, occupied=seat.occupied, display_name=seat.name,
-                     bot_policy=seat.bot)
+                     bot_policy=seat.bot, player_id=seat.player_id, buy_in=seat.buy_in)
         return
     scores, stacks = view.scores, view.stacks
     hidden = {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"}
     for index, seat in enumerate(seats):
         into.add(seat=index, occupied=seat.occupied, display_name=seat.name, bot_policy=seat.bot,
+                 player_id=seat.player_id, buy_in=seat.buy_in,
                  hidden_hand_count=hidden.get(index, 0),
                  score=scores[index] if index < len(scores) else 0,
                  stack=stacks[index] if index < len(stacks) else 0)
@@ -181,7 +182,8 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
 
 def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:
     seats = [pb.SeatState(seat=i, occupied=bool(s.get("occupied")),
-                          display_name=str(s.get("name", "")), bot_policy=str(s.get("bot", "")))
+                          display_name=str(s.get("name", "")), bot_policy=str(s.get("bot", "")),
+                          player_id=str(s.get("player_id", "")), buy_in=int(s.get("buy_in", 0)))
              for i, s in enumerate(state.seats)]
     return pb.TableSummary(
         table_id=record.table_id, variant_id=record.variant_id,

@@ -9,6 +9,7 @@ cards. Streams are counted over live streams, per seat and per table.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import structlog
 
@@ -22,7 +23,11 @@ log = structlog.get_logger("bezique.watch")
 BEHIND = "behind"
 """The stream's queue was full: the watcher fell behind."""
 SEAT_RELEASED = "seat_released"
-"""The stream's token no longer holds its seat (left, or revoked)."""
+"""The stream's token no longer holds its seat (it was given up)."""
+TOKEN_REVOKED = "token_revoked"
+"""The stream's token was replaced by ReissueSeatToken."""
+TOKEN_EXPIRED = "token_expired"
+"""The stream's token passed its expiry."""
 RELOADED = "reloaded"
 """The table was dropped from memory after a failed change: resume from the store."""
 CLOSING = "closing"
@@ -34,6 +39,20 @@ class WatchHub:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
+
+    @staticmethod
+    def seat_gone(live: LiveTable, watcher: Watcher, now: float) -> str:
+        """Why a seat's stream may no longer be sent anything ('' while its token holds the
+        seat): checked before every update, so a replaced, given-up or expired token is
+        never shown what comes after."""
+        if watcher.viewer is None:
+            return ""
+        if live.seats[watcher.viewer].token_hash != watcher.token_hash:
+            return (TOKEN_REVOKED if live.revoked.get(watcher.token_hash) == "reissued"
+                    else SEAT_RELEASED)
+        if watcher.expires is not None and now >= watcher.expires:
+            return TOKEN_EXPIRED
+        return ""
 
     def subscribe(self, live: LiveTable, viewer: int | None, token_hash: str) -> Watcher:
         """A new stream of ``live`` for ``viewer`` (call under the table's lock)."""
@@ -52,7 +71,8 @@ class WatchHub:
                                         f"streams (at most {limits.max_streams_per_seat})",
                                         reason="TOO_MANY_STREAMS")
         watcher = Watcher(viewer, token_hash, asyncio.Queue(limits.watch_queue + 1),
-                          live.version, live)
+                          live.version, live,
+                          None if viewer is None else live.seats[viewer].token_expires)
         live.watchers.add(watcher)
         return watcher
 
@@ -68,10 +88,12 @@ class WatchHub:
         moved the table meanwhile) is first sent the ``missed`` entries, with its view after
         the last, or told to resume when they do not reach back far enough."""
         sent: dict[int, Broadcast] = {}
+        now = time.time()
         for watcher in orphans:
             viewer = watcher.viewer
-            if viewer is not None and live.seats[viewer].token_hash != watcher.token_hash:
-                self._end(live, watcher, SEAT_RELEASED)  # checked now, before anything is sent
+            gone = self.seat_gone(live, watcher, now)
+            if gone:
+                self._end(live, watcher, gone)  # checked now, before anything is sent
                 continue
             due = [entry for entry in missed if entry.version > watcher.last]
             if [entry.version for entry in due] != list(range(watcher.last + 1,
@@ -99,12 +121,14 @@ class WatchHub:
         if not live.watchers:
             return
         broadcast = Broadcast(entry, finished=with_views and live.finished)
-        seats = live.seats
+        now = time.time()
         for watcher in list(live.watchers):
             viewer = watcher.viewer
-            if viewer is not None and seats[viewer].token_hash != watcher.token_hash:
-                self._end(live, watcher, SEAT_RELEASED)
-                continue
+            if viewer is not None:
+                gone = self.seat_gone(live, watcher, now)
+                if gone:
+                    self._end(live, watcher, gone)
+                    continue
             if watcher.queue.qsize() >= self.limits.watch_queue:
                 self._end(live, watcher, BEHIND)
                 continue

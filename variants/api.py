@@ -331,6 +331,29 @@ def check_options(variant: object, options: Mapping[str, Any]) -> None:
         check(options)
 
 
+def buy_in_range(variant: object, options: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The smallest and largest starting stack a seat may buy in with at a table with these
+    (resolved) options, by the variant's optional ``buy_in_range(options)`` method; ``None``
+    when the variant takes no buy-ins (see :class:`BuyInVariant`)."""
+    bounds = getattr(variant, "buy_in_range", None)
+    if bounds is None:
+        return None
+    low, high = bounds(options)
+    return int(low), int(high)
+
+
+def start_game(variant: Variant, options: Options, chance: Chance, first_dealer: int | None,
+               buy_ins: Mapping[int, int] | None = None) -> tuple[Game, tuple[Event, ...]]:
+    """Start a game, with the seats' buy-ins when any seat has one. A table without buy-ins
+    calls ``start`` exactly as before buy-ins existed, so every older log replays unchanged,
+    and a variant that takes none never sees the keyword."""
+    if not buy_ins:
+        return variant.start(options, chance, first_dealer)
+    if not isinstance(variant, BuyInVariant):
+        raise VariantError(f"{variant.id} takes no buy-ins")
+    return variant.start(options, chance, first_dealer, buy_ins=dict(buy_ins))
+
+
 # --------------------------------------------------------------------------- protocols
 
 
@@ -411,6 +434,29 @@ class Variant(Protocol):
 
     def accepts_log_version(self, version: int) -> bool:
         """Whether a log written by ``version`` of this variant replays faithfully here."""
+        ...
+
+
+@runtime_checkable
+class BuyInVariant(Protocol):
+    """A variant whose seats may start with stacks of their own (a platform's buy-ins).
+
+    Optional: a variant declares it by defining ``buy_in_range``, and its ``start`` then takes
+    the keyword ``buy_ins`` (seat -> starting stack; seats left out start with the table's
+    default). The service calls ``start`` with ``buy_ins`` only when some seat bought in, so a
+    log without buy-ins replays exactly as before. The conformance kit checks a variant that
+    declares it (``check_buy_ins``).
+    """
+
+    id: str
+
+    def buy_in_range(self, options: Options) -> tuple[int, int]:
+        """The smallest and largest buy-in, in chips, at a table with these options."""
+        ...
+
+    def start(self, options: Options, chance: Chance, first_dealer: int | None = None, *,
+              buy_ins: Mapping[int, int] | None = None) -> tuple[Game, tuple[Event, ...]]:
+        """As :meth:`Variant.start`, with per-seat starting stacks."""
         ...
 
 

@@ -33,8 +33,10 @@ from bezique.variants.api import (
     RandomPolicy,
     Variant,
     VariantError,
+    buy_in_range,
     check_options,
     resolve_options,
+    start_game,
 )
 from bezique.variants.chance import SeededChance
 
@@ -59,6 +61,7 @@ class PlayedGame:
     opening: tuple[Event, ...]
     moves: list[tuple[int, Move]] = field(default_factory=list)
     events: list[tuple[Event, ...]] = field(default_factory=list)
+    buy_ins: dict[int, int] = field(default_factory=dict)
 
 
 Observer = Callable[[Game, int, Move, tuple[Event, ...], Census], None]
@@ -72,13 +75,15 @@ def random_game(
     policies: Sequence[BotPolicy] | None = None,
     max_moves: int = 100_000,
     observe: Observer | None = None,
+    buy_ins: Mapping[int, int] | None = None,
 ) -> PlayedGame:
     """Play one game to its end, each seat choosing with its policy (random by default) from its
-    own redacted view. ``observe`` is called after each move with the census taken before it."""
+    own redacted view. ``observe`` is called after each move with the census taken before it.
+    ``buy_ins`` gives seats their own starting stacks (variants that take buy-ins)."""
     resolved = resolve_options(variant.options, options or {})
     seed = seed_bytes(game_no)
-    game, opening = variant.start(resolved, SeededChance(seed))
-    played = PlayedGame(variant, resolved, seed, game, opening)
+    game, opening = start_game(variant, resolved, SeededChance(seed), None, buy_ins)
+    played = PlayedGame(variant, resolved, seed, game, opening, buy_ins=dict(buy_ins or {}))
     rng = random.Random(game_no)
     seats = variant.seat_count(resolved)
     chosen = list(policies) if policies else [RandomPolicy()] * seats
@@ -104,7 +109,8 @@ def random_game(
 
 def replay(played: PlayedGame) -> tuple[Game, list[tuple[Event, ...]]]:
     """Rebuild a game from its seed and its moves."""
-    game, _ = played.variant.start(played.options, SeededChance(played.seed))
+    game, _ = start_game(played.variant, played.options, SeededChance(played.seed), None,
+                         played.buy_ins)
     return game, [game.apply(seat, move) for seat, move in played.moves]
 
 
@@ -363,6 +369,41 @@ def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_
     return played
 
 
+def check_buy_ins(variant: Variant, options: Mapping[str, object] | None = None, *,
+                  games: int = 2, first_game: int = 0) -> None:
+    """For a variant that takes buy-ins (``buy_in_range``): seats given their own starting
+    stacks in range start with exactly those chips in play, keep them conserved through a
+    random game, and the same seed and buy-ins replay the same game; a table without buy-ins
+    starts as it did without the keyword. A variant without buy-ins passes untouched."""
+    resolved = resolve_options(variant.options, options or {})
+    bounds = buy_in_range(variant, resolved)
+    if bounds is None:
+        return
+    low, high = bounds
+    if not 0 < low <= high:
+        raise ConformanceError(f"{variant.id}: buy-in range {low}..{high} is empty")
+    seats = variant.seat_count(resolved)
+    for game_no in range(first_game, first_game + games):
+        rng = random.Random(2000 + game_no)
+        buy_ins = {seat: rng.choice((low, high, rng.randint(low, high)))
+                   for seat in range(seats) if seat or game_no % 2}  # some seats default
+        seed = seed_bytes(game_no)
+        game, _ = start_game(variant, resolved, SeededChance(seed), None, buy_ins)
+        plain, _ = start_game(variant, resolved, SeededChance(seed), None, {})
+        chips, default = game.census().chips, plain.census().chips
+        if chips is not None and default is not None:
+            per_seat = default // seats
+            expected = sum(buy_ins.get(seat, per_seat) for seat in range(seats))
+            if chips != expected:
+                raise ConformanceError(f"{variant.id}: buy-ins {buy_ins} put {chips} chips in "
+                                       f"play, not {expected}")
+        played = random_game(variant, resolved, game_no=game_no, buy_ins=buy_ins)
+        check_census(variant, played.game, chips, f"buy-in game {game_no} end")
+        rebuilt, events = replay(played)
+        if _state_of(rebuilt, seats) != _state_of(played.game, seats) or events != played.events:
+            raise ConformanceError(f"{variant.id}: buy-in game {game_no} replays differently")
+
+
 def check_variant(variant: Variant, *, options: Sequence[Options] = ({},), games: int = 3) -> None:
     """Every check of the kit, for each of the given option sets."""
     check_facts(variant)
@@ -370,3 +411,4 @@ def check_variant(variant: Variant, *, options: Sequence[Options] = ({},), games
     check_accepted_options_start(variant)
     for number, given in enumerate(options):
         check_random_games(variant, given, games=games, first_game=number * games)
+        check_buy_ins(variant, given, first_game=number * games)

@@ -178,7 +178,8 @@ def test_option_defaults() -> None:
     assert defaults == {"players": 4, "starting_stack": 1000, "ante": 10, "min_bet": None,
                         "max_bet": None, "multiway_showdown": True,
                         "no_combination": "carry_over", "bezique_cards": "QS+JD",
-                        "deals": None, "trump_doubles_combinations": False}
+                        "deals": None, "min_buy_in": None, "max_buy_in": None,
+                        "trump_doubles_combinations": False}
     assert QUART.seat_count({"players": 6}) == 6
 
 

@@ -89,6 +89,17 @@ def test_a_flag_wins_over_a_bad_variable_it_replaces() -> None:
     assert config.metrics_port == 9100
 
 
+def grant_key(folder: Path) -> str:
+    """A PEM public key join grants can be checked with."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    path = folder / "grant.pub"
+    path.write_bytes(ed25519.Ed25519PrivateKey.generate().public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    return str(path)
+
+
 def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> None:
     ca, ca_cert, ca_key = make_ca(tmp_path)
     leaf = make_leaf(tmp_path, "server", ca_cert, ca_key, server=True)
@@ -101,7 +112,8 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "rate_limit": "2.5", "rate_burst": "9", "max_message_bytes": "2048",
                "grace_seconds": "0", "tls_cert": str(leaf.cert), "tls_key": str(leaf.key),
                "tls_client_ca": str(ca.cert), "plugins": "bezique-engine, bezique-highcard",
-               "disable_plugin": "other-dist"}
+               "disable_plugin": "other-dist", "seat_token_ttl": "60",
+               "grant_public_key": grant_key(tmp_path)}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})
     for name in Config.__dataclass_fields__:

@@ -6,6 +6,7 @@ allowed range; the two variants differ only in the trump turn-up and its one ext
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from bezique.variants.api import Event, OptionError, Options, OptionSpec, OptionType
@@ -43,6 +44,12 @@ COMMON_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("deals", OptionType.INT, None,
                "Deals after which the table ends (none: until fewer than two seats can pay "
                "the ante).", minimum=1, maximum=1_000_000, nullable=True),
+    OptionSpec("min_buy_in", OptionType.INT, None,
+               "The smallest starting stack a platform may give a seat when it joins (none: "
+               "the ante).", minimum=1, maximum=MAX_CHIPS, nullable=True),
+    OptionSpec("max_buy_in", OptionType.INT, None,
+               "The largest starting stack a platform may give a seat when it joins (none: "
+               "the starting_stack).", minimum=1, maximum=MAX_CHIPS, nullable=True),
 )
 
 TRUMP_OPTIONS: tuple[OptionSpec, ...] = (
@@ -94,15 +101,39 @@ class QuartBezique:
         )
 
     def check_options(self, options: Options) -> None:
-        """The options that depend on each other (ante, stack, bets), checked at creation."""
+        """The options that depend on each other (ante, stack, bets, buy-ins), checked at
+        creation."""
         self.table_rules(options)
+        self.buy_in_range(options)
 
-    def start(self, options: Options, chance: Chance, first_dealer: int | None = None
-              ) -> tuple[QuartGame, tuple[Event, ...]]:
+    def buy_in_range(self, options: Options) -> tuple[int, int]:
+        """The buy-ins a seat may start with: ``min_buy_in`` (none: the ante) to
+        ``max_buy_in`` (none: the starting stack). At least the ante, so every seat that
+        bought in can pay the first deal. Tables from before these options read as none."""
+        ante = int(options["ante"])
+        low_given, high_given = options.get("min_buy_in"), options.get("max_buy_in")
+        low = ante if low_given is None else int(low_given)
+        high = int(options["starting_stack"]) if high_given is None else int(high_given)
+        if low < ante:
+            raise OptionError("min_buy_in", f"{low} is below the ante {ante}")
+        if high < low:
+            raise OptionError("max_buy_in", f"{high} is below the smallest buy-in {low}")
+        return low, high
+
+    def start(self, options: Options, chance: Chance, first_dealer: int | None = None, *,
+              buy_ins: Mapping[int, int] | None = None) -> tuple[QuartGame, tuple[Event, ...]]:
+        """A new table; ``buy_ins`` (seat -> chips) gives seats their own starting stacks,
+        the others start with ``starting_stack``."""
         rules = self.table_rules(options)
         if first_dealer is not None and not 0 <= first_dealer < rules.seats:
             raise ValueError(f"first_dealer {first_dealer} is not a seat of {rules.seats}")
-        return QuartGame.begin(self.shoe(options), rules, chance, first_dealer)
+        stacks = None
+        if buy_ins:
+            if any(not 0 <= seat < rules.seats for seat in buy_ins):
+                raise ValueError(f"buy-ins for seats {sorted(buy_ins)} of {rules.seats}")
+            stacks = [int(buy_ins.get(seat, rules.starting_stack))
+                      for seat in range(rules.seats)]
+        return QuartGame.begin(self.shoe(options), rules, chance, first_dealer, stacks)
 
     def accepts_log_version(self, version: int) -> bool:
         return version == self.version

@@ -20,6 +20,7 @@ import {
   type GetHistoryResponse,
   type HistoryEntry,
   type JoinTableResponse,
+  type ReissueSeatTokenResponse,
   type Move,
   type SubmitMoveResponse,
   type TableSummary,
@@ -131,7 +132,17 @@ export class TableClient {
    */
   joinTable(
     tableId: string,
-    settings: { seat?: number; name?: string; entropy?: Uint8Array } = {},
+    settings: {
+      seat?: number;
+      name?: string;
+      entropy?: Uint8Array;
+      /** Platform (API key): the player the seat is bound to. */
+      playerId?: string;
+      /** Platform (API key): the seat's starting stack, chips (betting variants). */
+      buyIn?: bigint;
+      /** A join grant the platform signed, in place of the API key. */
+      grant?: string;
+    } = {},
   ): Promise<JoinTableResponse> {
     return this.rpc.joinTable(
       {
@@ -139,9 +150,17 @@ export class TableClient {
         seat: settings.seat,
         displayName: settings.name ?? "",
         entropy: settings.entropy ?? new Uint8Array(randomBytes(32)),
+        playerId: settings.playerId ?? "",
+        buyIn: settings.buyIn ?? 0n,
+        joinGrant: settings.grant ?? "",
       },
       this.options(),
     );
+  }
+
+  /** Platform (API key): a new token for a seat; the old one stops working at once. */
+  reissueSeatToken(tableId: string, seat: number): Promise<ReissueSeatTokenResponse> {
+    return this.rpc.reissueSeatToken({ tableId, seat }, this.options());
   }
 
   /** Give the token's seat back before the game starts; resolves to the log version. */
