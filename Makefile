@@ -22,7 +22,7 @@ NODE     := clients/node
 NPM_OK   := $(NODE)/node_modules/.package-lock.json
 BUF      := $(NODE)/node_modules/.bin/buf
 
-.PHONY: run test lint proto clean bench play soak venv typecheck flaky
+.PHONY: run test lint proto clean bench play soak venv typecheck flaky dist
 
 venv: $(STAMP)
 
@@ -81,6 +81,14 @@ flaky: lint
 	done; \
 	if [ -n "$$failed" ]; then echo "== flaky: runs that failed:$$failed (of $(COUNT))"; exit 1; fi; \
 	echo "== flaky: $(COUNT) runs, 0 failures"
+
+# The wheel and the sdist into dist/ (runtime dependencies only; extras `postgres` and `dev`).
+# `python -m build` builds the sdist, then the wheel from the unpacked sdist, each in an
+# isolated environment; the sdist step's egg-info is removed from the checkout afterwards.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	rm -rf bezique_engine.egg-info
 
 bench: $(GEN)
 	$(BIN)/python -m bench
