@@ -57,7 +57,7 @@ lint: $(GEN) $(NPM_OK)
 	$(BUF) breaking --against proto/baseline/bezique.v1.binpb
 	cd $(NODE) && npm run --silent typecheck
 	$(BIN)/ruff check .
-	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard bench tools
+	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard examples/highcard/tests bench tools
 
 test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
@@ -100,5 +100,5 @@ play: $(RUN_STAMP)
 	$(RUN_BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
 clean:
-	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info examples/*/*.egg-info examples/*/build $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -104,7 +104,7 @@ class CleanEnv:
     def install(self, *requirements: str, timeout: float = 300) -> None:
         """``pip install`` into this environment (from PyPI, or the index pip is set up with)."""
         done = subprocess.run([sys.executable, "-m", "pip", "--python", self.bin("python"),
-                               "install", "--quiet", "--disable-pip-version-check",
+                               "install", "--quiet", "--disable-pip-version-check", "--no-compile",
                                *requirements],
                               capture_output=True, text=True, timeout=timeout, cwd=self.cwd,
                               env=clean_environ(), check=False)

@@ -1,10 +1,15 @@
 """The plugin author's path end to end: ``bezique new-variant`` of the installed engine writes
 a package; installed with the engine's wheel into a clean environment, its tests and
-``mypy --strict`` pass there, and the installed server lists its variant in ListVariants."""
+``mypy --strict`` pass there, and the installed server lists its variant in ListVariants.
+
+A copy of examples/highcard goes into the same environment (one install of pytest and mypy for
+both): it installs beside the wheel, leaves nothing in its folder for the next ``cp -r`` to
+copy, and passes its own tests."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -12,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.packaged.conftest import CleanEnv, EngineDist, InstalledServer, spawn_installed
 
 LIST_VARIANTS = """
@@ -29,6 +35,8 @@ class Authored:
 
     env: CleanEnv
     package: Path
+    example: Path
+    example_files: list[Path]
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +46,13 @@ def authored(engine_dist: EngineDist, tmp_path_factory: pytest.TempPathFactory
     env.install(str(engine_dist.wheel))
     package = env.root / "work" / "bezique-dealers-choice"
     env.run("bezique", "new-variant", "dealers-choice", "--directory", str(package))
-    # A real install (not editable), with the test extra: pytest and mypy.
-    env.install(str(engine_dist.wheel), f"{package}[test]")
-    yield Authored(env, package)
+    example = env.root / "work" / "highcard"
+    shutil.copytree(ROOT / "examples" / "highcard", example,
+                    ignore=shutil.ignore_patterns("__pycache__", ".mypy_cache", "*.egg-info"))
+    files = sorted(path.relative_to(example) for path in example.rglob("*"))
+    # Real installs (not editable), with the test extras: pytest and mypy.
+    env.install(str(engine_dist.wheel), f"{package}[test]", f"{example}[test]")
+    yield Authored(env, package, example, files)
 
 
 def test_the_package_names_the_engine_the_entry_point_and_its_files(
@@ -71,6 +83,7 @@ def test_the_installed_server_lists_the_new_variant(
     server = spawn_installed(authored.env, start_installed)
     listed = json.loads(authored.env.run("python", "-c", LIST_VARIANTS, server.address).stdout)
     assert listed["dealers-choice"] == ["bezique-dealers-choice", "0.1.0", ["random", "highest"]]
+    assert listed["highcard"] == ["bezique-highcard", "1.0.0", ["random", "highest"]]
     assert listed["bezique-2p"][0] == "bezique-engine"
 
 
@@ -82,3 +95,14 @@ def test_a_name_that_is_not_a_variant_id_or_a_used_folder_is_one_line(authored: 
     taken = authored.env.run("bezique", "new-variant", "other", "--directory",
                              str(authored.package), check=False)
     assert taken.returncode == 2 and "already exists and is not empty" in taken.stderr, taken
+
+
+def test_the_example_installs_cleanly_and_passes_its_own_tests(authored: Authored) -> None:
+    after = sorted(path.relative_to(authored.example) for path in authored.example.rglob("*"))
+    assert after == authored.example_files  # no egg-info, no build/ left by the install
+    tests = authored.env.run("pytest", "-q", "-p", "no:cacheprovider", cwd=authored.example,
+                             timeout=180)
+    assert "3 passed" in tests.stdout, tests.stdout
+    typed = authored.env.run("mypy", "--strict", "--no-incremental", "bezique_highcard",
+                             "tests", cwd=authored.example, timeout=180)
+    assert "Success" in typed.stdout, typed.stdout
