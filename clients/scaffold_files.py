@@ -10,8 +10,9 @@ from __future__ import annotations
 
 PYPROJECT = '''\
 [build-system]
-requires = ["setuptools>=77"]
-build-backend = "setuptools.build_meta"
+# hatchling builds outside the source folder: no egg-info or build/ lands next to the code.
+requires = ["hatchling>=1.24"]
+build-backend = "hatchling.build"
 
 [project]
 name = "$dist"
@@ -30,11 +31,8 @@ test = ["pytest>=8", "mypy>=1.10"]
 [project.entry-points.bezique]
 $variant_id = "$module.plugin"
 
-[tool.setuptools]
+[tool.hatch.build.targets.wheel]
 packages = ["$module"]
-
-[tool.setuptools.package-data]
-$module = ["py.typed"]
 
 [tool.mypy]
 strict = true

@@ -28,6 +28,14 @@ with TableClient(sys.argv[1], retries=2) as client:
                       for v in client.list_variants()}))
 """
 
+# Where each package was installed from, and whether it ships its py.typed marker.
+TYPED = """
+import importlib, importlib.resources, sys
+for name in sys.argv[1:]:
+    where = importlib.import_module(name).__file__.split("/lib/")[0]
+    print(where, (importlib.resources.files(name) / "py.typed").is_file())
+"""
+
 
 @dataclass
 class Authored:
@@ -65,6 +73,9 @@ def test_the_package_names_the_engine_the_entry_point_and_its_files(
     for name in ("README.md", ".gitignore", "bezique_dealers_choice/py.typed",
                  "bezique_dealers_choice/game.py", "tests/test_conformance.py"):
         assert (authored.package / name).is_file(), name
+    installed = authored.env.run("python", "-c", TYPED, "bezique_dealers_choice",
+                                 "bezique_highcard").stdout.split()
+    assert installed == [str(authored.env.venv), "True"] * 2, installed
 
 
 def test_its_tests_and_mypy_strict_pass_in_the_clean_environment(authored: Authored) -> None:
