@@ -1,9 +1,10 @@
 # The two commands a newcomer needs: `make run` and `make test`. Each builds what it needs.
 #
 # Two virtual environments, so that the server never runs next to the test tools:
-#   .venv-run  `make run` and `make play`: the engine and the example plugin with their runtime
-#              dependencies only (`pip install -e .` generates bezique.v1 itself, in pip's
-#              isolated build environment, so protoc is not needed here either);
+#   .venv-run  `make run` and `make play`: the engine (with its postgres extra, for replicas) and
+#              the example plugin with their runtime dependencies only (`pip install -e .`
+#              generates bezique.v1 itself, in pip's isolated build environment, so protoc is
+#              not needed here either);
 #   .venv      `make test`, `lint`, `bench`, `soak`: the same plus the `dev` extra.
 # One environment cannot do both: whichever target ran first would leave its packages behind.
 PYTHON   ?= python3
@@ -35,7 +36,7 @@ $(STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml
 $(RUN_STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml $(PROTOS)
 	test -x $(RUN_BIN)/python || $(PYTHON) -m venv $(RUN_VENV)
 	$(RUN_BIN)/python -m pip install --quiet --upgrade pip
-	$(RUN_BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e . -e examples/highcard
+	$(RUN_BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e '.[postgres]' -e examples/highcard
 	touch $@
 
 $(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
