@@ -8,6 +8,7 @@ test, a README and ``py.typed``.
 
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import dataclass
 from importlib import metadata
@@ -43,9 +44,11 @@ def names_of(name: str) -> Names:
                             "words joined by '-', starting with a letter (e.g. 'spades')")
     dist = name if name.startswith("bezique-") else f"bezique-{name}"
     words = name.split("-")
+    class_name = "".join(word.capitalize() for word in words)
+    if keyword.iskeyword(class_name):  # none, true, false
+        class_name += "Variant"
     return Names(variant_id=name, dist=dist, module=dist.replace("-", "_"),
-                 class_name="".join(word.capitalize() for word in words),
-                 title=" ".join(words).capitalize())
+                 class_name=class_name, title=" ".join(words).capitalize())
 
 
 def engine_requirement(version: str) -> str:

@@ -44,7 +44,7 @@ testpaths = ["tests"]
 README = '''\
 # $dist
 
-$title: a variant plugin for the [bezique card-table engine](https://pypi.org/project/bezique-engine/).
+$title: a variant plugin for the bezique card-table engine (`bezique-engine`).
 The server finds it through the entry point `$variant_id` in the group `bezique`.
 
 The game in `$module/game.py` is a working skeleton (each seat plays one card a round, the
