@@ -1,9 +1,10 @@
 # The two commands a newcomer needs: `make run` and `make test`. Each builds what it needs.
 #
 # Two virtual environments, so that the server never runs next to the test tools:
-#   .venv-run  `make run` and `make play`: the engine and the example plugin with their runtime
-#              dependencies only (`pip install -e .` generates bezique.v1 itself, in pip's
-#              isolated build environment, so protoc is not needed here either);
+#   .venv-run  `make run` and `make play`: the engine (with its postgres extra, for replicas) and
+#              the example plugin with their runtime dependencies only (`pip install -e .`
+#              generates bezique.v1 itself, in pip's isolated build environment, so protoc is
+#              not needed here either);
 #   .venv      `make test`, `lint`, `bench`, `soak`: the same plus the `dev` extra.
 # One environment cannot do both: whichever target ran first would leave its packages behind.
 PYTHON   ?= python3
@@ -22,7 +23,7 @@ NODE     := clients/node
 NPM_OK   := $(NODE)/node_modules/.package-lock.json
 BUF      := $(NODE)/node_modules/.bin/buf
 
-.PHONY: run test lint proto clean bench play soak venv typecheck flaky
+.PHONY: run test lint proto clean bench play soak venv typecheck flaky dist
 
 venv: $(STAMP)
 
@@ -35,7 +36,7 @@ $(STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml
 $(RUN_STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml $(PROTOS)
 	test -x $(RUN_BIN)/python || $(PYTHON) -m venv $(RUN_VENV)
 	$(RUN_BIN)/python -m pip install --quiet --upgrade pip
-	$(RUN_BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e . -e examples/highcard
+	$(RUN_BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e '.[postgres]' -e examples/highcard
 	touch $@
 
 $(GEN): $(STAMP) $(PROTOS) tools/gen_proto.py
@@ -57,7 +58,7 @@ lint: $(GEN) $(NPM_OK)
 	$(BUF) breaking --against proto/baseline/bezique.v1.binpb
 	cd $(NODE) && npm run --silent typecheck
 	$(BIN)/ruff check .
-	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard bench tools
+	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard examples/highcard/tests bench tools
 
 test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
@@ -82,6 +83,14 @@ flaky: lint
 	if [ -n "$$failed" ]; then echo "== flaky: runs that failed:$$failed (of $(COUNT))"; exit 1; fi; \
 	echo "== flaky: $(COUNT) runs, 0 failures"
 
+# The wheel and the sdist into dist/ (runtime dependencies only; extras `postgres` and `dev`).
+# `python -m build` builds the sdist, then the wheel from the unpacked sdist, each in an
+# isolated environment; the sdist step's egg-info is removed from the checkout afterwards.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	rm -rf bezique_engine.egg-info
+
 bench: $(GEN)
 	$(BIN)/python -m bench
 
@@ -92,5 +101,5 @@ play: $(RUN_STAMP)
 	$(RUN_BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
 clean:
-	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info examples/*/*.egg-info examples/*/build $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

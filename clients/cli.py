@@ -350,6 +350,22 @@ async def cmd_play(args: argparse.Namespace, console: Console) -> int:
         raise CliError(str(exc), code=2) from exc
 
 
+async def cmd_new_variant(args: argparse.Namespace, console: Console) -> int:
+    from bezique.clients.scaffold import ScaffoldError, names_of, write_package
+
+    try:
+        folder, written = write_package(args.name, Path(args.directory) if args.directory
+                                        else None)
+    except ScaffoldError as exc:
+        raise CliError(str(exc)) from exc
+    names = names_of(args.name)
+    for path in written:
+        say(console, f"wrote {path}")
+    say(console, f"next: cd {folder} && pip install -e '.[test]' && pytest && "
+                 f"mypy --strict {names.module} tests")
+    return 0
+
+
 # ------------------------------------------------------------------------------- parsing
 
 
@@ -391,6 +407,8 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "history": (cmd_history, "print a table's log (--replay: trick by trick)"),
     "verify": (cmd_verify, "check a finished game's shuffles against its seed commitment"),
     "play": (cmd_play, "play a whole game against bots in this terminal"),
+    "new-variant": (cmd_new_variant, "write a variant plugin package to start from (no "
+                                     "server needed)"),
 }
 
 
@@ -464,6 +482,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seconds a bot waits before it moves (in-process server only)")
     play.add_argument("--name", default=os.environ.get("USER", "you"),
                       help="your display name")
+    new_variant = commands["new-variant"]
+    new_variant.add_argument("name", metavar="NAME",
+                             help="the variant id, e.g. spades (the package: bezique-spades)")
+    new_variant.add_argument("--directory", metavar="DIR",
+                             help="where to write it (default: ./bezique-NAME; must be empty)")
     return parser
 
 

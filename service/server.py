@@ -6,10 +6,11 @@ import asyncio
 import contextlib
 import gc
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 import grpc
 import structlog
@@ -23,12 +24,14 @@ from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics, TimedStore
 from bezique.service.servicer import TableServicer, generic_handler
 from bezique.service.startup import StartupError, StoreLock, check_port_free
-from bezique.service.store import Store, open_store
-from bezique.service.store.postgres import PostgresStore
+from bezique.service.store import MissingExtra, Store, open_store
 from bezique.service.store.sqlite import SqliteStore
 from bezique.service.tables import Limits, Settings, TableManager
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
+
+if TYPE_CHECKING:
+    from bezique.service.store.postgres import PostgresStore
 
 log = structlog.get_logger("bezique.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
@@ -91,13 +94,24 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
         await asyncio.sleep(interval)
 
 
+def _is_postgres(store: Store) -> TypeGuard[PostgresStore]:
+    """Whether the store is PostgreSQL, without importing asyncpg (an optional extra) when
+    it is not: a PostgresStore exists only once its module was imported."""
+    module = sys.modules.get("bezique.service.store.postgres")
+    return module is not None and isinstance(store, module.PostgresStore)
+
+
 async def _open_store(config: Config, given: Store | None = None
                       ) -> tuple[Store, StoreLock | None]:
     """The opened store (``given``, or the one ``config.store`` names), and for a sqlite file
     the lock that keeps a second server off it.
 
     Raises StartupError (one line, password redacted) when it cannot be opened."""
-    store = given if given is not None else open_store(config.store)
+    try:
+        store = given if given is not None else open_store(config.store)
+    except MissingExtra as exc:
+        raise StartupError(hide_password(f"--store {config.store}: {exc}", config.store)
+                           ) from None
     lock = None
     if isinstance(store, SqliteStore):
         store.synchronous = config.sqlite_synchronous.upper()
@@ -199,7 +213,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     reflection.enable(server, (SERVICE_NAME,
                                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = _listen(server, config)
-    if isinstance(store, PostgresStore):
+    if _is_postgres(store):
         store.listen(manager.on_remote_entry, manager.on_reconnect)
     await server.start()
     for name in ("", SERVICE_NAME):

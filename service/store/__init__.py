@@ -17,6 +17,14 @@ from bezique.service.store.base import (
     VersionConflict,
 )
 
+POSTGRES_EXTRA = ("the PostgreSQL store needs asyncpg, which is not installed: "
+                  "pip install 'bezique-engine[postgres]'")
+
+
+class MissingExtra(Exception):
+    """A store needs an optional dependency that is not installed; the message says how to
+    install it."""
+
 
 def open_store(url: str) -> Store:
     """The store a URL names (not yet opened: call ``await store.open()``)."""
@@ -29,11 +37,15 @@ def open_store(url: str) -> Store:
 
         return SqliteStore(url.removeprefix("sqlite:").removeprefix("//") or "data/bezique.sqlite")
     if url.startswith(("postgres://", "postgresql://")):
-        from bezique.service.store.postgres import PostgresStore
-
+        try:
+            from bezique.service.store.postgres import PostgresStore
+        except ModuleNotFoundError as exc:  # asyncpg comes with the optional extra only
+            if exc.name != "asyncpg":
+                raise
+            raise MissingExtra(POSTGRES_EXTRA) from None
         return PostgresStore(url)
     raise ValueError(f"unknown store URL {url!r} (memory:, sqlite:PATH, postgresql://...)")
 
 
-__all__ = ["LogEntry", "RequestIdTaken", "Snapshot", "Store", "StoreError", "TableRecord",
-           "TableState", "VersionConflict", "open_store"]
+__all__ = ["POSTGRES_EXTRA", "LogEntry", "MissingExtra", "RequestIdTaken", "Snapshot", "Store",
+           "StoreError", "TableRecord", "TableState", "VersionConflict", "open_store"]
