@@ -317,7 +317,7 @@ def http_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
     try:
         assert process.stdout is not None
-        lines = []
+        lines: list[str] = []
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
             while len(lines) < 2 and selector.select(timeout=60):
