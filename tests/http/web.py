@@ -94,6 +94,11 @@ def summary(details: list[any_pb2.Any]) -> dict[str, object]:
     return found
 
 
+def _path(method: str) -> str:
+    """A method of TableService by name, or any service's method by its full path."""
+    return method if method.startswith("/") else SERVICE + method
+
+
 def _headers(token: str | None, extra: dict[str, str] | None) -> dict[str, str]:
     headers = dict(extra or {})
     if token is not None:
@@ -116,7 +121,7 @@ class Web:
         sent["connect-protocol-version"] = "1"
         body = (json_format.MessageToJson(request).encode() if json
                 else request.SerializeToString())
-        answer = await self.http.post(SERVICE + method, content=body, headers=sent)
+        answer = await self.http.post(_path(method), content=body, headers=sent)
         if answer.status_code != 200:
             assert answer.headers["content-type"] == "application/json"
             raise connect_failure(answer.status_code, answer.json())
@@ -140,7 +145,7 @@ class Web:
         kind = "application/grpc-web-text+proto" if text else "application/grpc-web+proto"
         sent = _headers(token, {**(headers or {}), "content-type": kind, "x-grpc-web": "1"})
         body = frame(0, request.SerializeToString())
-        async with self.http.stream("POST", SERVICE + method,
+        async with self.http.stream("POST", _path(method),
                                     content=base64.b64encode(body) if text else body,
                                     headers=sent) as answer:
             assert answer.status_code == 200
@@ -179,7 +184,7 @@ class Web:
                                 "connect-protocol-version": "1"})
         payload = (json_format.MessageToJson(request).encode() if json
                    else request.SerializeToString())
-        async with self.http.stream("POST", SERVICE + method, content=frame(0, payload),
+        async with self.http.stream("POST", _path(method), content=frame(0, payload),
                                     headers=sent) as answer:
             assert answer.status_code == 200
             assert answer.headers["content-type"] == kind
