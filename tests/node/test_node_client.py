@@ -320,8 +320,9 @@ def http_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         lines: list[str] = []
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
-            while len(lines) < 2 and selector.select(timeout=60):
-                lines.append(process.stdout.readline())
+            if selector.select(timeout=60):
+                # both lines come at once: the second may already be in the file's buffer
+                lines = [process.stdout.readline(), process.stdout.readline()]
         match = re.search(r"serving browsers .* on (http://[\d.]+:\d+)/", "".join(lines))
         if match is None:
             pytest.fail(f"no HTTP port: {lines!r}\n{log.read_text()}", pytrace=False)
