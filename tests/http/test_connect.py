@@ -134,7 +134,7 @@ async def test_malformed_requests_are_invalid_argument_naming_the_type(
     garbage = b"\xff\xff\xff"
     async with grpc.aio.insecure_channel(web_server.address) as channel:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
-            await channel.unary_unary("/bezique.v1.TableService/GetView")(garbage)
+            await channel.unary_unary("/bezique.v1.TableService/GetView", None, None)(garbage)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     answer = await web.http.post("/bezique.v1.TableService/GetView", content=garbage,
                                  headers={"content-type": "application/proto"})
