@@ -113,7 +113,9 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "grace_seconds": "0", "tls_cert": str(leaf.cert), "tls_key": str(leaf.key),
                "tls_client_ca": str(ca.cert), "plugins": "bezique-engine, bezique-highcard",
                "disable_plugin": "other-dist", "seat_token_ttl": "60",
-               "grant_public_key": grant_key(tmp_path)}
+               "grant_public_key": grant_key(tmp_path), "http_address": "127.0.0.1:6001",
+               "http_allowed_origins": "https://games.example.com",
+               "http_static_dir": str(tmp_path)}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})
     for name in Config.__dataclass_fields__:
