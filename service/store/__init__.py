@@ -13,6 +13,7 @@ from bezique.service.store.base import (
     Store,
     StoreError,
     TableRecord,
+    TableResult,
     TableState,
     VersionConflict,
 )
@@ -36,4 +37,4 @@ def open_store(url: str) -> Store:
 
 
 __all__ = ["LogEntry", "RequestIdTaken", "Snapshot", "Store", "StoreError", "TableRecord",
-           "TableState", "VersionConflict", "open_store"]
+           "TableResult", "TableState", "VersionConflict", "open_store"]
