@@ -96,6 +96,9 @@ def _reasons() -> Mapping[str, Reason]:
                         "the start"),
         "INVALID_PAGE_TOKEN": r("INVALID_ARGUMENT", Retry.NO,
                                 "page_token is not one this server gave for this table"),
+        "TABLE_FINISHED": r("FAILED_PRECONDITION", Retry.NO,
+                            "the table has ended (finished or aborted): it takes no join, "
+                            "leave or abort"),
     }
     return MappingProxyType(table)
 

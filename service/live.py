@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
-from bezique.variants.api import Event, Game, LogVersionError, Move, Outcome, Variant, View
+from bezique.variants.api import (
+    ABORTED,
+    Event,
+    Game,
+    LogVersionError,
+    Move,
+    Outcome,
+    Variant,
+    View,
+    abort_game,
+)
 from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
 
 
@@ -30,13 +40,16 @@ class Seat:
     bot: str = ""
     entropy: str = ""
     """The randomness the seat contributed when it joined, hex (public)."""
+    player_id: str = ""
+    """The platform's account holding the seat, when it named one at the join."""
 
     @property
     def occupied(self) -> bool:
         return bool(self.token_hash or self.bot)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "bot": self.bot, "occupied": self.occupied}
+        return {"name": self.name, "bot": self.bot, "occupied": self.occupied,
+                "player_id": self.player_id}
 
 
 @dataclass(frozen=True)
@@ -125,11 +138,16 @@ class LiveTable:
         contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
-
+        self.aborted = False
+        """Set by an ``aborted`` entry: the table ended at an operator's request."""
+        self.start_stacks: tuple[int, ...] = ()
+        """Each seat's chips when the game started (betting variants): the results feed
+        reports the change to the end."""
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
-                              self.left_at, self.chance_version),
+                              self.left_at, self.chance_version, self.aborted,
+                              self.start_stacks),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
@@ -140,6 +158,10 @@ class LiveTable:
         # start, when churn no longer matters)
         self.left_at = state[4] if len(state) > 4 and isinstance(state[4], list) else []
         self.chance_version = state[5] if len(state) > 5 else 0
+        if len(state) > 7:
+            self.aborted, self.start_stacks = bool(state[6]), tuple(state[7])
+        elif self.game is not None:  # an older snapshot: the stacks it started with are lost
+            self.start_stacks = ()
         self.snapshot_version = snapshot.version
 
     @property
@@ -152,7 +174,7 @@ class LiveTable:
 
     @property
     def finished(self) -> bool:
-        return self.game is not None and self.game.outcome() is not None
+        return self.aborted or (self.game is not None and self.game.outcome() is not None)
 
     @property
     def free_seats(self) -> int:
@@ -161,7 +183,7 @@ class LiveTable:
     @property
     def phase(self) -> str:
         if self.game is None:
-            return "waiting"
+            return "aborted" if self.aborted else "waiting"
         return self.game.phase
 
     def chance(self) -> Chance:
@@ -183,6 +205,16 @@ class LiveTable:
         game, events = self.variant.start(self.record.options, self.chance(),
                                           None if first is None else int(first))
         self.game = game
+        self.start_stacks = tuple(game.view(None).stacks)
+        return events
+
+    def abort(self) -> tuple[Event, ...]:
+        """End the table at an operator's request, settling as the variant says (part of a
+        draft, or replaying an ``aborted`` entry)."""
+        self.aborted = True
+        if self.game is None:
+            return ()
+        self.game, events = abort_game(self.game)
         return events
 
     def bot_random(self, seat: int) -> random.Random:
@@ -196,11 +228,19 @@ class LiveTable:
         game = self.game
         seats = tuple(self.seats)
         if game is None:
-            return ViewResult(self, viewer, self.version, seats, "waiting", None, ())
+            return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
+                              self.outcome())
         view = game.view(viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
                           game.outcome(), self.deadline)
+
+    def outcome(self) -> Outcome | None:
+        """How the table ended: the game's outcome, or, for a table aborted before its game
+        started, the reason alone."""
+        if self.game is not None:
+            return self.game.outcome()
+        return Outcome((), (), ABORTED) if self.aborted else None
 
     def state(self) -> TableState:
         return TableState(self.version, self.phase, self.free_seats, self.finished,
@@ -220,12 +260,15 @@ class LiveTable:
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),
                                           str(payload.get("token_hash", "")),
                                           str(payload.get("bot", "")),
-                                          str(payload.get("entropy", "")))
+                                          str(payload.get("entropy", "")),
+                                          str(payload.get("player_id", "")))
         elif entry.kind == "left" and entry.seat is not None:
             self.seats[entry.seat] = Seat()
             self.left_at.append(entry.created_at)
         elif entry.kind == "started":
             self._check_replay(entry, self.start_game())
+        elif entry.kind == ABORTED_KIND:
+            self._check_replay(entry, self.abort())
         elif entry.kind in MOVE_KINDS:
             if self.game is None or entry.seat is None:
                 raise LogVersionError(f"table {self.table_id}: move before the game started")
@@ -262,6 +305,9 @@ from the secret seed (docs/fairness.md)."""
 
 MOVE_KINDS = frozenset({"move", "bot_move", "timeout"})
 """Entry kinds that hold a move of the game."""
+
+ABORTED_KIND = "aborted"
+"""The entry an operator's AbortTable appends: the table ends, settled by the variant."""
 
 
 def rebuild(record: TableRecord, variant: Variant, seats: int,

@@ -197,7 +197,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = _listen(server, config)
     if isinstance(store, PostgresStore):
-        store.listen(manager.on_remote_entry, manager.on_reconnect)
+        store.listen(manager.on_remote_entry, manager.on_reconnect, manager.results.on_result)
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

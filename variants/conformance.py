@@ -33,6 +33,7 @@ from bezique.variants.api import (
     RandomPolicy,
     Variant,
     VariantError,
+    abort_game,
     check_options,
     resolve_options,
 )
@@ -317,6 +318,29 @@ def check_every_legal_move_applies(variant: Variant, game: Game, where: str) -> 
             raise ConformanceError(f"{variant.id} {where}: legal {move} refused: {exc}") from exc
 
 
+def check_abort(variant: Variant, game: Game, seats: int, chips: int | None, where: str
+                ) -> None:
+    """Aborting (on a copy) ends the game: no seat to move, no legal move, an outcome with the
+    reason ``aborted`` and one score per seat; cards and chips are conserved, the settlement's
+    events hide what they must, and a second abort of a replayed copy gives the same events."""
+    if game.outcome() is not None:
+        return
+    copy: Game = pickle.loads(pickle.dumps(game))
+    twin: Game = pickle.loads(pickle.dumps(game))
+    before = copy.census()
+    ended, events = abort_game(copy)
+    outcome = ended.outcome()
+    if outcome is None or outcome.reason != "aborted" or len(outcome.scores) != seats:
+        raise ConformanceError(f"{variant.id} {where}: an aborted game's outcome is {outcome}")
+    if ended.to_move or any(ended.legal_moves(seat) for seat in range(seats)):
+        raise ConformanceError(f"{variant.id} {where}: an aborted game still has moves")
+    check_census(variant, ended, chips, f"{where} (aborted)")
+    check_event_redaction(variant, before, ended, events, seats, f"{where} (aborted)")
+    check_views(variant, ended, seats, f"{where} (aborted)")
+    if abort_game(twin)[1] != events:
+        raise ConformanceError(f"{variant.id} {where}: aborting twice gives different events")
+
+
 def check_random_games(variant: Variant, options: Mapping[str, object] | None = None, *,
                        games: int = 3, first_game: int = 0, probe_every: int = 7) -> None:
     """Random games end, keep every invariant after every move, and replay identically."""
@@ -346,6 +370,7 @@ def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_
         if moves % probe_every == 1:
             check_illegal_refused(variant, game, seats, rng, where)
             check_every_legal_move_applies(variant, game, where)
+            check_abort(variant, game, seats, start_chips[0], where)
 
     played = random_game(variant, options, game_no=game_no, observe=observe)
     fresh, opening = variant.start(played.options, SeededChance(played.seed))
