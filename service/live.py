@@ -143,6 +143,8 @@ class LiveTable:
         self.start_stacks: tuple[int, ...] = ()
         """Each seat's chips when the game started (betting variants): the results feed
         reports the change to the end."""
+        self.buy_ins: dict[int, int] = {}
+        """Seats whose join named a ``buy_in`` (their starting stack), by seat."""
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
@@ -205,8 +207,19 @@ class LiveTable:
         game, events = self.variant.start(self.record.options, self.chance(),
                                           None if first is None else int(first))
         self.game = game
-        self.start_stacks = tuple(game.view(None).stacks)
+        self.start_stacks = self._starting_stacks(game)
         return events
+
+    def _starting_stacks(self, game: Game) -> tuple[int, ...]:
+        """The chips each seat brought: its join's ``buy_in``, else the table's option
+        ``starting_stack`` (the convention of betting variants), else the stacks the game
+        shows at its start (after any opening antes). Empty for a game without stacks."""
+        shown = game.view(None).stacks
+        if not shown:
+            return ()
+        default = self.record.options.get("starting_stack")
+        return tuple(self.buy_ins.get(seat) or (int(default) if default is not None else stack)
+                     for seat, stack in enumerate(shown))
 
     def abort(self) -> tuple[Event, ...]:
         """End the table at an operator's request, settling as the variant says (part of a
@@ -262,8 +275,11 @@ class LiveTable:
                                           str(payload.get("bot", "")),
                                           str(payload.get("entropy", "")),
                                           str(payload.get("player_id", "")))
+            if payload.get("buy_in"):
+                self.buy_ins[entry.seat] = int(payload["buy_in"])
         elif entry.kind == "left" and entry.seat is not None:
             self.seats[entry.seat] = Seat()
+            self.buy_ins.pop(entry.seat, None)
             self.left_at.append(entry.created_at)
         elif entry.kind == "started":
             self._check_replay(entry, self.start_game())
