@@ -11,6 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf import json_format
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.verify import verify_history
@@ -214,7 +215,8 @@ async def test_an_aborted_quart_deal_gives_the_stakes_back(admin: AsyncTableClie
         response = await admin.submit(seat, fold, own.version)
         ends = [e for e in response.events if e.kind == "deal_end"]
         if ends:
-            after_first = [int(v) for v in ends[0].detail["stacks"]]
+            stacks = json_format.MessageToDict(ends[0].detail)["stacks"]
+            after_first = [int(v) for v in stacks]
             break
     # the second deal: everyone antes, the first to act raises; then the operator aborts
     view = await admin.view(table_id)
