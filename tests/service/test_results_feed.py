@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from google.protobuf import json_format
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.verify import verify_history
+from bezique.service import auth
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
@@ -273,3 +275,58 @@ async def test_a_consumer_stopped_mid_stream_applies_every_result_once(
     await asyncio.wait_for(consume(3, crash_before_commit=False), 10)
     applied = [row[0] for row in db.execute("SELECT table_id FROM applied ORDER BY cursor")]
     assert sorted(applied) == sorted(t for t, _ in tables) and len(set(applied)) == 8
+
+
+async def test_abort_stops_the_turn_clock(platform: RunningServer,
+                                          admin: AsyncTableClient) -> None:
+    table = await admin.create_table("highcard", {"players": 2, "hand_size": 4},
+                                     turn_seconds=1)
+    for name in ("ann", "bob"):
+        await admin.join(table.table_id, name=name)
+    version = await admin.abort_table(table.table_id)
+    await asyncio.sleep(1.5)  # the deadline passes: no timeout may follow the abort
+    assert await platform.store.due_deadlines(time.time() + 5) == []
+    history = await admin.history(table.table_id)
+    assert [e.entry_kind for e in history.entries][-1] == "aborted"
+    assert history.entries[-1].version == version
+
+
+async def test_an_aborted_table_rebuilds_from_its_log_and_from_a_snapshot(
+        platform: RunningServer, admin: AsyncTableClient) -> None:
+    table_id, seats = await seated(admin, variant="quart-bezique", starting_stack=100)
+    await play(admin, table_id, seats, moves=2)
+    await admin.abort_table(table_id)
+    before = await admin.view(table_id, seats[1].token)
+    repo = platform.manager.repo
+    live = repo.cached(table_id)
+    assert live is not None
+    repo.discard(live)  # rebuilt by replaying the log, the aborted entry included
+    assert await admin.view(table_id, seats[1].token) == before
+    live = repo.cached(table_id)
+    assert live is not None and live.aborted
+    await repo.save_snapshot(live)
+    repo.discard(live)  # rebuilt from the snapshot
+    assert await admin.view(table_id, seats[1].token) == before
+
+
+async def test_a_seat_bound_to_a_player_id_reaches_list_tables_and_the_feed(
+        platform: RunningServer, admin: AsyncTableClient) -> None:
+    """A joined entry that names a player_id (what a platform's join writes) makes the seat
+    the player's: in the table's summary (ListTables) and in its result."""
+    table = await admin.create_table("highcard", {"players": 2, "hand_size": 1})
+    token = auth.new_token()
+    manager = platform.manager
+    async with manager.repo.hold(table.table_id) as live:
+        payload = {"name": "ann", "token_hash": auth.token_hash(token), "player_id": "p-1"}
+        await manager.commands._commit(live, lambda: [
+            manager.commands._entry(live, "joined", 0, payload, time.time())])
+    bob = await admin.join(table.table_id, name="bob")
+    listed = await admin.list_tables(player_id="p-1")
+    assert [t.table_id for t in listed] == [table.table_id]
+    assert await admin.list_tables(player_id="p-2") == []
+    await play(admin, table.table_id, [SeatHandle(table.table_id, 0, token), bob])
+    assert await admin.list_tables(player_id="p-1") == []  # finished: not listed by default
+    listed = await admin.list_tables(player_id="p-1", finished=pb.FINISHED_FILTER_ANY)
+    assert [t.table_id for t in listed] == [table.table_id]
+    (result,) = await asyncio.wait_for(collect(admin, 1), 10)
+    assert [s.player_id for s in result.seats] == ["p-1", ""]
