@@ -330,3 +330,29 @@ async def test_a_seat_bound_to_a_player_id_reaches_list_tables_and_the_feed(
     assert [t.table_id for t in listed] == [table.table_id]
     (result,) = await asyncio.wait_for(collect(admin, 1), 10)
     assert [s.player_id for s in result.seats] == ["p-1", ""]
+
+
+async def test_a_feed_stream_ends_unavailable_with_its_cursor_at_shutdown() -> None:
+    running = await start_server(server_config(), games_registry())
+    stopped = False
+    try:
+        async with AsyncTableClient(running.address, retries=0) as client:
+            table_id, seats = await seated(client, hand_size=1)
+            await play(client, table_id, seats)
+            got: list[pb.TableResult] = []
+
+            async def follow() -> None:
+                async for result in client.watch_results(0, resume=False):
+                    got.append(result)
+
+            follower = asyncio.create_task(follow())
+            await eventually(lambda: len(got) == 1, 10, "the first result")
+            await running.stop()
+            stopped = True
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await asyncio.wait_for(follower, 10)
+            assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert details(caught.value)["metadata"] == {"resume_from": str(got[0].cursor)}
+    finally:
+        if not stopped:
+            await running.stop()
