@@ -5,6 +5,7 @@ every finished table exactly once, in commit order."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import grpc
 
@@ -90,3 +91,33 @@ async def test_a_consumer_resumes_on_another_replica_after_a_kill(
     assert twice == []
     assert set(applied) == {t for t, _ in tables}
     assert order == sorted(order) and len(order) == 12
+
+
+async def test_an_abort_on_one_replica_ends_the_streams_on_another(
+        replicas: list[RunningServer]) -> None:
+    async with AsyncTableClient(replicas[0].address) as operator, \
+            AsyncTableClient(replicas[1].address) as player:
+        table_id, seats = await open_table(operator)
+        updates: list[pb.WatchTableResponse] = []
+
+        async def watch() -> None:
+            async for update in player.watch(table_id, seats[0].token):
+                updates.append(update)
+
+        watcher = asyncio.create_task(watch())
+        await eventually(lambda: any(u.entry_kind == "started" for u in updates), 10, "start")
+        version = await operator.abort_table(table_id)
+        await asyncio.wait_for(watcher, 10)  # ended OK on the other replica
+        assert (updates[-1].entry_kind, updates[-1].version) == ("aborted", version)
+        assert updates[-1].view.outcome.reason == "aborted"
+        results = [r async for r in _first(player.watch_results(0), 1)]
+        assert [(r.table_id, r.reason) for r in results] == [(table_id, "aborted")]
+
+
+async def _first(stream: AsyncIterator[pb.TableResult], count: int
+                 ) -> AsyncIterator[pb.TableResult]:
+    async for item in stream:
+        yield item
+        count -= 1
+        if count == 0:
+            return

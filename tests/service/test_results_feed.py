@@ -126,6 +126,11 @@ async def test_the_feed_and_abort_need_the_api_key(platform: RunningServer,
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await collect(admin, 1, -1)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    for note in ("\x1b[2J", "n" * 201):
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await admin.abort_table(table_id, note=note)
+        assert details(caught.value)["fields"] == ["note"]
+    assert not (await admin.view(table_id)).HasField("outcome")  # nothing was aborted
 
 
 async def test_an_aborted_table_ends_for_watchers_the_feed_and_verify(
