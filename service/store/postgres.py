@@ -122,6 +122,8 @@ class PostgresStore:
         self.url = url
         self.pool_size = pool_size
         self._pool: asyncpg.Pool | None = None
+        self._feed_pool: asyncpg.Pool | None = None
+        """Connections of the results feed's reads: they never wait behind the appends."""
         self._listener: asyncpg.Connection | None = None
         self._listen_task: asyncio.Task[None] | None = None
 
@@ -135,6 +137,8 @@ class PostgresStore:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
                                                    command_timeout=10)
+            self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
+                                                        command_timeout=10)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
         await self._migrate()
@@ -162,14 +166,16 @@ class PostgresStore:
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.close()
-        if self._pool is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._pool.close(), 5)
-            self._pool = None
+        for pool in (self._pool, self._feed_pool):
+            if pool is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(pool.close(), 5)
+        self._pool = self._feed_pool = None
 
-    async def _run(self, what: str, call: Callable[[asyncpg.Connection], Any]) -> Any:
+    async def _run(self, what: str, call: Callable[[asyncpg.Connection], Any],
+                   pool: asyncpg.Pool | None = None) -> Any:
         try:
-            async with self.pool.acquire() as conn:
+            async with (pool or self.pool).acquire() as conn:
                 return await call(conn)
         except (VersionConflict, StoreError):
             raise
@@ -247,7 +253,7 @@ class PostgresStore:
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = await self._run("read results", lambda c: c.fetch(
             "SELECT cursor, table_id, version, data, finished_at FROM results "
-            "WHERE cursor > $1 ORDER BY cursor LIMIT $2", after, limit))
+            "WHERE cursor > $1 ORDER BY cursor LIMIT $2", after, limit), self._feed_pool)
         return [TableResult(row["table_id"], int(row["version"]), loads(row["data"]),
                             float(row["finished_at"]), int(row["cursor"])) for row in rows]
 
