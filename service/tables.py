@@ -271,6 +271,7 @@ class TableManager:
 
     def on_reconnect(self) -> None:
         self.repo.on_reconnect()
+        self.results.wake()  # notifications of results may have been lost too
 
     def live_tables(self) -> Iterator[tuple[str, str]]:
         """(variant, phase) of every table held in memory and not in the middle of a change,
