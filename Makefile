@@ -61,7 +61,7 @@ lint: $(GEN) $(NPM_OK)
 	$(BUF) breaking --against proto/baseline/bezique.v1.binpb
 	cd $(NODE) && npm run --silent typecheck
 	$(BIN)/ruff check .
-	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard examples/highcard/tests bench tools
+	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard examples/highcard/tests examples/platform/bezique_platform bench tools
 
 test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

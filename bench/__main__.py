@@ -1,8 +1,8 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams, browser), ``--json PATH`` (raw figures), ``--markdown PATH`` (the
-printed report, for bench/results.md).
+layers, service, memory, streams, browser, feed), ``--json PATH`` (raw figures),
+``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import browser, engine, layers, memory, service, streams
+from bench import browser, engine, feed, layers, memory, service, streams
 from bench.common import Section, machine, raise_fd_limit
 
 Runner = Callable[[bool], Section]
@@ -36,6 +36,8 @@ SUITES: dict[str, Runner] = {
     "browser": lambda quick: browser.run(
         browser.BrowserConfig(moves=2_000, reps=2, warmup_moves=400) if quick
         else browser.BrowserConfig()),
+    "feed": lambda quick: feed.run(
+        feed.FeedConfig(moves=2_000) if quick else feed.FeedConfig()),
 }
 
 

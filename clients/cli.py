@@ -323,6 +323,8 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     say(console, f"seed commitment {history.seed_commitment} matches the revealed seed")
     say(console, f"verified: {result.deals} deals, {result.moves} moves "
                  f"({result.bot_moves} by bots, {result.timeouts} on the clock)")
+    if result.aborted:
+        say(console, "aborted by the operator: the settlement is the variant's, recomputed")
     if own is not None:
         say(console, f"your seat {own.seat}: the commitment you were shown and the entropy you "
                      "sent are the ones the deals came from")

@@ -147,13 +147,18 @@ class AsyncTableClient:
             request, metadata=self._md(), timeout=self.timeout)
         return response
 
-    async def list_tables(self, variant_id: str = "", only_open: bool = False
+    async def list_tables(self, variant_id: str = "", only_open: bool = False, *,
+                          player_id: str = "",
+                          finished: pb.FinishedFilter = pb.FINISHED_FILTER_UNSPECIFIED
                           ) -> list[pb.TableSummary]:
+        """Every page of ListTables. ``finished``: ``pb.FINISHED_FILTER_FINISHED`` lists
+        ended tables, ``..._ANY`` every table; by default unfinished ones."""
         tables: list[pb.TableSummary] = []
         token = ""
         while True:
             request = pb.ListTablesRequest(variant_id=variant_id, only_open=only_open,
-                                           page_token=token)
+                                           page_token=token, player_id=player_id,
+                                           finished=finished)
             page = await self._retry(lambda r=request: self.stub.ListTables(  # type: ignore[misc]
                 r, metadata=self._md(), timeout=self.timeout))
             tables.extend(page.tables)
@@ -235,6 +240,40 @@ class AsyncTableClient:
             request, metadata=self._md(token), timeout=self.timeout))
         return response
 
+    async def abort_table(self, table_id: str, note: str = "") -> int:
+        """End a table now (platform API key); the version of its ``aborted`` entry. Not
+        retried: a repeat after the first took effect is FAILED_PRECONDITION/TABLE_FINISHED."""
+        response = await self.stub.AbortTable(pb.AbortTableRequest(table_id=table_id, note=note),
+                                              metadata=self._md(), timeout=self.timeout)
+        return int(response.version)
+
+    async def watch_results(self, from_cursor: int = 0, *, resume: bool = True
+                            ) -> AsyncIterator[pb.TableResult]:
+        """Every finished table after ``from_cursor``, then live ones, without end (platform
+        API key). A cut stream is opened again from the last cursor delivered, on whichever
+        server the channel reaches. Delivery is at least once across a restart of the caller:
+        keep each result's ``cursor`` in the same transaction as what it changed, and pass the
+        last one kept here."""
+        last = from_cursor
+        failures = 0
+        while True:
+            call = self.stub.WatchResults(pb.WatchResultsRequest(from_cursor=last),
+                                          metadata=self._md())
+            try:
+                async for message in call:
+                    failures = 0
+                    if message.result.cursor > last:
+                        last = message.result.cursor
+                        yield message.result
+                return
+            except grpc.aio.AioRpcError as error:
+                failures += 1
+                if not resume or error.code() not in RETRYABLE or failures > self.retries:
+                    raise
+                await asyncio.sleep(self.backoff * 2 ** (failures - 1))
+            finally:
+                call.cancel()
+
     async def watch(self, table_id: str, token: str | None = None, from_version: int = 0,
                     *, resume: bool = True) -> AsyncIterator[pb.WatchTableResponse]:
         """Updates from ``from_version`` on; a cut stream is resumed where it stopped."""
@@ -308,9 +347,12 @@ class TableClient:
                      **kwargs: Any) -> pb.CreateTableResponse:
         return self._run(self._client.create_table(variant_id, options, **kwargs))
 
-    def list_tables(self, variant_id: str = "", only_open: bool = False
+    def list_tables(self, variant_id: str = "", only_open: bool = False, **filters: Any
                     ) -> list[pb.TableSummary]:
-        return self._run(self._client.list_tables(variant_id, only_open))
+        return self._run(self._client.list_tables(variant_id, only_open, **filters))
+
+    def abort_table(self, table_id: str, note: str = "") -> int:
+        return self._run(self._client.abort_table(table_id, note))
 
     def join(self, table_id: str, seat: int | None = None, name: str = "",
              entropy: bytes | None = None, **binding: Any) -> SeatHandle:

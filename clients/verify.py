@@ -18,12 +18,14 @@ from google.protobuf import json_format
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
+    ABORTED,
     Event,
     Game,
     Move,
     Options,
     Variant,
     VariantError,
+    abort_game,
     resolve_options,
     start_game,
 )
@@ -65,6 +67,8 @@ class Verified:
     """The test settings the table was created with (only with ``allow_test_settings``)."""
     bot_moves: int = 0
     timeouts: int = 0
+    aborted: bool = False
+    """An operator ended the table (an ``aborted`` entry), settled as the variant says."""
 
 
 @dataclass
@@ -192,11 +196,16 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
                                     f"{entry.version}", entry.version)
         previous = entry.version
         replay.entry(entry)
+    if replay.aborted and replay.game is None:
+        if history.outcome.reason != ABORTED:
+            raise VerificationError(f"the table was aborted before its game started, but the "
+                                    f"history's outcome says {history.outcome.reason!r}")
+        return Verified(0, 0, (), test, aborted=True)
     if replay.game is None or replay.chance is None:
         raise VerificationError("the history never starts the game")
     _check_outcome(replay.game, history.outcome)
     return Verified(len(replay.chance.deals), replay.moves, replay.contributors, test,
-                    replay.bot_moves, replay.timeouts)
+                    replay.bot_moves, replay.timeouts, replay.aborted)
 
 
 def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
@@ -225,10 +234,16 @@ class _Replay:
         self.chance: CountingChance | None = None
         self.contributors: tuple[int, ...] = ()
         self.moves = self.bot_moves = self.timeouts = 0
+        self.aborted = False
 
     def entry(self, entry: pb.HistoryEntry) -> None:
         kind, version = entry.entry_kind, entry.version
+        if self.aborted:
+            raise VerificationError(f"a {kind!r} entry follows the abort", version)
         if kind == "created":
+            return
+        if kind == ABORTED:
+            self._abort(entry)
             return
         if kind in ("joined", "left"):
             if self.game is not None:
@@ -277,6 +292,19 @@ class _Replay:
                                         "it", version)
         else:
             raise VerificationError(f"unknown entry kind {kind!r}", version)
+
+    def _abort(self, entry: pb.HistoryEntry) -> None:
+        """An operator ended the table: the variant's settlement, recomputed."""
+        self.aborted = True
+        if entry.HasField("seat"):
+            raise VerificationError("an 'aborted' entry names a seat", entry.version)
+        if self.game is None:
+            _compare(entry.version, self.shoe, entry.events, ())
+            return
+        if self.game.outcome() is not None:
+            raise VerificationError("the game is aborted after it ended", entry.version)
+        self.game, events = abort_game(self.game)
+        _compare(entry.version, self.shoe, entry.events, events)
 
     def _seat_of(self, entry: pb.HistoryEntry) -> int:
         if not entry.HasField("seat"):
@@ -330,7 +358,8 @@ def _check_outcome(game: Game, told: pb.Outcome) -> None:
     if outcome is None:
         raise VerificationError("the history says the game finished, but its moves do not "
                                 "end the game")
-    if tuple(told.winners) != outcome.winners or tuple(told.scores) != outcome.scores:
+    if (tuple(told.winners) != outcome.winners or tuple(told.scores) != outcome.scores
+            or (ABORTED in (told.reason, outcome.reason) and told.reason != outcome.reason)):
         raise VerificationError(f"the outcome differs: the history has winners "
                                 f"{list(told.winners)} scores {list(told.scores)}, the replay "
                                 f"winners {list(outcome.winners)} scores "

@@ -33,6 +33,7 @@ from bezique.service.errors import (
     quoted,
 )
 from bezique.service.live import (
+    ABORTED_KIND,
     CHANCE_VERSION,
     MOVE_KINDS,
     TOKEN_REISSUED,
@@ -49,6 +50,7 @@ from bezique.service.store import (
     Store,
     StoreError,
     TableRecord,
+    TableResult,
     VersionConflict,
 )
 from bezique.service.watch import WatchHub
@@ -135,6 +137,29 @@ class Binding:
     grant_jti: str = ""
 
 
+def table_result(live: LiveTable, last: LogEntry) -> TableResult:
+    """The result of a table that ``last`` ends (part of the draft that ends it): who held
+    each seat, the outcome, each seat's chip change for a betting variant, the seed."""
+    record = live.record
+    outcome = live.outcome()
+    chips: list[int] = []
+    if live.game is not None and live.start_stacks:
+        end = live.game.view(None).stacks
+        if len(end) == len(live.start_stacks):
+            chips = [after - before for before, after in zip(live.start_stacks, end, strict=True)]
+    data: dict[str, Any] = {
+        "variant_id": record.variant_id, "variant_version": record.variant_version,
+        "seats": [{"player_id": seat.player_id, "name": seat.name, "bot": seat.bot}
+                  for seat in live.seats],
+        "reason": outcome.reason if outcome is not None else ABORTED_KIND,
+        "outcome": None if outcome is None else {
+            "winners": list(outcome.winners), "scores": list(outcome.scores),
+            "reason": outcome.reason, "detail": dict(outcome.detail)},
+        "chip_changes": chips, "start_stacks": list(live.start_stacks) if chips else [],
+        "commitment": record.commitment, "seed": record.seed.hex()}
+    return TableResult(record.table_id, last.version, data, last.created_at)
+
+
 class CommandPath:
     """Creates tables and applies every change to them, committed before it is seen."""
 
@@ -148,21 +173,31 @@ class CommandPath:
         self.metrics = metrics
         self.on_committed: Callable[[LiveTable], None] = lambda live: None
         """Called after every committed change (the scheduler starts the bot to move)."""
+        self.on_result: Callable[[], None] = lambda: None
+        """Called after a change that ended a table committed (the results feed wakes)."""
 
     # ------------------------------------------------------------------ the one commit
 
-    async def _commit(self, live: LiveTable, draft: Callable[[], list[LogEntry]]
-                      ) -> list[LogEntry]:
+    async def _commit(self, live: LiveTable, draft: Callable[[], list[LogEntry]], *,
+                      past_limit: bool = False) -> list[LogEntry]:
         """Work ``draft`` out on ``live`` (held), append it, then publish it. On any failure
-        ``live`` is discarded, so memory never holds what the store does not."""
+        ``live`` is discarded, so memory never holds what the store does not. A change that
+        ends the table carries its result, stored in the same transaction. Only an abort
+        (``past_limit``) may go past the log's limit: it is how a full table ends."""
         expected = live.version
         limit = self.settings.limits.max_log_entries
-        if expected >= limit:
+        if expected >= limit and not past_limit:
             raise ResourceExhausted(f"table {live.table_id} holds its limit of {limit} log "
                                     "entries", reason="LOG_FULL")
+        if live.finished:
+            raise FailedPrecondition(f"table {live.table_id} has ended", reason="TABLE_FINISHED")
+        result = None
         try:
             entries = draft()
-            await self.store.append(live.table_id, expected, entries, live.state())
+            if live.finished:
+                result = table_result(live, entries[-1])
+            await self.store.append(live.table_id, expected, entries, live.state(),
+                                    result=result)
         except VersionConflict as exc:
             self.repo.discard(live)
             raise StaleVersion(live.table_id, expected, exc.current) from exc
@@ -183,6 +218,10 @@ class CommandPath:
         if any(entry.kind in SEAT_KINDS for entry in entries):
             self.repo.index(live)
         self.on_committed(live)
+        if result is not None:
+            log.info("table_finished", table_id=live.table_id, version=live.version,
+                     reason=result.data["reason"])
+            self.on_result()
         return entries
 
     def _observe(self, live: LiveTable, entry: LogEntry) -> None:
@@ -338,6 +377,7 @@ class CommandPath:
             raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes, or "
                                   "empty", field="entropy")
         async with self.repo.hold(table_id) as live:
+            self._check_not_finished(live)
             if seat is None:
                 free = [i for i, s in enumerate(live.seats) if not s.occupied]
                 if not free:
@@ -411,6 +451,7 @@ class CommandPath:
     async def leave(self, table_id: str, token: str) -> int:
         async with self.repo.hold(table_id) as live:
             seat = await self.seat_for(live, token)
+            self._check_not_finished(live)
             if live.started:
                 raise FailedPrecondition("the game has started: a seat cannot be given up now",
                                          reason="GAME_STARTED")
@@ -446,6 +487,42 @@ class CommandPath:
             await self._commit(live, draft)
             log.info("seat_token_reissued", table_id=table_id, seat=seat, version=live.version)
             return token, expires, live.version
+
+    @staticmethod
+    def _check_not_finished(live: LiveTable) -> None:
+        if live.finished:
+            raise FailedPrecondition(f"table {live.table_id} has ended", field="table_id",
+                                     reason="TABLE_FINISHED")
+
+    # ------------------------------------------------------------------ operator controls
+
+    async def abort(self, table_id: str, note: str = "") -> int:
+        """End a table at an operator's request: an ``aborted`` entry, settled by the variant
+        (its optional ``abort``; else current scores, no winner). It also ends a table whose
+        log is full. Bots and clocks stop, watch streams get the entry and end, and the result
+        goes to the feed. Returns the entry's version."""
+        limit = self.settings.limits.max_note_length
+        if len(note) > limit:
+            raise InvalidArgument(f"note is longer than {limit} characters", field="note")
+        if unsafe_characters(note):
+            raise InvalidArgument("note holds control or bidi-override characters",
+                                  field="note")
+        async with self.repo.hold(table_id) as live:
+            self._check_not_finished(live)
+
+            def draft() -> list[LogEntry]:
+                now = time.time()
+                events = live.abort()
+                payload: dict[str, Any] = {"events": events_json(events), "deadline": None}
+                if note:
+                    payload["note"] = note
+                entry = LogEntry(live.version + 1, ABORTED_KIND, None, payload, None, now)
+                live.advance(entry)
+                return [entry]
+
+            await self._commit(live, draft, past_limit=True)
+            log.info("table_aborted", table_id=table_id, version=live.version)
+            return live.version
 
     async def seat_for(self, live: LiveTable, token: str) -> int:
         """The seat ``token`` holds at the held table; on a shared store a token this replica

@@ -17,6 +17,7 @@ from typing import Any
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
 from bezique.variants.api import (
+    ABORTED,
     Event,
     Game,
     LogVersionError,
@@ -24,6 +25,7 @@ from bezique.variants.api import (
     Outcome,
     Variant,
     View,
+    abort_game,
 )
 from bezique.variants.api import start_game as start_variant
 from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
@@ -156,12 +158,17 @@ class LiveTable:
         self.grant_jtis: set[str] = set()
         """The ``jti`` of every join grant a seat of this table was joined with (from the
         log): a grant is used once."""
+        self.aborted = False
+        """Set by an ``aborted`` entry: the table ended at an operator's request."""
+        self.start_stacks: tuple[int, ...] = ()
+        """Each seat's chips when the game started (betting variants): the results feed
+        reports the change to the end."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
                               self.left_at, self.chance_version, self.revoked,
-                              self.grant_jtis),
+                              self.grant_jtis, self.aborted, self.start_stacks),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
@@ -174,6 +181,9 @@ class LiveTable:
         self.chance_version = state[5] if len(state) > 5 else 0
         self.revoked = dict(state[6]) if len(state) > 6 else {}
         self.grant_jtis = set(state[7]) if len(state) > 7 else set()
+        self.aborted = bool(state[8]) if len(state) > 8 else False
+        # an older snapshot: the stacks the game started with are lost (no chip changes)
+        self.start_stacks = tuple(state[9]) if len(state) > 9 else ()
         self.snapshot_version = snapshot.version
 
     @property
@@ -186,7 +196,7 @@ class LiveTable:
 
     @property
     def finished(self) -> bool:
-        return self.game is not None and self.game.outcome() is not None
+        return self.aborted or (self.game is not None and self.game.outcome() is not None)
 
     @property
     def free_seats(self) -> int:
@@ -195,7 +205,7 @@ class LiveTable:
     @property
     def phase(self) -> str:
         if self.game is None:
-            return "waiting"
+            return "aborted" if self.aborted else "waiting"
         return self.game.phase
 
     def chance(self) -> Chance:
@@ -221,6 +231,28 @@ class LiveTable:
         game, events = start_variant(self.variant, self.record.options, self.chance(),
                                     None if first is None else int(first), self.buy_ins())
         self.game = game
+        self.start_stacks = self._starting_stacks(game)
+        return events
+
+    def _starting_stacks(self, game: Game) -> tuple[int, ...]:
+        """The chips each seat brought: its join's ``buy_in``, else the table's option
+        ``starting_stack`` (the convention of betting variants), else the stacks the game
+        shows at its start (after any opening antes). Empty for a game without stacks."""
+        shown = game.view(None).stacks
+        if not shown:
+            return ()
+        default = self.record.options.get("starting_stack")
+        bought = self.buy_ins()
+        return tuple(bought.get(seat) or (int(default) if default is not None else stack)
+                     for seat, stack in enumerate(shown))
+
+    def abort(self) -> tuple[Event, ...]:
+        """End the table at an operator's request, settling as the variant says (part of a
+        draft, or replaying an ``aborted`` entry)."""
+        self.aborted = True
+        if self.game is None:
+            return ()
+        self.game, events = abort_game(self.game)
         return events
 
     def bot_random(self, seat: int) -> random.Random:
@@ -234,11 +266,19 @@ class LiveTable:
         game = self.game
         seats = tuple(self.seats)
         if game is None:
-            return ViewResult(self, viewer, self.version, seats, "waiting", None, ())
+            return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
+                              self.outcome())
         view = game.view(viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
                           game.outcome(), self.deadline)
+
+    def outcome(self) -> Outcome | None:
+        """How the table ended: the game's outcome, or, for a table aborted before its game
+        started, the reason alone."""
+        if self.game is not None:
+            return self.game.outcome()
+        return Outcome((), (), ABORTED) if self.aborted else None
 
     def state(self) -> TableState:
         return TableState(self.version, self.phase, self.free_seats, self.finished,
@@ -280,6 +320,8 @@ class LiveTable:
                                              else float(expires))
         elif entry.kind == "started":
             self._check_replay(entry, self.start_game())
+        elif entry.kind == ABORTED_KIND:
+            self._check_replay(entry, self.abort())
         elif entry.kind in MOVE_KINDS:
             if self.game is None or entry.seat is None:
                 raise LogVersionError(f"table {self.table_id}: move before the game started")
@@ -319,6 +361,8 @@ MOVE_KINDS = frozenset({"move", "bot_move", "timeout"})
 
 TOKEN_REISSUED = "token_reissued"
 """The entry kind of ReissueSeatToken: the seat's token is replaced, the old one revoked."""
+ABORTED_KIND = "aborted"
+"""The entry an operator's AbortTable appends: the table ends, settled by the variant."""
 
 
 def rebuild(record: TableRecord, variant: Variant, seats: int,

@@ -221,7 +221,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     port = _listen(server, config)
     http_socket = bind_http(config.http_address) if config.http_address else None
     if _is_postgres(store):
-        store.listen(manager.on_remote_entry, manager.on_reconnect)
+        store.listen(manager.on_remote_entry, manager.on_reconnect, manager.results.on_result)
     await server.start()
     http = None
     if http_socket is not None:

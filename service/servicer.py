@@ -216,9 +216,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise InvalidArgument("page_token is not one this server gave",
                                   field="page_token", reason="INVALID_PAGE_TOKEN")
         size = min(request.page_size or 100, 1000)
+        if len(request.player_id) > 256:
+            raise InvalidArgument("player_id is longer than 256 characters", field="player_id")
+        which = request.finished
         rows = await self.manager.store.list_tables(
             variant_id=request.variant_id, only_open=request.only_open, limit=size + 1,
-            after=request.page_token)
+            after=request.page_token, player_id=request.player_id,
+            include_finished=which == pb.FINISHED_FILTER_ANY,
+            only_finished=which == pb.FINISHED_FILTER_FINISHED)
         tables = [translate.table_summary(record, state) for record, state in rows[:size]]
         token = tables[-1].table_id if len(rows) > size else ""
         return pb.ListTablesResponse(tables=tables, next_page_token=token)
@@ -337,6 +342,33 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 self.metrics.observe_rpc("WatchTable", code, time.perf_counter() - start)
 
     @unary
+    async def AbortTable(self, request: pb.AbortTableRequest, context: Any
+                         ) -> pb.AbortTableResponse:
+        self._check_api_key(context)
+        version = await self.manager.abort(request.table_id, request.note)
+        return pb.AbortTableResponse(version=version)
+
+    async def WatchResults(self, request: pb.WatchResultsRequest, context: Any
+                           ) -> AsyncIterator[pb.WatchResultsResponse]:
+        start = time.perf_counter()
+        code = "OK"
+        try:
+            self.check_rate(context, "WatchResults")
+            self._check_api_key(context)
+            async for row in self.manager.watch_results(request.from_cursor):
+                yield pb.WatchResultsResponse(result=translate.table_result(row))
+        except (ServiceError, StoreError) as error:
+            failure = _failure(error)
+            code = failure.code
+            await context.abort_with_status(to_status(failure))
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        finally:
+            if self.metrics is not None:
+                self.metrics.observe_rpc("WatchResults", code, time.perf_counter() - start)
+
+    @unary
     async def GetHistory(self, request: pb.GetHistoryRequest, context: Any
                          ) -> pb.GetHistoryResponse:
         page = await self.manager.history(request.table_id, _token(context), request.page_size,
@@ -365,6 +397,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 if "player_id" in entry.payload or "buy_in" in entry.payload:
                     message.binding.player_id = str(entry.payload.get("player_id", ""))
                     message.binding.buy_in = int(entry.payload.get("buy_in", 0))
+            elif entry.kind == "aborted":
+                message.note = str(entry.payload.get("note", ""))
             if item.move is not None:
                 translate.set_move(message.move, shoe, item.move)
         if page.finished:

@@ -19,6 +19,8 @@ class Limits:
     watch_queue: int = 256
     max_name_length: int = 64
     max_request_id_length: int = 128
+    max_note_length: int = 200
+    """An operator's note on AbortTable (kept in the log, shown in the history)."""
     max_turn_seconds: int = 86_400
     max_log_entries: int = 100_000
     """A change that would begin past this many entries is refused (``LOG_FULL``)."""
@@ -39,6 +41,9 @@ class Settings:
     test_mode: bool = False
     bot_delay: float = 0.0
     snapshot_every: int = 64
+    results_poll: float = 1.0
+    """Seconds a results feed stream waits for a wake-up before it reads the store anyway
+    (a lost notification, or a replica without one, delays a result by at most this)."""
     limits: Limits = field(default_factory=Limits)
     seat_token_ttl: float = 0.0
     """Seconds a seat token is valid once issued; 0: no expiry."""

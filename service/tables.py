@@ -42,9 +42,10 @@ from bezique.service.live import (
 )
 from bezique.service.metrics import Metrics
 from bezique.service.repository import TableRepository
+from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
 from bezique.service.settings import Limits, Settings
-from bezique.service.store import LogEntry, Store
+from bezique.service.store import LogEntry, Store, TableResult
 from bezique.service.watch import (
     BEHIND,
     CLOSING,
@@ -144,6 +145,8 @@ class TableManager:
         self.scheduler = Scheduler(registry, store, self.repo, self.commands, self.settings)
         self.repo.on_loaded = self.scheduler.wake
         self.commands.on_committed = self.scheduler.wake
+        self.results = ResultsFeed(store, self.settings.results_poll)
+        self.commands.on_result = self.results.wake
         self.closing = False
 
     # ------------------------------------------------------------------ changing
@@ -166,6 +169,16 @@ class TableManager:
     async def submit(self, table_id: str, token: str, move: Move, expected_version: int,
                      request_id: str) -> MoveResult:
         return await self.commands.submit(table_id, token, move, expected_version, request_id)
+
+    async def abort(self, table_id: str, note: str = "") -> int:
+        return await self.commands.abort(table_id, note)
+
+    def watch_results(self, from_cursor: int) -> AsyncIterator[TableResult]:
+        """Every finished table after ``from_cursor``, in commit order, then live ones."""
+        if self.closing:
+            raise Unavailable("the server is shutting down; watch on another replica",
+                              metadata={"resume_from": str(from_cursor)})
+        return self.results.stream(from_cursor)
 
     # ------------------------------------------------------------------ reading
 
@@ -198,7 +211,7 @@ class TableManager:
         async with self.repo.hold(table_id) as live:
             viewer = await self._viewer(live, token)
             version, finished, seats = live.version, live.finished, tuple(live.seats)
-            outcome = live.game.outcome() if live.game is not None else None
+            outcome = live.outcome()
         if after > version:
             raise InvalidArgument("page_token is past the end of the table's log",
                                   field="page_token", reason="INVALID_PAGE_TOKEN")
@@ -300,6 +313,7 @@ class TableManager:
 
     def on_reconnect(self) -> None:
         self.repo.on_reconnect()
+        self.results.wake()  # notifications of results may have been lost too
 
     def live_tables(self) -> Iterator[tuple[str, str]]:
         """(variant, phase) of every table held in memory and not in the middle of a change,
@@ -310,6 +324,7 @@ class TableManager:
 
     async def close(self) -> None:
         self.closing = True
+        self.results.close()
         await self.scheduler.close()
         self.repo.close(CLOSING)
 

@@ -9,7 +9,7 @@ from google.protobuf import struct_pb2, timestamp_pb2
 
 from bezique.service.errors import InvalidArgument
 from bezique.service.live import Seat, ViewResult
-from bezique.service.store import TableRecord, TableState
+from bezique.service.store import TableRecord, TableResult, TableState
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
 from bezique.variants.cards import Shoe
@@ -153,11 +153,13 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
     message.variant_id = live.variant.id
     message.phase = result.phase
     _add_seats(message.seats, result.seats, view)
-    message.waiting_for_players = not result.started
+    message.waiting_for_players = not result.started and outcome is None
     message.seed_commitment = live.record.commitment
     if viewer is not None:
         message.viewer_seat = viewer
     if view is None:
+        if outcome is not None:  # aborted before the game started
+            set_outcome(message.outcome, outcome)
         return message
     shoe = view.shoe or live.variant.shoe(live.record.options)
     message.to_move.extend(view.to_move)
@@ -191,3 +193,30 @@ def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:
         free_seats=state.free_seats, phase=state.phase, version=state.version,
         finished=state.finished, created_at=timestamp(record.created_at),
         seed_commitment=record.commitment, turn_seconds=record.turn_seconds)
+
+
+def table_result(row: TableResult) -> pb.TableResult:
+    """A stored result as the results feed sends it."""
+    data = row.data
+    message = pb.TableResult(
+        cursor=row.cursor, table_id=row.table_id, variant_id=str(data.get("variant_id", "")),
+        variant_version=int(data.get("variant_version", 0)), reason=str(data.get("reason", "")),
+        seed_commitment=str(data.get("commitment", "")),
+        revealed_seed=bytes.fromhex(str(data.get("seed", ""))), version=row.version,
+        finished_at=timestamp(row.finished_at))
+    outcome = data.get("outcome")
+    scores: list[int] = []
+    if outcome:
+        scores = [int(score) for score in outcome.get("scores", ())]
+        set_outcome(message.outcome, Outcome(tuple(outcome.get("winners", ())), tuple(scores),
+                                             str(outcome.get("reason", "")),
+                                             outcome.get("detail") or {}))
+    chips = data.get("chip_changes") or []
+    for index, seat in enumerate(data.get("seats", ())):
+        added = message.seats.add(seat=index, player_id=str(seat.get("player_id", "")),
+                                  display_name=str(seat.get("name", "")),
+                                  bot_policy=str(seat.get("bot", "")),
+                                  score=scores[index] if index < len(scores) else 0)
+        if index < len(chips):
+            added.chip_change = int(chips[index])
+    return message

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bezique.service.store import LogEntry, Store, StoreError, TableState
+from bezique.service.store import LogEntry, Store, StoreError, TableResult, TableState
 
 
 class FaultyStore:
@@ -31,10 +31,10 @@ class FaultyStore:
         return gate
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
-                     state: TableState) -> None:
+                     state: TableState, result: TableResult | None = None) -> None:
         armed = self._armed.pop(table_id, None)
         if armed is None:
-            await self.inner.append(table_id, expected_version, entries, state)
+            await self.inner.append(table_id, expected_version, entries, state, result)
             return
         error, gate = armed
         if gate is not None:

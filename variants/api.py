@@ -10,6 +10,7 @@ This module imports nothing from grpc, protobuf or storage: the rules core is pu
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -480,3 +481,67 @@ class RandomPolicy:
 
     def choose(self, view: View, legal: Sequence[Move], rng: random.Random) -> Move:
         return legal[rng.randrange(len(legal))]
+
+
+# --------------------------------------------------------------------------- aborting
+
+ABORTED = "aborted"
+"""``Outcome.reason`` of a game an operator ended (the service's ``AbortTable``)."""
+
+
+def abort_game(game: Game) -> tuple[Game, tuple[Event, ...]]:
+    """End ``game`` now, at an operator's request, settling as its variant says; return the
+    game to use from now on and the events of the settlement.
+
+    A game may define an optional method ``abort() -> Sequence[Event]``: it settles (a betting
+    game gives the current deal's stakes back to who staked them), and from then on the game
+    is over: no seat to move, no legal move, ``outcome()`` with the reason ``"aborted"``.
+    Optional, so every plugin written before it still works: without it the game ends with
+    its current scores (or stacks) and no winner, by :class:`AbortedGame`. Like ``apply``, it
+    must be deterministic: ``verify`` replays it.
+    """
+    abort = getattr(game, "abort", None)
+    if abort is not None:
+        return game, tuple(abort())
+    return AbortedGame(game), ()
+
+
+class AbortedGame:
+    """A game ended by an operator whose variant does not settle an abort itself: the game
+    as it was, with no move left and an outcome of its current scores and no winner."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        spectator = game.view(None)
+        self._outcome = Outcome((), tuple(spectator.scores or spectator.stacks), ABORTED,
+                                MappingProxyType({"phase": game.phase}))
+
+    @property
+    def phase(self) -> str:
+        return "over"
+
+    @property
+    def to_move(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def shoe(self) -> Shoe:
+        return self.game.shoe
+
+    def legal_moves(self, seat: int) -> tuple[Move, ...]:
+        return ()
+
+    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
+        raise GameOverError(seat, move, "the table was aborted", "over")
+
+    def view(self, viewer: int | None) -> View:
+        return dataclasses.replace(self.game.view(viewer), phase="over", to_move=())
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def default_move(self, seat: int) -> Move:
+        raise GameOverError(seat, Move("none"), "the table was aborted", "over")
+
+    def census(self) -> Census:
+        return self.game.census()

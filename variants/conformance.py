@@ -33,6 +33,7 @@ from bezique.variants.api import (
     RandomPolicy,
     Variant,
     VariantError,
+    abort_game,
     buy_in_range,
     check_options,
     resolve_options,
@@ -371,6 +372,27 @@ def check_replay(played: PlayedGame, seats: int, where: str = "") -> None:
         raise ConformanceError(
             f"{label}: the replay of the log produced the same events but a different state "
             f"after all {len(played.moves)} moves: {LIKELY_CAUSE}")
+def check_abort(variant: Variant, game: Game, seats: int, chips: int | None, where: str
+                ) -> None:
+    """Aborting (on a copy) ends the game: no seat to move, no legal move, an outcome with the
+    reason ``aborted`` and one score per seat; cards and chips are conserved, the settlement's
+    events hide what they must, and a second abort of a replayed copy gives the same events."""
+    if game.outcome() is not None:
+        return
+    copy: Game = pickle.loads(pickle.dumps(game))
+    twin: Game = pickle.loads(pickle.dumps(game))
+    before = copy.census()
+    ended, events = abort_game(copy)
+    outcome = ended.outcome()
+    if outcome is None or outcome.reason != "aborted" or len(outcome.scores) != seats:
+        raise ConformanceError(f"{variant.id} {where}: an aborted game's outcome is {outcome}")
+    if ended.to_move or any(ended.legal_moves(seat) for seat in range(seats)):
+        raise ConformanceError(f"{variant.id} {where}: an aborted game still has moves")
+    check_census(variant, ended, chips, f"{where} (aborted)")
+    check_event_redaction(variant, before, ended, events, seats, f"{where} (aborted)")
+    check_views(variant, ended, seats, f"{where} (aborted)")
+    if abort_game(twin)[1] != events:
+        raise ConformanceError(f"{variant.id} {where}: aborting twice gives different events")
 
 
 def check_random_games(variant: Variant, options: Mapping[str, object] | None = None, *,
@@ -402,6 +424,7 @@ def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_
         if moves % probe_every == 1:
             check_illegal_refused(variant, game, seats, rng, where)
             check_every_legal_move_applies(variant, game, where)
+            check_abort(variant, game, seats, start_chips[0], where)
 
     played = random_game(variant, options, game_no=game_no, observe=observe)
     fresh, opening = variant.start(played.options, SeededChance(played.seed))

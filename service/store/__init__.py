@@ -13,6 +13,7 @@ from bezique.service.store.base import (
     Store,
     StoreError,
     TableRecord,
+    TableResult,
     TableState,
     VersionConflict,
 )
@@ -48,4 +49,5 @@ def open_store(url: str) -> Store:
 
 
 __all__ = ["POSTGRES_EXTRA", "LogEntry", "MissingExtra", "RequestIdTaken", "Snapshot", "Store",
-           "StoreError", "TableRecord", "TableState", "VersionConflict", "open_store"]
+           "StoreError", "TableRecord", "TableResult", "TableState", "VersionConflict",
+           "open_store"]

@@ -5,6 +5,10 @@ log of :class:`LogEntry` numbered 1, 2, 3, ...; :class:`TableState` is the summa
 beside the log so listing tables needs no replay. ``append`` is compare-and-set on the version:
 of two writers expecting the same version exactly one succeeds, the other gets
 :class:`VersionConflict`. A request id is unique per table, so a move is never stored twice.
+
+The append that ends a table may carry its :class:`TableResult`: the store writes it in the
+same transaction as the entries and numbers it with the next *cursor*, so results read in
+cursor order are in the order their tables' ends were committed (the results feed).
 """
 
 from __future__ import annotations
@@ -88,6 +92,19 @@ class Snapshot:
     state: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class TableResult:
+    """A finished table, for the results feed. ``data`` is JSON (variant, seats, outcome, chip
+    changes, seed); ``version`` is the log entry that ended the table; ``cursor`` is given by
+    the store when the result is committed (0 before)."""
+
+    table_id: str
+    version: int
+    data: dict[str, Any]
+    finished_at: float
+    cursor: int = 0
+
+
 class Store(Protocol):
     """The storage backend of the table service."""
 
@@ -106,9 +123,15 @@ class Store(Protocol):
         ...
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
-                     state: TableState) -> None:
+                     state: TableState, result: TableResult | None = None) -> None:
         """Add entries after ``expected_version`` and set the summary, atomically, or raise
-        VersionConflict when the table is no longer at ``expected_version``."""
+        VersionConflict when the table is no longer at ``expected_version``. A ``result`` (the
+        entries end the table) is stored in the same transaction, with the next cursor; cursors
+        follow the order in which such appends commit."""
+        ...
+
+    async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
+        """Committed results with a cursor above ``after``, in cursor order; at most ``limit``."""
         ...
 
     async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None: ...
@@ -123,9 +146,12 @@ class Store(Protocol):
         ...
 
     async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
-                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          include_finished: bool = False, limit: int = 100, after: str = "",
+                          only_finished: bool = False, player_id: str = ""
                           ) -> list[tuple[TableRecord, TableState]]:
-        """Tables ordered by id, after the id ``after`` (for paging)."""
+        """Tables ordered by id, after the id ``after`` (for paging): unfinished ones, or all
+        with ``include_finished``, or finished ones only with ``only_finished``; with
+        ``player_id``, only tables where a seat is bound to that platform player."""
         ...
 
     async def count_tables(self, *, include_finished: bool = False) -> int: ...

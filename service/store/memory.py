@@ -10,6 +10,7 @@ from bezique.service.store.base import (
     Snapshot,
     StoreError,
     TableRecord,
+    TableResult,
     TableState,
     VersionConflict,
 )
@@ -24,6 +25,7 @@ class MemoryStore:
         self._logs: dict[str, list[LogEntry]] = {}
         self._requests: dict[tuple[str, str], LogEntry] = {}
         self._snapshots: dict[str, Snapshot] = {}
+        self._results: list[TableResult] = []
 
     async def open(self) -> None:
         return None
@@ -50,7 +52,7 @@ class MemoryStore:
                 self._requests[(table_id, entry.request_id)] = entry
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
-                     state: TableState) -> None:
+                     state: TableState, result: TableResult | None = None) -> None:
         current = self._states.get(table_id)
         if current is None:
             raise StoreError(f"no table {table_id}")
@@ -58,6 +60,12 @@ class MemoryStore:
             raise VersionConflict(table_id, expected_version, current.version)
         self._add(table_id, entries)
         self._states[table_id] = state
+        if result is not None:
+            self._results.append(TableResult(result.table_id, result.version, result.data,
+                                             result.finished_at, len(self._results) + 1))
+
+    async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
+        return self._results[max(0, after):max(0, after) + limit]
 
     async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
         if table_id not in self._records:
@@ -73,14 +81,18 @@ class MemoryStore:
         return self._requests.get((table_id, request_id))
 
     async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
-                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          include_finished: bool = False, limit: int = 100, after: str = "",
+                          only_finished: bool = False, player_id: str = ""
                           ) -> list[tuple[TableRecord, TableState]]:
         rows = []
         for table_id in sorted(self._records):
             record, state = self._records[table_id], self._states[table_id]
             if table_id <= after or (variant_id and record.variant_id != variant_id):
                 continue
-            if (state.finished and not include_finished) or (only_open and not state.free_seats):
+            if (state.finished and not (include_finished or only_finished)) or \
+                    (only_finished and not state.finished) or (only_open and not state.free_seats):
+                continue
+            if player_id and not any(seat.get("player_id") == player_id for seat in state.seats):
                 continue
             rows.append((record, state))
             if len(rows) >= limit:

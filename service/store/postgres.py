@@ -23,6 +23,7 @@ from bezique.service.store.base import (
     Snapshot,
     StoreError,
     TableRecord,
+    TableResult,
     TableState,
     VersionConflict,
 )
@@ -30,6 +31,7 @@ from bezique.service.store.codec import dumps, loads, state_from_row
 
 log = structlog.get_logger("bezique.postgres")
 CHANNEL = "bezique_log"
+RESULTS_CHANNEL = "bezique_results"
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -72,6 +74,26 @@ MIGRATIONS: dict[int, str] = {
         state bytea NOT NULL
     );
     """,
+    # The results feed. Sequence values are handed out in the order transactions ask, not in
+    # the order they commit, so a reader polling ``cursor > last`` could pass over a row that
+    # commits late. The cursor is therefore taken from one counter row, updated inside the
+    # appending transaction: its row lock is held until commit, so the next ending table gets
+    # the next cursor only after this one committed (or rolled back, leaving no gap).
+    3: """
+    CREATE TABLE results (
+        cursor bigint PRIMARY KEY,
+        table_id text NOT NULL UNIQUE,
+        version bigint NOT NULL,
+        data jsonb NOT NULL,
+        finished_at double precision NOT NULL
+    );
+    CREATE TABLE results_cursor (
+        single boolean PRIMARY KEY DEFAULT true CHECK (single),
+        last bigint NOT NULL
+    );
+    INSERT INTO results_cursor (single, last) VALUES (true, 0);
+    CREATE INDEX tables_seats ON tables USING gin (seats jsonb_path_ops);
+    """,
 }
 
 _COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
@@ -100,6 +122,8 @@ class PostgresStore:
         self.url = url
         self.pool_size = pool_size
         self._pool: asyncpg.Pool | None = None
+        self._feed_pool: asyncpg.Pool | None = None
+        """Connections of the results feed's reads: they never wait behind the appends."""
         self._listener: asyncpg.Connection | None = None
         self._listen_task: asyncio.Task[None] | None = None
 
@@ -113,6 +137,8 @@ class PostgresStore:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
                                                    command_timeout=10)
+            self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
+                                                        command_timeout=10)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
         await self._migrate()
@@ -140,14 +166,16 @@ class PostgresStore:
         if self._listener is not None:
             with contextlib.suppress(Exception):
                 await self._listener.close()
-        if self._pool is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._pool.close(), 5)
-            self._pool = None
+        for pool in (self._pool, self._feed_pool):
+            if pool is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(pool.close(), 5)
+        self._pool = self._feed_pool = None
 
-    async def _run(self, what: str, call: Callable[[asyncpg.Connection], Any]) -> Any:
+    async def _run(self, what: str, call: Callable[[asyncpg.Connection], Any],
+                   pool: asyncpg.Pool | None = None) -> Any:
         try:
-            async with self.pool.acquire() as conn:
+            async with (pool or self.pool).acquire() as conn:
                 return await call(conn)
         except (VersionConflict, StoreError):
             raise
@@ -184,7 +212,7 @@ class PostgresStore:
         await self._run(f"create table {record.table_id}", call)
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
-                     state: TableState) -> None:
+                     state: TableState, result: TableResult | None = None) -> None:
         async def call(conn: asyncpg.Connection) -> None:
             async with conn.transaction():
                 updated = await conn.execute(
@@ -206,8 +234,28 @@ class PostgresStore:
                         raise RequestIdTaken(table_id, taken[0]) from exc
                     raise VersionConflict(table_id, expected_version,
                                           expected_version + 1) from exc
+                if result is not None:
+                    await self._insert_result(conn, result)
 
         await self._run(f"append to table {table_id}", call)
+
+    @staticmethod
+    async def _insert_result(conn: asyncpg.Connection, result: TableResult) -> None:
+        """The result with the next cursor. Last in the transaction, so the counter's row lock
+        (which orders the cursors by commit) is held only for the commit itself."""
+        cursor = await conn.fetchval("UPDATE results_cursor SET last = last + 1 RETURNING last")
+        await conn.execute(
+            "INSERT INTO results (cursor, table_id, version, data, finished_at) "
+            "VALUES ($1, $2, $3, $4::jsonb, $5)", cursor, result.table_id, result.version,
+            dumps(result.data), result.finished_at)
+        await conn.execute("SELECT pg_notify($1, $2)", RESULTS_CHANNEL, str(cursor))
+
+    async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
+        rows = await self._run("read results", lambda c: c.fetch(
+            "SELECT cursor, table_id, version, data, finished_at FROM results "
+            "WHERE cursor > $1 ORDER BY cursor LIMIT $2", after, limit), self._feed_pool)
+        return [TableResult(row["table_id"], int(row["version"]), loads(row["data"]),
+                            float(row["finished_at"]), int(row["cursor"])) for row in rows]
 
     async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
         row = await self._run("load table", lambda c: c.fetchrow(
@@ -229,11 +277,17 @@ class PostgresStore:
         return None if row is None else _entry(row)
 
     async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
-                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          include_finished: bool = False, limit: int = 100, after: str = "",
+                          only_finished: bool = False, player_id: str = ""
                           ) -> list[tuple[TableRecord, TableState]]:
         clauses, params = ["table_id > $1"], [after]
-        if not include_finished:
+        if only_finished:
+            clauses.append("finished")
+        elif not include_finished:
             clauses.append("NOT finished")
+        if player_id:
+            params.append(dumps([{"player_id": player_id}]))
+            clauses.append(f"seats @> ${len(params)}::jsonb")
         if variant_id:
             params.append(variant_id)
             clauses.append(f"variant_id = ${len(params)}")
@@ -275,17 +329,23 @@ class PostgresStore:
     # ---------------------------------------------------------------- fan-out
 
     def listen(self, on_entry: Callable[[str, int], None],
-               on_reconnect: Callable[[], None]) -> None:
-        """Call ``on_entry(table_id, version)`` for every entry any replica commits; after a
-        lost listener connection is back, call ``on_reconnect`` (notifications may be lost)."""
+               on_reconnect: Callable[[], None],
+               on_result: Callable[[int], None] = lambda cursor: None) -> None:
+        """Call ``on_entry(table_id, version)`` for every entry any replica commits, and
+        ``on_result(cursor)`` for every result; after a lost listener connection is back,
+        call ``on_reconnect`` (notifications may be lost)."""
         self._listen_task = asyncio.get_running_loop().create_task(
-            self._listen(on_entry, on_reconnect))
+            self._listen(on_entry, on_reconnect, on_result))
 
     async def _listen(self, on_entry: Callable[[str, int], None],
-                      on_reconnect: Callable[[], None]) -> None:
+                      on_reconnect: Callable[[], None],
+                      on_result: Callable[[int], None]) -> None:
         def received(_conn: object, _pid: int, _channel: str, payload: str) -> None:
             table_id, _, version = payload.rpartition(":")
             on_entry(table_id, int(version))
+
+        def result(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+            on_result(int(payload))
 
         first = True
         while True:
@@ -293,6 +353,7 @@ class PostgresStore:
                 conn = await asyncpg.connect(self.url)
                 self._listener = conn
                 await conn.add_listener(CHANNEL, received)
+                await conn.add_listener(RESULTS_CHANNEL, result)
                 if not first:
                     on_reconnect()
                 first = False

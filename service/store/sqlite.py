@@ -24,12 +24,13 @@ from bezique.service.store.base import (
     Snapshot,
     StoreError,
     TableRecord,
+    TableResult,
     TableState,
     VersionConflict,
 )
 from bezique.service.store.codec import dumps, loads, state_from_row
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _MIGRATIONS = {
     1: """
@@ -93,6 +94,17 @@ _MIGRATIONS = {
             (SELECT max(version) FROM log WHERE table_id = NEW.table_id),
             (SELECT version FROM tables WHERE table_id = NEW.table_id));
     END;
+    """,
+    # The results feed: one row per finished table, written in the transaction of the entry
+    # that ends it. One process writes this file, so rowid order is commit order.
+    5: """
+    CREATE TABLE results (
+        cursor INTEGER PRIMARY KEY AUTOINCREMENT,
+        table_id TEXT NOT NULL UNIQUE,
+        version INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        finished_at REAL NOT NULL
+    );
     """,
 }
 
@@ -296,14 +308,15 @@ class SqliteStore:
             raise StoreError(f"could not create table {record.table_id}: {exc}") from exc
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
-                     state: TableState) -> None:
+                     state: TableState, result: TableResult | None = None) -> None:
         """The entries, and the table's summary row when it changed. A move that leaves the
         summary as this store last wrote it (most moves) is a single INSERT: the log's trigger
-        checks the version in the same statement, and the new entry is the new version."""
+        checks the version in the same statement, and the new entry is the new version. A
+        result goes in the same transaction (the summary of an ending table always changes)."""
         db = self.db
         summary = _Summary(state.phase, state.free_seats, int(state.finished),
                            dumps(state.seats), state.deadline)
-        unchanged = self._summaries.get(table_id) == summary
+        unchanged = self._summaries.get(table_id) == summary and result is None
         try:
             if unchanged:
                 self._insert_entries(table_id, entries)
@@ -313,6 +326,10 @@ class SqliteStore:
                 db.execute("UPDATE tables SET phase = ?, free_seats = ?, finished = ?, "
                            "seats = ?, deadline = ?, version = ? WHERE table_id = ?",
                            (*summary, state.version, table_id))
+                if result is not None:
+                    db.execute("INSERT INTO results (table_id, version, data, finished_at) "
+                               "VALUES (?, ?, ?, ?)", (result.table_id, result.version,
+                                                       dumps(result.data), result.finished_at))
                 db.execute("COMMIT")
         except sqlite3.Error as exc:
             if db.in_transaction:
@@ -338,6 +355,13 @@ class SqliteStore:
             return VersionConflict(table_id, expected_version, int(row[0]))
         return StoreError(f"could not append to table {table_id}: {text}")
 
+    async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
+        rows = self.db.execute(
+            "SELECT table_id, version, data, finished_at, cursor FROM results "
+            "WHERE cursor > ? ORDER BY cursor LIMIT ?", (after, limit))
+        return [TableResult(str(t), int(v), loads(d), float(f), int(c))
+                for t, v, d, f, c in rows]
+
     async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
         row = self.db.execute(f"{_SELECT_TABLE} WHERE table_id = ?", (table_id,)).fetchone()
         return None if row is None else _row_to_table(row)
@@ -360,11 +384,18 @@ class SqliteStore:
         return LogEntry(v, k, s, loads(p), r, c)
 
     async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
-                          include_finished: bool = False, limit: int = 100, after: str = ""
+                          include_finished: bool = False, limit: int = 100, after: str = "",
+                          only_finished: bool = False, player_id: str = ""
                           ) -> list[tuple[TableRecord, TableState]]:
         clauses, params = ["table_id > ?"], [after]
-        if not include_finished:
+        if only_finished:
+            clauses.append("finished = 1")
+        elif not include_finished:
             clauses.append("finished = 0")
+        if player_id:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(tables.seats) "
+                           "WHERE json_extract(json_each.value, '$.player_id') = ?)")
+            params.append(player_id)
         if variant_id:
             clauses.append("variant_id = ?")
             params.append(variant_id)

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import browser, engine, layers, memory, service, streams
+from bench import browser, engine, feed, layers, memory, service, streams
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
@@ -82,10 +82,19 @@ def test_browser_compares_connect_with_grpc_on_one_server() -> None:
 
 
 def test_the_suite_lists_every_benchmark() -> None:
-    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser"}
+    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed"}
     assert "cores" in header([])
 
 
 @pytest.mark.parametrize(("q", "expected"), [(50, 2), (99, 3), (100, 3), (1, 1)])
 def test_percentile_is_nearest_rank(q: float, expected: float) -> None:
     assert percentile([3, 1, 2], q) == expected
+
+
+def test_feed_follows_tables_ending_at_the_full_move_rate() -> None:
+    section = feed.run(feed.FeedConfig(moves=120, concurrency=8))
+    _check(section)
+    figures = section.figures
+    assert figures["ended"] > 0 and figures["delivered"] == figures["ended"]
+    for key in ("rate_with_feed", "rate_without_feed", "lag_p50", "lag_p99"):
+        assert _finite(figures[key]), key

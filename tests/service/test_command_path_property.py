@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 from bezique.service import translate
 from bezique.service.errors import PermissionDenied, ServiceError
 from bezique.service.live import ViewResult, rebuild
-from bezique.service.store import LogEntry, RequestIdTaken, StoreError, TableState, VersionConflict
+from bezique.service.store import (
+    LogEntry,
+    RequestIdTaken,
+    StoreError,
+    TableResult,
+    TableState,
+    VersionConflict,
+)
 from bezique.service.store.memory import MemoryStore
 from bezique.service.tables import Settings, TableManager, Update
 from bezique.variants.api import Move
@@ -31,14 +38,14 @@ class RandomlyFailingStore(MemoryStore):
         self.rate = rate
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
-                     state: TableState) -> None:
+                     state: TableState, result: TableResult | None = None) -> None:
         await asyncio.sleep(0)  # let readers arrive while the change is in flight
         roll = self.rng.random()
         if roll < self.rate / 2:
             raise StoreError("injected failure")
         if roll < self.rate:
             raise VersionConflict(table_id, expected_version, expected_version)
-        await super().append(table_id, expected_version, entries, state)
+        await super().append(table_id, expected_version, entries, state, result)
 
 
 @dataclass

@@ -14,6 +14,7 @@ from bezique.service.store import (
     Store,
     StoreError,
     TableRecord,
+    TableResult,
     TableState,
     VersionConflict,
     open_store,
@@ -146,3 +147,77 @@ async def test_the_summary_row_follows_every_append(store: Store) -> None:
     await store.append("t1", 3, [entry(4)], state(4, free=0, finished=True))
     assert await store.load_table("t1") == (record("t1"), state(4, free=0, finished=True))
     assert [t for t, _ in await store.list_tables(include_finished=True)] == [record("t1")]
+
+
+# ---------------------------------------------------------------------------- results feed
+
+
+def result(table_id: str, version: int) -> TableResult:
+    return TableResult(table_id, version, {"reason": "done", "scores": [1, 2]}, 5.0)
+
+
+async def test_a_result_is_stored_with_the_append_that_ends_the_table(store: Store) -> None:
+    await store.create_table(record("t1"), state(1), [entry(1)])
+    with pytest.raises(VersionConflict):
+        await store.append("t1", 5, [entry(6)], state(6, finished=True), result("t1", 6))
+    assert await store.read_results() == []  # the refused append stored no result either
+    await store.append("t1", 1, [entry(2)], state(2, finished=True), result("t1", 2))
+    [stored] = await store.read_results()
+    assert (stored.table_id, stored.version, stored.data, stored.finished_at) == (
+        "t1", 2, {"reason": "done", "scores": [1, 2]}, 5.0)
+    assert stored.cursor >= 1
+    assert await store.read_results(stored.cursor) == []
+
+
+async def test_result_cursors_follow_commit_order_under_concurrent_ends(store: Store) -> None:
+    """Tables ending at once, a reader polling all the while: every read continues exactly
+    where the last stopped (no result is passed over by a later cursor committed first)."""
+    count = 24
+    for n in range(count):
+        await store.create_table(record(f"t{n:02}"), state(1), [entry(1)])
+    seen: list[int] = []
+    done = asyncio.Event()
+
+    async def read() -> None:
+        while True:
+            finished = done.is_set()
+            for row in await store.read_results(seen[-1] if seen else 0, 5):
+                seen.append(row.cursor)
+            if finished and len(seen) == count:
+                return
+            await asyncio.sleep(0)
+
+    async def end(n: int) -> None:
+        await store.append(f"t{n:02}", 1, [entry(2)], state(2, finished=True),
+                           result(f"t{n:02}", 2))
+
+    reader = asyncio.create_task(read())
+    await asyncio.gather(*(end(n) for n in range(count)))
+    done.set()
+    await asyncio.wait_for(reader, 30)
+    assert seen == sorted(seen) and len(set(seen)) == count
+    assert {r.table_id for r in await store.read_results(0, 100)} == {
+        f"t{n:02}" for n in range(count)}
+    assert [r.cursor for r in await store.read_results(seen[9], 3)] == seen[10:13]
+
+
+async def test_tables_listed_by_finished_and_by_player(store: Store) -> None:
+    seats = [{"name": "a", "player_id": "p-1"}, {"name": "b", "player_id": "p-2"}]
+    await store.create_table(record("a"), TableState(1, "play", 0, False, seats), [entry(1)])
+    await store.create_table(record("b"), TableState(1, "play", 0, False, seats[1:]),
+                             [entry(1)])
+    await store.create_table(record("c"), state(1), [entry(1)])
+    await store.append("b", 1, [entry(2)], TableState(2, "over", 0, True, seats[1:]),
+                       result("b", 2))
+
+    async def ids(**filters: object) -> list[str]:
+        return [r.table_id for r, _ in await store.list_tables(**filters)]  # type: ignore[arg-type]
+
+    assert await ids() == ["a", "c"]
+    assert await ids(only_finished=True) == ["b"]
+    assert await ids(include_finished=True) == ["a", "b", "c"]
+    assert await ids(player_id="p-1") == ["a"]
+    assert await ids(player_id="p-2", include_finished=True) == ["a", "b"]
+    assert await ids(player_id="p-2", only_finished=True) == ["b"]
+    assert await ids(player_id="p-3", include_finished=True) == []
+    assert await ids(player_id="p-2", include_finished=True, after="a") == ["b"]

@@ -34,6 +34,7 @@ async def test_a_schema_2_file_is_migrated_and_keeps_its_tables(tmp_path: Path) 
     with sqlite3.connect(path) as db:  # as a schema-2 server left it: no triggers
         db.execute("DROP TRIGGER IF EXISTS log_follows_version")
         db.execute("DROP TRIGGER IF EXISTS log_advances_version")
+        db.execute("DROP TABLE IF EXISTS results")
         db.execute("PRAGMA user_version=2")
     reopened = SqliteStore(path)
     await reopened.open()

@@ -37,6 +37,7 @@ from types import MappingProxyType
 from typing import Any
 
 from bezique.variants.api import (
+    ABORTED,
     EMPTY,
     Census,
     Event,
@@ -457,11 +458,41 @@ class QuartGame:
                     return move
         return FOLD
 
+    def abort(self) -> tuple[Event, ...]:
+        """An operator ends the table: the current deal's stakes (antes and bets) go back to
+        who staked them, and chips carried over from earlier deals are shared among the seats
+        dealt in, as a pot nobody can win is (the odd chips clockwise from the dealer's left).
+        The table then ends with the reason ``aborted`` and no winner."""
+        events: list[Event] = []
+        betting = self.betting
+        if betting is not None and not self.settled:
+            order, ante = betting.order, self.rules.ante
+            carried = self.dead - ante * len(order)
+            for seat in order:
+                stake = ante + betting.contrib[seat]
+                self.stacks[seat] += stake
+                events.append(Event("stake_returned", seat, (), stake, "", {
+                    "deal": self.deal_no, "stack": self.stacks[seat]}))
+            if carried > 0:
+                for seat, share in split(carried, list(order)):
+                    self.stacks[seat] += share
+                    events.append(Event("carry_returned", seat, (), share, "", {
+                        "deal": self.deal_no, "stack": self.stacks[seat]}))
+            self.dead = 0
+            betting.contrib = [0] * self.seats
+            self.settled = True
+        self.carried = 0
+        self._end(events, ABORTED)
+        self._touch()
+        return tuple(events)
+
     def outcome(self) -> Outcome | None:
         if not self.end_reason:
             return None
         best = max(self.stacks)
         winners = tuple(s for s in range(self.seats) if self.stacks[s] == best)
+        if self.end_reason == ABORTED:
+            winners = ()
         return Outcome(winners, tuple(self.stacks), self.end_reason,
                        MappingProxyType({"deals": self.deal_no}))
 
