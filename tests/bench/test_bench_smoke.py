@@ -77,7 +77,9 @@ def test_browser_compares_connect_with_grpc_on_one_server() -> None:
                                                 warmup_moves=20))
     _check(section)
     assert set(section.figures["ratio"]) == {"grpc", "connect", "connect-json", "grpc-web"}
-    assert all(_finite(v) for v in section.figures["server_cpu_per_move"].values())
+    # /proc counts CPU in 10 ms ticks: a 60-move smoke run may cost less than one tick
+    cpu = section.figures["server_cpu_per_move"].values()
+    assert all(isinstance(v, float) and math.isfinite(v) and v >= 0 for v in cpu)
     assert len(section.targets) == 1
 
 
