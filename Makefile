@@ -18,6 +18,9 @@ GEN      := bezique/v1/.generated
 # Empty by default: bezique-server then reads BEZIQUE_ADDRESS, else listens on 127.0.0.1:50051.
 # `make run ADDR=0.0.0.0:50051` passes --address, which wins over the variable.
 ADDR     ?=
+# The HTTP port for browsers (Connect, gRPC-Web, the web table at /); `make run HTTP_ADDR=`
+# turns it off.
+HTTP_ADDR ?= 127.0.0.1:8080
 NODE     := clients/node
 NPM_OK   := $(NODE)/node_modules/.package-lock.json
 BUF      := $(NODE)/node_modules/.bin/buf
@@ -50,7 +53,7 @@ $(NPM_OK): $(NODE)/package.json $(NODE)/package-lock.json
 	touch $@
 
 run: $(RUN_STAMP)
-	$(RUN_BIN)/bezique-server $(if $(ADDR),--address $(ADDR)) $(RUN_ARGS)
+	$(RUN_BIN)/bezique-server $(if $(ADDR),--address $(ADDR)) $(if $(HTTP_ADDR),--http-address $(HTTP_ADDR)) $(RUN_ARGS)
 
 lint: $(GEN) $(NPM_OK)
 	$(BUF) lint

@@ -61,6 +61,9 @@ class Config:
     tls_client_ca: str = ""
     plugins: tuple[str, ...] = ()
     disable_plugin: tuple[str, ...] = ()
+    http_address: str = ""
+    http_allowed_origins: tuple[str, ...] = ()
+    http_static_dir: str = ""
 
 
 def distribution_version() -> str:
@@ -189,6 +192,29 @@ def _names(text: str) -> tuple[str, ...]:
     return names
 
 
+def _optional_address(text: str) -> str:
+    return _address(text) if text else ""
+
+
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^https?://\[[0-9A-Fa-f:.]+\]"
+                     r"(:[0-9]{1,5})?$")
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    origins = tuple(o.strip().rstrip("/") for o in text.split(",") if o.strip())
+    for origin in origins:
+        if origin != "*" and not _ORIGIN.match(origin):
+            raise ValueError(f"{origin!r} is not an origin (scheme://host[:port], e.g. "
+                             "https://games.example.com, or * for any page)")
+    return origins
+
+
+def _folder(text: str) -> str:
+    if text and not Path(text).is_dir():
+        raise ValueError(f"{text!r} is not a folder")
+    return text
+
+
 @dataclass(frozen=True)
 class _Option:
     parse: Parse
@@ -245,6 +271,15 @@ _OPTIONS: dict[str, _Option] = {
                                "empty: all installed)"),
     "disable_plugin": _Option(_names, "do not load the plugins of this distribution "
                                       "(repeatable; the variable takes a comma-separated list)"),
+    "http_address": _Option(_optional_address,
+                            "HOST:PORT of the HTTP port for browsers: Connect, gRPC-Web and the "
+                            "web table (empty: off)"),
+    "http_allowed_origins": _Option(_origins,
+                                    "web origins (scheme://host[:port], comma-separated; *: "
+                                    "any) whose pages may call the HTTP port; the server's own "
+                                    "page always may"),
+    "http_static_dir": _Option(_folder, "folder of the web table served at / on the HTTP port "
+                                        "(empty: the bundle clients/web/dist)"),
 }
 
 
@@ -281,7 +316,8 @@ def _metavar(name: str, kind: object) -> str:
                "sqlite_synchronous": "MODE", "log_format": "FORMAT", "log_level": "LEVEL",
                "metrics_port": "PORT", "rate_limit": "PER_SECOND", "rate_burst": "REQUESTS",
                "max_message_bytes": "BYTES", "tls_cert": "PEM", "tls_key": "PEM",
-               "tls_client_ca": "PEM", "api_key": "KEY"}
+               "tls_client_ca": "PEM", "api_key": "KEY", "http_address": "HOST:PORT",
+               "http_allowed_origins": "ORIGIN[,ORIGIN...]", "http_static_dir": "DIR"}
     if name in special:
         return special[name]
     return "N" if kind in (int, "int") else "SECONDS"
@@ -353,10 +389,26 @@ def _inconsistency(config: Config) -> str:
         problem = _tls_problem(config)
         if problem:
             return problem
+    if not config.http_address and (config.http_allowed_origins or config.http_static_dir):
+        return ("--http-allowed-origins and --http-static-dir (BEZIQUE_HTTP_ALLOWED_ORIGINS, "
+                "BEZIQUE_HTTP_STATIC_DIR) need --http-address (BEZIQUE_HTTP_ADDRESS)")
+    if config.http_address and _same_port(config.http_address, config.address):
+        return f"--http-address {config.http_address} is the gRPC --address; give it a port " \
+               "of its own"
     overlap = set(config.plugins) & set(config.disable_plugin)
     if overlap:
         return (f"--plugins and --disable-plugin both name {', '.join(sorted(overlap))}")
     return ""
+
+
+def _same_port(one: str, other: str) -> bool:
+    """Whether two HOST:PORT addresses name the same fixed port (port 0 never clashes)."""
+    host, _, port = one.rpartition(":")
+    other_host, _, other_port = other.rpartition(":")
+    host, other_host = host.strip("[]"), other_host.strip("[]")
+    anywhere = ("0.0.0.0", "::")
+    return port != "0" and int(port) == int(other_port) and (
+        host == other_host or host in anywhere or other_host in anywhere)
 
 
 def _tls_problem(config: Config) -> str:

@@ -18,6 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bezique.service import reflection
 from bezique.service.config import Config, hide_password, redact_url
+from bezique.service.httpapi.server import HttpServer, bind_http, serve_http
 from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics, TimedStore
 from bezique.service.servicer import TableServicer, generic_handler
@@ -46,6 +47,8 @@ class RunningServer:
     grace: float
     metrics: Metrics
     lock: StoreLock | None = None
+    http: HttpServer | None = None
+    """The HTTP port for browsers (Connect, gRPC-Web, the web table), if --http-address."""
 
     @property
     def address(self) -> str:
@@ -58,7 +61,10 @@ class RunningServer:
         self.clock.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.clock
-        await self.server.stop(self.grace)
+        if self.http is not None:
+            await asyncio.gather(self.server.stop(self.grace), self.http.stop(self.grace))
+        else:
+            await self.server.stop(self.grace)
         await self.store.close()
         self.metrics.shutdown()
         if self.lock is not None:
@@ -196,9 +202,17 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     reflection.enable(server, (SERVICE_NAME,
                                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = _listen(server, config)
+    http_socket = bind_http(config.http_address) if config.http_address else None
     if isinstance(store, PostgresStore):
         store.listen(manager.on_remote_entry, manager.on_reconnect)
     await server.start()
+    http = None
+    if http_socket is not None:
+        try:
+            http = await serve_http(http_socket, config, servicer)
+        except BaseException:
+            await server.stop(0)
+            raise
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     clock = asyncio.get_running_loop().create_task(
@@ -207,9 +221,10 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         log.info("variant_loaded", variant=variant_id, distribution=origin.name,
                  distribution_version=origin.version)
     log.info("server_started", port=port, store=redact_url(config.store),
-             variants=list(registry.variants), test_mode=config.test_mode)
+             variants=list(registry.variants), test_mode=config.test_mode,
+             http_port=http.port if http is not None else None)
     return RunningServer(server, port, manager, store, health_servicer, clock,
-                         config.grace_seconds, metrics, lock)
+                         config.grace_seconds, metrics, lock, http)
 
 
 async def serve(config: Config) -> None:
@@ -228,6 +243,11 @@ async def serve(config: Config) -> None:
     gc.set_threshold(1_000, 20, 5_000)
     print(f"bezique-server listening on {config.address.rsplit(':', 1)[0]}:{running.port}",
           flush=True)
+    if running.http is not None:
+        host = config.http_address.rsplit(":", 1)[0]
+        print(f"bezique-server serving browsers (Connect, gRPC-Web, web table) on "
+              f"{'https' if running.http.tls else 'http'}://{host}:{running.http.port}/",
+              flush=True)
     await stop.wait()
     log.info("server_stopping")
     await running.stop()

@@ -101,7 +101,9 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "rate_limit": "2.5", "rate_burst": "9", "max_message_bytes": "2048",
                "grace_seconds": "0", "tls_cert": str(leaf.cert), "tls_key": str(leaf.key),
                "tls_client_ca": str(ca.cert), "plugins": "bezique-engine, bezique-highcard",
-               "disable_plugin": "other-dist"}
+               "disable_plugin": "other-dist", "http_address": "127.0.0.1:6001",
+               "http_allowed_origins": "https://games.example.com",
+               "http_static_dir": str(tmp_path)}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})
     for name in Config.__dataclass_fields__:
