@@ -32,8 +32,7 @@ interface OptionField {
 function optionField(variant: string, schema: OptionSchema, changed: () => void): OptionField {
   const id = `opt-${variant}-${schema.name}`;
   const label = (control: HTMLElement): HTMLElement => el("label", { class: "option", for: id, title: clean(schema.description) },
-    el("span", { class: "name" }, words(schema.name)), " ", control,
-    schema.description ? el("span", { class: "about" }, clean(schema.description)) : null);
+    el("span", { class: "name" }, words(schema.name)), " ", control);
   if (schema.type === OptionType.BOOL) {
     const box = el("input", { type: "checkbox", id, name: schema.name, checked: schema.defaultValue === "true" });
     box.addEventListener("change", changed);

@@ -164,7 +164,7 @@ export class TablePage {
     const names = this.names();
     const item = el("li", { "data-version": version.toString(), "data-entry": clean(kind) });
     if (kind === "timeout" || events.length === 0) item.append(el("span", { class: "sentence" }, entrySentence(kind, seat, names)));
-    for (const event of events) item.append(eventSentence(event, names));
+    for (const event of events) item.append(eventSentence(event, names), " ");
     this.events.append(item);
     while (this.events.childElementCount > MAX_LINES) this.events.firstElementChild?.remove();
     this.events.scrollTop = this.events.scrollHeight;
@@ -207,6 +207,7 @@ export class TablePage {
     const free = view.seats.filter((seat) => !seat.occupied).length;
     if (view.outcome) text = "Game over.";
     else if (view.waitingForPlayers) text = `Waiting for players: ${free} free seat${free === 1 ? "" : "s"}.`;
+    else if (this.myTurn() && this.busy) text = "Sending your move…";
     else if (this.myTurn()) text = "Your turn: click a card or a move (or press its number).";
     else if (view.toMove.length) text = `Waiting for ${view.toMove.map((seat) => who(names, seat)).join(", ")}…`;
     else text = "…";
@@ -217,7 +218,7 @@ export class TablePage {
     }
     if (view.waitingForPlayers && !this.hold && free > 0) parts.push(this.joinForm());
     replace(this.status, ...parts);
-    this.status.dataset["turn"] = this.myTurn() ? "mine" : "";
+    this.status.dataset["turn"] = this.myTurn() && !this.busy ? "mine" : "";
   }
 
   /** For a visitor of a table with a free seat: a name and a button to take the seat. */

@@ -126,15 +126,15 @@ function combinationsText(value: JsonValue | undefined): string {
 /** One event as a sentence: who, what, which cards, how much, and the words of its details. */
 export function eventSentence(event: Event, names: ReadonlyMap<number, string>): HTMLElement {
   const line = el("span", { class: "sentence", "data-kind": clean(event.kind) });
-  const pieces: Child[] = [el("span", { class: event.seat === undefined ? "who table" : "who" }, who(names, event.seat))];
+  const pieces: Child[] = [el("span", { class: event.seat === undefined ? "who house" : "who" }, who(names, event.seat))];
   pieces.push(` ${VERBS[event.kind] ?? words(event.kind)}`);
   if (event.label) pieces.push(" ", el("span", { class: "label" }, words(event.label)));
   if (event.cards.length > 0 || event.hiddenCount > 0) pieces.push(" ", cardRow(event.cards, event.hiddenCount));
-  if (event.amount !== 0n) {
+  const detail = event.detail ?? {};
+  if (event.amount !== 0n && !("points" in detail)) {
     if (CHIP_KINDS.has(event.kind)) pieces.push(` ${event.amount} chips`);
     else pieces.push(` (${event.amount > 0n ? "+" : ""}${event.amount})`);
   }
-  const detail = event.detail ?? {};
   if ("points" in detail) {
     pieces.push(` — ${valueText(detail["points"])} points, ${combinationsText(detail["combinations"])}`);
   }
