@@ -75,7 +75,7 @@ def web_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
                         f"{log.read_text()}", pytrace=False)
         with grpc.insecure_channel(grpc_match.group(1)) as channel:
             yield WebServer(http_match.group(1), grpc_match.group(1),
-                            table_service_pb2_grpc.TableServiceStub(channel))
+                            table_service_pb2_grpc.TableServiceStub(channel))  # type: ignore[no-untyped-call]
     finally:
         process.terminate()
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,9 +23,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]
 SCREENS = ROOT / "build" / "web-screens"
 """Screenshots of each variant's table, written for review (not compared)."""
-
-Chooser = Callable[[Page], Locator | None]
-
 
 @dataclass
 class WebServer:
@@ -120,15 +117,48 @@ def wait_version(page: Page, at_least: int, timeout: float = 20_000) -> None:
         arg=at_least, timeout=timeout)
 
 
+TURN_JS = """prefer => {
+  if (document.querySelector('#outcome p')) return { over: true };
+  if (!document.querySelector("#status[data-turn='mine']")) return false;
+  const version = Number((document.querySelector('#table-head .version')?.textContent || '')
+    .replace(/\\D/g, ''));
+  return { over: false, version, selector: prefer.find((s) => document.querySelector(s)) ?? null };
+}"""
+
+CARD = "#hand button.card.playable"
+MOVE = "#moves button.move:not([disabled])"
+CARD_OR_MOVE = (CARD, MOVE)
+"""Play a card of the hand if one is playable, else the first move."""
+
+
+@dataclass
+class Turn:
+    """The page's seat is to move: the shown version and the first preferred element there."""
+
+    version: int
+    selector: str | None
+
+
+def next_turn(page: Page, prefer: Sequence[str] = CARD_OR_MOVE, timeout: float = 20_000
+              ) -> Turn | None:
+    """Wait until it is this page's seat's turn (the turn, with the first selector of
+    ``prefer`` that matches) or the game is over (None). One round trip to the browser."""
+    handle = page.wait_for_function(TURN_JS, arg=list(prefer), timeout=timeout)
+    found = handle.json_value()
+    if found["over"]:
+        return None
+    return Turn(int(found["version"]), found["selector"])
+
+
 def my_turn(page: Page, timeout: float = 20_000) -> bool:
     """Wait until it is this page's seat's turn (True) or the game is over (False)."""
-    page.wait_for_selector("#status[data-turn='mine'], #outcome p", timeout=timeout)
-    return page.locator("#outcome p").count() == 0
+    return next_turn(page, (), timeout) is not None
 
 
-def click_and_wait(page: Page, target: Locator) -> None:
+def click_and_wait(page: Page, target: Locator, before: int | None = None) -> None:
     """Click a card or a move and wait until the table has moved on from the shown version."""
-    before = version(page)
+    if before is None:
+        before = version(page)
     target.click()
     page.wait_for_function(
         "n => document.querySelector('#outcome p') !== null || "
@@ -136,15 +166,19 @@ def click_and_wait(page: Page, target: Locator) -> None:
         ".replace(/\\D/g, '')) > n", arg=before)
 
 
-def play_to_end(page: Page, choose: Chooser, seconds: float = 60.0) -> int:
-    """Play this page's seat until the game is over; returns the number of moves made."""
+def play_to_end(page: Page, prefer: Sequence[str] = CARD_OR_MOVE, seconds: float = 60.0,
+                before_click: Callable[[Page, str], Locator] | None = None) -> int:
+    """Play this page's seat until the game is over, each turn clicking the first element of
+    ``prefer`` there is (``before_click`` may fill in something first and name what to click
+    instead); returns the number of moves made."""
     moves = 0
     deadline = time.monotonic() + seconds
-    while my_turn(page):
+    while (turn := next_turn(page, prefer)) is not None:
         assert time.monotonic() < deadline, f"the game did not end in {seconds} s"
-        target = choose(page)
-        assert target is not None, "no move to choose"
-        click_and_wait(page, target)
+        assert turn.selector is not None, f"none of {prefer} on the page"
+        target = (before_click(page, turn.selector) if before_click is not None
+                  else page.locator(turn.selector).first)
+        click_and_wait(page, target, turn.version)
         moves += 1
     return moves
 
@@ -155,8 +189,7 @@ def first(locator: Locator) -> Locator | None:
 
 def card_or_move(page: Page) -> Locator | None:
     """A playable card of the hand if there is one, else the first move."""
-    return first(page.locator("#hand button.card.playable")) or first(
-        page.locator("#moves button.move:not([disabled])"))
+    return first(page.locator(CARD)) or first(page.locator(MOVE))
 
 
 def card_ids(page: Page, selector: str = "[data-card-id]") -> list[int]:

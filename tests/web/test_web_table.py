@@ -16,21 +16,22 @@ from playwright.sync_api import BrowserContext, Locator, Page
 
 from bezique.v1 import table_service_pb2 as pb
 from tests.web.pages import (
+    CARD,
+    MOVE,
     Tab,
     WebServer,
     card_ids,
     card_or_move,
     click_and_wait,
     create_table,
-    first,
     my_turn,
+    next_turn,
     open_tab,
     play_to_end,
     screenshot,
     version,
     wait_version,
 )
-
 
 
 def seat_moves(server: WebServer, table_id: str, seat: int) -> list[pb.HistoryEntry]:
@@ -51,7 +52,7 @@ def test_a_whole_highcard_game_by_clicking(context: BrowserContext, web_server: 
     assert page.locator("#table").get_attribute("data-mode") == "seat"
     if protocol == "connect":
         screenshot(page, "highcard")
-    played = play_to_end(page, card_or_move)
+    played = play_to_end(page)
     assert played == 5
     outcome = page.locator("#outcome").text_content() or ""
     assert outcome.startswith("Game over:") and "most rounds won" in outcome
@@ -68,9 +69,8 @@ def test_a_whole_highcard_game_by_clicking(context: BrowserContext, web_server: 
     tab.assert_no_errors()
 
 
-def bezique_choice(page: Page) -> Locator | None:
-    """Declare when a declaration is offered, else play a card from the hand (or a move)."""
-    return first(page.locator("#moves button.move[data-kind='declare']")) or card_or_move(page)
+BEZIQUE_PREFER = ("#moves button.move[data-kind='declare']", CARD, MOVE)
+"""Declare when a declaration is offered, else play a card from the hand (or a move)."""
 
 
 def test_a_bezique_deal_against_the_bot(context: BrowserContext, web_server: WebServer) -> None:
@@ -88,13 +88,12 @@ def test_a_bezique_deal_against_the_bot(context: BrowserContext, web_server: Web
     assert re.search("[♠♥♦♣]", trumps)
     moves = 0
     deadline = time.monotonic() + 90
-    while my_turn(page):
+    while (turn := next_turn(page, BEZIQUE_PREFER)) is not None:
         assert time.monotonic() < deadline, "the deal did not end"
         if moves == 6:
             screenshot(page, "bezique-2p")
-        target = bezique_choice(page)
-        assert target is not None
-        click_and_wait(page, target)
+        assert turn.selector is not None
+        click_and_wait(page, page.locator(turn.selector).first, turn.version)
         moves += 1
     assert (page.locator("#outcome").text_content() or "").startswith("Game over:")
     history = web_server.history(table_id)
@@ -104,21 +103,22 @@ def test_a_bezique_deal_against_the_bot(context: BrowserContext, web_server: Web
     tab.assert_no_errors()
 
 
-def quart_choice(page: Page) -> Locator | None:
-    """Stay in the deal: show or call, else raise (any amount in range when one is offered:
-    the second step above its minimum), else go all in; fold only when nothing else is legal."""
-    for kind in ("show", "bet"):
-        found = first(page.locator(f"#moves button.move[data-kind='{kind}']"))
-        if found is not None:
-            return found
-    ranged = first(page.locator("#moves input.amount-input"))
-    if ranged is not None:
-        low, step, high = (int(ranged.get_attribute(a) or "0") for a in ("min", "step", "max"))
-        ranged.fill(str(min(high, low + 2 * step)))
-        return first(page.locator("#moves li.ranged button.move"))
-    return (first(page.locator("#moves button.move[data-kind='raise']"))
-            or first(page.locator("#moves button.move[data-kind='allin']"))
-            or card_or_move(page))
+AMOUNT = "#moves input.amount-input"
+QUART_PREFER = ("#moves button.move[data-kind='show']", "#moves button.move[data-kind='bet']",
+                AMOUNT, "#moves button.move[data-kind='raise']",
+                "#moves button.move[data-kind='allin']", MOVE)
+"""Stay in the deal: show or call, else raise, else go all in; fold only when nothing else
+is legal."""
+
+
+def quart_click(page: Page, selector: str) -> Locator:
+    """A raise with an amount range gets an amount typed in: two steps above its minimum."""
+    if selector != AMOUNT:
+        return page.locator(selector).first
+    ranged = page.locator(AMOUNT).first
+    low, step, high = (int(ranged.get_attribute(a) or "0") for a in ("min", "step", "max"))
+    ranged.fill(str(min(high, low + 2 * step)))
+    return page.locator("#moves li.ranged button.move").first
 
 
 def test_a_quart_deal_against_three_bots(context: BrowserContext, web_server: WebServer) -> None:
@@ -130,15 +130,14 @@ def test_a_quart_deal_against_three_bots(context: BrowserContext, web_server: We
                             {1: "bot:heuristic", 2: "bot:heuristic"})
     moves = 0
     deadline = time.monotonic() + 60
-    while my_turn(page):
+    while (turn := next_turn(page, QUART_PREFER)) is not None:
         assert time.monotonic() < deadline, "the deals did not end"
         if moves == 0:
             assert page.locator("#hand .card").count() == 4
             assert page.locator("#seats .seat .stack").count() == 3
             screenshot(page, "quart-bezique")
-        target = quart_choice(page)
-        assert target is not None
-        click_and_wait(page, target)
+        assert turn.selector is not None
+        click_and_wait(page, quart_click(page, turn.selector), turn.version)
         moves += 1
     assert moves >= 1
     assert (page.locator("#outcome").text_content() or "").startswith("Game over:")
@@ -183,7 +182,8 @@ def test_keyboard_play_and_the_replay(context: BrowserContext, web_server: WebSe
     assert page.locator("#replay-position").text_content() == f"step 0 of {total}"
     page.locator("#replay-end").click()
     # Once the game is over the seed is revealed and every hand shows in the replay.
-    assert re.fullmatch(r"[0-9a-f]{64,}", page.locator("#replay dd code").nth(1).text_content() or "")
+    seed = page.locator("#replay dd code").nth(1).text_content() or ""
+    assert re.fullmatch(r"[0-9a-f]{64,}", seed)
     dealt = page.locator("#replay-log [data-kind='deal'] [data-card-id]").count()
     assert dealt == 3 * 4
     screenshot(page, "highcard-replay")
@@ -231,7 +231,7 @@ def test_a_reload_keeps_the_seat_and_the_game_goes_on(context: BrowserContext,
     assert sorted(card_ids(page, "#hand [data-card-id]")) == hand_before
     # The log of what happened before the reload is there again.
     assert page.locator("#events [data-kind='play']").count() >= 4
-    assert play_to_end(page, card_or_move) == 4
+    assert play_to_end(page) == 4
     history = web_server.history(table_id)
     assert len([e for e in history if e.entry_kind == "joined" and e.seat == 0]) == 1
     assert len(seat_moves(web_server, table_id, 0)) == 6
