@@ -1,7 +1,7 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams), ``--json PATH`` (raw figures), ``--markdown PATH`` (the
+layers, service, memory, streams, web), ``--json PATH`` (raw figures), ``--markdown PATH`` (the
 printed report, for bench/results.md).
 """
 
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import engine, layers, memory, service, streams
+from bench import engine, layers, memory, service, streams, web
 from bench.common import Section, machine, raise_fd_limit
 
 Runner = Callable[[bool], Section]
@@ -33,6 +33,7 @@ SUITES: dict[str, Runner] = {
     "streams": lambda quick: streams.run(
         streams.StreamsConfig(tables=50, watchers=40, processes=2, rate=20.0) if quick
         else streams.StreamsConfig()),
+    "web": lambda quick: web.run(web.WebConfig(games=2) if quick else web.WebConfig()),
 }
 
 

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import engine, layers, memory, service, streams
+from bench import engine, layers, memory, service, streams, web
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
@@ -72,8 +72,16 @@ def test_streams_deliver_every_move_to_every_watcher() -> None:
     assert math.isfinite(section.figures["p99"])
 
 
+def test_web_times_a_click_to_the_other_page() -> None:
+    section = web.run(web.WebConfig(games=1, hand_size=2))
+    _check(section)
+    assert section.figures["moves"] == 4
+    assert _finite(section.figures["p50_ms"]) and _finite(section.figures["p99_ms"])
+    assert any("p99" in name for name in section.targets)
+
+
 def test_the_suite_lists_every_benchmark() -> None:
-    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams"}
+    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "web"}
     assert "cores" in header([])
 
 
