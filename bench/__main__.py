@@ -1,8 +1,8 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams, web), ``--json PATH`` (raw figures), ``--markdown PATH`` (the
-printed report, for bench/results.md).
+layers, service, memory, streams, browser, web), ``--json PATH`` (raw figures),
+``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import engine, layers, memory, service, streams, web
+from bench import browser, engine, layers, memory, service, streams, web
 from bench.common import Section, machine, raise_fd_limit
 
 Runner = Callable[[bool], Section]
@@ -33,6 +33,9 @@ SUITES: dict[str, Runner] = {
     "streams": lambda quick: streams.run(
         streams.StreamsConfig(tables=50, watchers=40, processes=2, rate=20.0) if quick
         else streams.StreamsConfig()),
+    "browser": lambda quick: browser.run(
+        browser.BrowserConfig(moves=2_000, reps=2, warmup_moves=400) if quick
+        else browser.BrowserConfig()),
     "web": lambda quick: web.run(web.WebConfig(games=2) if quick else web.WebConfig()),
 }
 

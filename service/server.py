@@ -209,7 +209,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     http = None
     if http_socket is not None:
         try:
-            http = await serve_http(http_socket, config, servicer)
+            http = await serve_http(http_socket, config, servicer, health_servicer)
         except BaseException:
             await server.stop(0)
             raise

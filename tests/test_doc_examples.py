@@ -27,6 +27,7 @@ from tests.npm import NODE_DIR, node_modules, tool
 
 ROOT = Path(__file__).resolve().parent.parent
 ADDRESS = "127.0.0.1:50051"
+HTTP_URL = "http://127.0.0.1:8080"
 PYTHON = sys.executable
 FENCE = re.compile(r"^```(\S*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
@@ -37,6 +38,9 @@ NOT_RUN = {
     ("operations.md", "SELECT create_distributed_table"): "needs a Citus cluster",
     ("plugins.md", "pip install ./my-variant"):
         "installs a placeholder project into the server's environment",
+    ("protocol.md", 'import { createClient } from "@connectrpc/connect";\nimport { createConnectT'):
+        "runs in a page (connect-web); tests/node plays the same calls with connect-node's "
+        "Connect and gRPC-Web transports, and clients/web's tests in Chromium",
 }
 # The plugins page's conformance example names a placeholder plugin; it runs with the example
 # plugin in examples/highcard instead.
@@ -92,9 +96,18 @@ def test_toml_examples_parse() -> None:
         tomllib.loads(example.code)
 
 
+SERVED_URLS: dict[str, str] = {}
+"""The HTTP port's URL of the examples' server (its second line), replacing HTTP_URL."""
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
-    process = spawn_server("--store", "memory:", "--bot-delay", "0")
+    process = spawn_server("--store", "memory:", "--bot-delay", "0",
+                           "--http-address", "127.0.0.1:0")
+    assert process.process.stdout is not None
+    found = re.search(r"(http://[\d.]+:\d+)/", process.process.stdout.readline())
+    assert found, "no HTTP port"
+    SERVED_URLS[HTTP_URL] = found.group(1)
     yield process
     process.terminate()
 
@@ -187,6 +200,7 @@ def test_shell_examples_run(example: Example, server: ServerProcess, tmp_path: P
         if not command:
             continue
         command = command.replace(ADDRESS, server.address).replace("TABLE_ID", table_id)
+        command = command.replace(HTTP_URL, SERVED_URLS[HTTP_URL])
         output = run(["bash", "-c", command], tmp_path, env=env)
         if command.startswith("buf curl") and "--list-methods" in command:
             assert "bezique.v1.TableService/SubmitMove" in output

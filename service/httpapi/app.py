@@ -12,7 +12,7 @@ import asyncio
 import base64
 import contextlib
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,15 +51,16 @@ class BrowserApp:
     """Connect (unary and server-streaming, proto and JSON), gRPC-Web (binary and text) and
     static files, for one service of one servicer."""
 
-    def __init__(self, servicer: object, service: ServiceDescriptor, *,
+    def __init__(self, services: Sequence[tuple[object, ServiceDescriptor]], *,
                  max_message_bytes: int, origins: Origins, static: StaticFiles) -> None:
         self.rpcs: dict[str, _Rpc] = {}
-        for method in service.methods:
-            if method.client_streaming:
-                continue  # browsers cannot stream requests over HTTP/1.1
-            self.rpcs[f"/{service.full_name}/{method.name}"] = _Rpc(
-                method.name, message_factory.GetMessageClass(method.input_type),
-                method.server_streaming, getattr(servicer, method.name))
+        for servicer, service in services:
+            for method in service.methods:
+                if method.client_streaming:
+                    continue  # browsers cannot stream requests over HTTP/1.1
+                self.rpcs[f"/{service.full_name}/{method.name}"] = _Rpc(
+                    method.name, message_factory.GetMessageClass(method.input_type),
+                    method.server_streaming, getattr(servicer, method.name))
         self.max_message_bytes = max_message_bytes
         self.origins = origins
         self.static = static
@@ -142,7 +143,7 @@ class BrowserApp:
             return
         context = HttpContext(_metadata(scope["headers"]), _peer(scope.get("client")))
         if rpc.streaming:
-            await _stream(send, receive, protocol, rpc, rpc.implementation(request, context),
+            await _stream(send, receive, protocol, rpc, _responses(rpc, request, context),
                           context, timeout, cors)
             return
         status, response = await _call_unary(rpc, request, context, timeout)
@@ -271,6 +272,36 @@ async def _call_unary(rpc: _Rpc, request: Message, context: HttpContext,
             return None, await rpc.implementation(request, context)
     except Exception as exc:
         return _status_of(exc, rpc.name), None
+
+
+async def _responses(rpc: _Rpc, request: Message, context: HttpContext
+                     ) -> AsyncIterator[Message]:
+    """The messages of a server-streaming call, whichever way grpc.aio lets a servicer write
+    them: yielded by an async generator, or passed to ``context.write`` by a coroutine."""
+    result = rpc.implementation(request, context)
+    if hasattr(result, "__aiter__"):
+        async for message in result:
+            yield message
+        return
+    written: asyncio.Queue[Message | None] = asyncio.Queue(maxsize=16)
+    context.writer = written.put
+
+    async def run() -> None:
+        try:
+            await result
+        finally:
+            await written.put(None)
+
+    task = asyncio.ensure_future(run())
+    try:
+        while (message := await written.get()) is not None:
+            yield message
+        await task  # its failure (an abort) ends the stream
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
 
 
 async def _stream(send: Send, receive: Receive, protocol: wire.Protocol, rpc: _Rpc,

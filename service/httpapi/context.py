@@ -8,7 +8,7 @@ limits, stream caps, metrics, errors) runs unchanged for Connect and gRPC-Web.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import grpc
@@ -48,6 +48,8 @@ class HttpContext:
         self._deadline = deadline
         self.initial_metadata: list[tuple[str, str]] = []
         self.trailing_metadata: list[tuple[str, str]] = []
+        self.writer: Callable[[Any], Awaitable[None]] | None = None
+        """Where ``write`` sends a streaming call's messages (set by the adapter)."""
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return self._metadata
@@ -71,6 +73,18 @@ class HttpContext:
     def set_trailing_metadata(self, metadata: Sequence[tuple[str, Any]]) -> None:
         self.trailing_metadata.extend((k.lower(), v) for k, v in metadata
                                       if isinstance(v, str))
+
+    async def write(self, message: Any) -> None:
+        """A message of a server stream whose servicer writes rather than yields."""
+        if self.writer is None:
+            raise grpc.aio.UsageError("write() is for server-streaming calls")
+        await self.writer(message)
+
+    def set_code(self, code: grpc.StatusCode) -> None:
+        """Kept for servicers that set a code before raising (generated base classes do)."""
+
+    def set_details(self, details: str) -> None:
+        """Kept with set_code."""
 
     def cancelled(self) -> bool:
         return False

@@ -14,6 +14,7 @@ import ssl
 from dataclasses import dataclass
 
 import uvicorn
+from grpc_health.v1 import health_pb2
 
 from bezique.service.config import Config
 from bezique.service.httpapi.app import BrowserApp
@@ -65,9 +66,13 @@ def bind_http(address: str) -> socket.socket:
     return sock
 
 
-async def serve_http(sock: socket.socket, config: Config, servicer: object) -> HttpServer:
-    """Serve Connect, gRPC-Web and the web table on ``sock`` with the servicer's logic."""
-    app = BrowserApp(servicer, pb.DESCRIPTOR.services_by_name["TableService"],
+async def serve_http(sock: socket.socket, config: Config, servicer: object,
+                     health: object) -> HttpServer:
+    """Serve Connect, gRPC-Web and the web table on ``sock`` with the servicers' logic: the
+    table service, and grpc.health.v1 (an HTTP health check for load balancers)."""
+    services = [(servicer, pb.DESCRIPTOR.services_by_name["TableService"]),
+                (health, health_pb2.DESCRIPTOR.services_by_name["Health"])]
+    app = BrowserApp(services,
                      max_message_bytes=config.max_message_bytes,
                      origins=Origins(config.http_allowed_origins),
                      static=StaticFiles(config.http_static_dir))

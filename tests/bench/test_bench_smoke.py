@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import engine, layers, memory, service, streams, web
+from bench import browser, engine, layers, memory, service, streams, web
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
@@ -72,6 +72,15 @@ def test_streams_deliver_every_move_to_every_watcher() -> None:
     assert math.isfinite(section.figures["p99"])
 
 
+def test_browser_compares_connect_with_grpc_on_one_server() -> None:
+    section = browser.run(browser.BrowserConfig(moves=60, reps=1, concurrency=4,
+                                                warmup_moves=20))
+    _check(section)
+    assert set(section.figures["ratio"]) == {"grpc", "connect", "connect-json", "grpc-web"}
+    assert all(_finite(v) for v in section.figures["server_cpu_per_move"].values())
+    assert len(section.targets) == 1
+
+
 def test_web_times_a_click_to_the_other_page() -> None:
     section = web.run(web.WebConfig(games=1, hand_size=2))
     _check(section)
@@ -81,7 +90,7 @@ def test_web_times_a_click_to_the_other_page() -> None:
 
 
 def test_the_suite_lists_every_benchmark() -> None:
-    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "web"}
+    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "web"}
     assert "cores" in header([])
 
 

@@ -255,3 +255,90 @@ def test_the_package_type_checks_and_declares_its_types(node: str) -> None:
         for name, version in package[group].items():
             assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"{name} is not pinned"
             assert locked["packages"][f"node_modules/{name}"]["version"] == version
+
+
+# ------------------------------------------------------------------ browsers' protocols (HTTP)
+
+HTTP_SCRIPT = """
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { TableService } from "./dist/gen/bezique/v1/table_service_pb.js";
+import { ErrorReason, errorReason } from "./dist/index.js";
+
+const baseUrl = process.argv[2];
+const json = createClient(TableService, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
+const binary = createClient(TableService, createConnectTransport(
+  { baseUrl, httpVersion: "1.1", useBinaryFormat: true }));
+const grpcWeb = createClient(TableService, createGrpcWebTransport({ baseUrl, httpVersion: "1.1" }));
+
+const created = await json.createTable({ variantId: "highcard", options: { players: "2" },
+                                         bots: [{ seat: 1, policy: "random" }] });
+const joined = await json.joinTable({ tableId: created.tableId, displayName: "web" });
+const headers = { authorization: `Bearer ${joined.seatToken}` };
+let moves = 0;
+let outcome = null;
+for await (const update of grpcWeb.watchTable({ tableId: created.tableId }, { headers })) {
+  const view = update.view;
+  if (!view) continue;
+  if (view.outcome) { outcome = view.outcome; break; }
+  if (view.toMove.includes(0) && view.legalMoves.length && update.version === view.version) {
+    try {
+      await binary.submitMove({ tableId: created.tableId, move: view.legalMoves[0],
+                                expectedVersion: view.version, requestId: `m${moves}` },
+                              { headers });
+      moves += 1;
+    } catch (error) {
+      if (!(error instanceof ConnectError) || error.code !== Code.Aborted) throw error;
+    }
+  }
+}
+const errors = {};
+for (const [name, client] of [["connect", json], ["grpc-web", grpcWeb]]) {
+  try {
+    await client.getView({ tableId: "no-such-table" });
+  } catch (error) {
+    errors[name] = { code: Code[error.code], reason: ErrorReason[errorReason(error)] };
+  }
+}
+console.log(JSON.stringify({ tableId: created.tableId, moves, winners: outcome?.winners ?? null,
+                             errors }));
+"""
+
+
+@pytest.fixture(scope="module")
+def http_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A ``bezique-server`` subprocess with its HTTP port open; yields the port's base URL."""
+    log = tmp_path_factory.mktemp("node-http-server") / "server.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [SERVER, "--address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
+             "--store", "memory:", "--bot-delay", "0"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True,
+            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
+    try:
+        assert process.stdout is not None
+        lines: list[str] = []
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            if selector.select(timeout=60):
+                # both lines come at once: the second may already be in the file's buffer
+                lines = [process.stdout.readline(), process.stdout.readline()]
+        match = re.search(r"serving browsers .* on (http://[\d.]+:\d+)/", "".join(lines))
+        if match is None:
+            pytest.fail(f"no HTTP port: {lines!r}\n{log.read_text()}", pytrace=False)
+        yield match.group(1)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_node_connect_and_grpc_web_transports_play_a_game_over_http(
+        node: str, http_base_url: str) -> None:
+    result = run_script(node, "http-check.mjs", HTTP_SCRIPT, http_base_url)
+    assert result["moves"] >= 1 and result["winners"], result
+    assert result["errors"] == {"connect": {"code": "NotFound", "reason": "NOT_FOUND"},
+                                "grpc-web": {"code": "NotFound", "reason": "NOT_FOUND"}}
