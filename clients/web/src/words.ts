@@ -70,7 +70,7 @@ export function valueText(value: JsonValue | undefined): string {
   return `{${Object.keys(value).sort().map((key) => `${words(key)}: ${valueText(value[key])}`).join(", ")}}`;
 }
 
-/** Whether a move carries a range of amounts (Move.min_amount..max_amount, when offered). */
+/** The amounts a move may carry: any from `min` to `max`, in steps of `step` from `min`. */
 export interface AmountRange {
   readonly min: bigint;
   readonly max: bigint;
@@ -78,18 +78,18 @@ export interface AmountRange {
 }
 
 /**
- * The amount range of a move, if the server offers one (fields min_amount, max_amount,
- * amount_step of Move in servers that have them): the player may choose any amount in it.
- * Read without the generated field names, so that the page also builds against a protocol
- * from before them (and then shows the offered amounts as they are).
+ * The amount range of a move, if the server offers one (Move.amount_range: minimum, maximum,
+ * step, in servers that have it): the player may choose any amount in it. Read without the
+ * generated field names, so that the page also builds against a protocol from before them
+ * (and then shows the offered amounts as they are).
  */
 export function amountRange(move: Move): AmountRange | undefined {
-  const fields = move as unknown as { minAmount?: bigint; maxAmount?: bigint; amountStep?: bigint };
-  const min = fields.minAmount;
-  const max = fields.maxAmount;
-  if (typeof min !== "bigint" || typeof max !== "bigint" || max <= min) return undefined;
-  const step = typeof fields.amountStep === "bigint" && fields.amountStep > 0n ? fields.amountStep : 1n;
-  return { min, max, step };
+  type Range = { minimum?: unknown; maximum?: unknown; step?: unknown };
+  const range = (move as unknown as { amountRange?: Range }).amountRange;
+  if (range === undefined || typeof range.minimum !== "bigint" || typeof range.maximum !== "bigint") return undefined;
+  if (range.maximum <= range.minimum) return undefined;
+  const step = typeof range.step === "bigint" && range.step > 0n ? range.step : 1n;
+  return { min: range.minimum, max: range.maximum, step };
 }
 
 /** A move as a button label: "Play 10♥", "Declare royal marriage", "Raise to 40". */
