@@ -111,13 +111,15 @@ QUART_PREFER = ("#moves button.move[data-kind='show']", "#moves button.move[data
 is legal."""
 
 
-def quart_click(page: Page, selector: str) -> Locator:
-    """A raise with an amount range gets an amount typed in: two steps above its minimum."""
+def quart_click(page: Page, selector: str, typed: list[int]) -> Locator:
+    """A raise with an amount range gets an amount typed in (two steps above its minimum,
+    noted in ``typed``)."""
     if selector != AMOUNT:
         return page.locator(selector).first
     ranged = page.locator(AMOUNT).first
     low, step, high = (int(ranged.get_attribute(a) or "0") for a in ("min", "step", "max"))
-    ranged.fill(str(min(high, low + 2 * step)))
+    typed.append(min(high, low + 2 * step))
+    ranged.fill(str(typed[-1]))
     return page.locator("#moves li.ranged button.move").first
 
 
@@ -129,6 +131,7 @@ def test_a_quart_deal_against_three_bots(context: BrowserContext, web_server: We
     table_id = create_table(page, "quart-bezique", {"players": "3", "deals": "3"},
                             {1: "bot:heuristic", 2: "bot:heuristic"})
     moves = 0
+    typed: list[int] = []
     deadline = time.monotonic() + 60
     while (turn := next_turn(page, QUART_PREFER)) is not None:
         assert time.monotonic() < deadline, "the deals did not end"
@@ -137,7 +140,7 @@ def test_a_quart_deal_against_three_bots(context: BrowserContext, web_server: We
             assert page.locator("#seats .seat .stack").count() == 3
             screenshot(page, "quart-bezique")
         assert turn.selector is not None
-        click_and_wait(page, quart_click(page, turn.selector), turn.version)
+        click_and_wait(page, quart_click(page, turn.selector, typed), turn.version)
         moves += 1
     assert moves >= 1
     assert (page.locator("#outcome").text_content() or "").startswith("Game over:")
@@ -148,6 +151,9 @@ def test_a_quart_deal_against_three_bots(context: BrowserContext, web_server: We
     assert sum(stacks) == 3 * 1000
     mine = seat_moves(web_server, table_id, 0)
     assert len(mine) == moves and all(entry.move.kind != "fold" for entry in mine)
+    # Amounts typed in a range (servers that offer ranges) are the amounts the server took.
+    raised = [entry.move.amount for entry in mine if entry.move.kind == "raise"]
+    assert all(amount in raised for amount in typed)
     tab.assert_no_errors()
 
 
