@@ -84,11 +84,11 @@ export class ReplayPage {
     this.slider.max = String(this.entries.length);
     this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
     const controls = el("div", { class: "replay-controls" },
-      button("⏮", () => this.show(0), { title: "start", id: "replay-start" }),
+      button("Start", () => this.show(0), { title: "start (Home)", id: "replay-start" }),
       button("◀", () => this.show(this.step - 1), { title: "back (←)", id: "replay-back" }),
       this.slider,
       button("▶", () => this.show(this.step + 1), { title: "next (→)", id: "replay-next" }),
-      button("⏭", () => this.show(this.entries.length), { title: "end", id: "replay-end" }),
+      button("End", () => this.show(this.entries.length), { title: "end (End)", id: "replay-end" }),
       " ", this.position);
     const outcome = history.outcome ? el("p", { id: "outcome", class: "outcome" }, outcomeText(history.outcome, names)) : null;
     const note = history.finished
@@ -105,7 +105,9 @@ export class ReplayPage {
     const head = el("span", { class: "step" }, `v${entry.version} `);
     item.append(head);
     if (entry.events.some((event) => DEAL_STARTS.has(event.kind))) item.classList.add("deal-start");
-    if (MOVE_ENTRIES.has(entry.entryKind) && entry.move && entry.move.kind) {
+    const told = entry.events.some((event) => event.seat === entry.seat && event.kind === entry.move?.kind);
+    if (MOVE_ENTRIES.has(entry.entryKind) && entry.move && entry.move.kind && (!told || entry.entryKind === "timeout")) {
+      // The move in words, where its own events do not already say it (or the clock made it).
       const actor = entry.seat === undefined ? "The table" : names.get(entry.seat) ?? `Seat ${entry.seat}`;
       item.append(el("span", { class: "move" }, `${actor}: ${moveText(entry.move)}${entry.entryKind === "timeout" ? " (time ran out)" : ""}`), " → ");
     } else if (entry.events.length === 0) {

@@ -165,7 +165,9 @@ export class TablePage {
     const item = el("li", { "data-version": version.toString(), "data-entry": clean(kind) });
     if (kind === "timeout" || events.length === 0) item.append(el("span", { class: "sentence" }, entrySentence(kind, seat, names)));
     for (const event of events) item.append(eventSentence(event, names), " ");
-    this.events.append(item);
+    // In version order, also when a move's answer arrives before the stream's earlier entries.
+    const later = Array.from(this.events.children).find((node) => BigInt((node as HTMLElement).dataset["version"] ?? "0") > version);
+    this.events.insertBefore(item, later ?? null);
     while (this.events.childElementCount > MAX_LINES) this.events.firstElementChild?.remove();
     this.events.scrollTop = this.events.scrollHeight;
   }
