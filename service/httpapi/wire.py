@@ -22,6 +22,10 @@ from google.protobuf import descriptor_pool, json_format, message_factory
 from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2, status_pb2
 
+from bezique.service.errors import InvalidArgument, ResourceExhausted
+from bezique.service.httpapi.context import status_of
+from bezique.service.status import to_status
+
 Kind = Literal["connect", "connect-stream", "grpc-web"]
 
 COMPRESSED = 0x01
@@ -44,11 +48,21 @@ HTTP_STATUS: dict[int, int] = {
 
 
 class WireError(Exception):
-    """The request is not well-formed for its protocol: answered with this status."""
+    """The request is not well-formed for its protocol: answered with this status.
+
+    An invalid or too large request carries the same details as the gRPC port gives it
+    (ErrorInfo with the code's name as reason; BadRequest naming ``request``)."""
 
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
-        self.status = status_pb2.Status(code=code, message=message)
+        if code == code_pb2.INVALID_ARGUMENT:
+            rich = to_status(InvalidArgument(message, field="request"))
+        elif code == code_pb2.RESOURCE_EXHAUSTED:
+            rich = to_status(ResourceExhausted(message))
+        else:
+            self.status = status_pb2.Status(code=code, message=message)
+            return
+        self.status = status_of(rich.code, rich.details, rich.trailing_metadata)
 
 
 @dataclass(frozen=True)
@@ -144,8 +158,8 @@ def single_message(data: bytes) -> bytes:
                         f"the request must hold exactly one message, not {len(found)}")
     flags, payload = found[0]
     if flags & COMPRESSED:
-        raise WireError(code_pb2.INTERNAL, "compressed request messages are not supported "
-                                           "(send them uncompressed)")
+        raise WireError(code_pb2.UNIMPLEMENTED, "compressed request messages are not "
+                                                "supported (send them uncompressed)")
     return payload
 
 

@@ -9,9 +9,10 @@ import grpc
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
 from tests.conftest import details
-from tests.http.web import Failure, Web, summary
+from tests.http.web import Failure, Web, connect_failure, summary
 from tests.service.test_rpcs import STACK
 
 
@@ -128,12 +129,21 @@ async def test_auth_header_is_checked_as_grpc_metadata_is(web: Web) -> None:
     assert (failed.value.http_status, failed.value.code) == (403, "permission_denied")
 
 
-async def test_malformed_requests_are_invalid_argument_naming_the_type(web: Web) -> None:
-    answer = await web.http.post("/bezique.v1.TableService/GetView", content=b"\xff\xff\xff",
+async def test_malformed_requests_are_invalid_argument_naming_the_type(
+        web: Web, web_server: RunningServer) -> None:
+    garbage = b"\xff\xff\xff"
+    async with grpc.aio.insecure_channel(web_server.address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await channel.unary_unary("/bezique.v1.TableService/GetView", None, None)(garbage)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    answer = await web.http.post("/bezique.v1.TableService/GetView", content=garbage,
                                  headers={"content-type": "application/proto"})
     assert answer.status_code == 400
-    assert answer.json()["code"] == "invalid_argument"
-    assert "bezique.v1.GetViewRequest" in answer.json()["message"]
+    failure = connect_failure(400, answer.json())
+    assert failure.code == "invalid_argument"
+    assert "bezique.v1.GetViewRequest" in failure.message
+    assert summary(failure.details) == details(caught.value) == {
+        "reason": "INVALID_ARGUMENT", "metadata": {}, "fields": ["request"], "legal": []}
     answer = await web.http.post("/bezique.v1.TableService/GetView", content=b"{not json",
                                  headers={"content-type": "application/json"})
     assert answer.status_code == 400 and answer.json()["code"] == "invalid_argument"
@@ -156,9 +166,11 @@ async def test_a_request_over_the_message_limit_is_resource_exhausted(web: Web) 
     with pytest.raises(Failure) as failed:
         await web.connect("JoinTable", huge, pb.JoinTableResponse)
     assert (failed.value.http_status, failed.value.code) == (429, "resource_exhausted")
+    assert summary(failed.value.details)["reason"] == "RESOURCE_EXHAUSTED"
     with pytest.raises(Failure) as failed:
         await web.grpc_web("JoinTable", huge, pb.JoinTableResponse)
     assert failed.value.code == str(grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+    assert summary(failed.value.details)["reason"] == "RESOURCE_EXHAUSTED"
 
 
 async def test_a_connect_deadline_ends_a_call_as_deadline_exceeded(web: Web) -> None:
