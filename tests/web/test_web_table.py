@@ -18,6 +18,7 @@ from bezique.v1 import table_service_pb2 as pb
 from tests.web.pages import (
     CARD,
     MOVE,
+    ROOT,
     Tab,
     WebServer,
     card_ids,
@@ -391,3 +392,15 @@ def test_server_strings_are_text_never_markup(context: BrowserContext,
     page.locator("#table[data-mode='seat']").wait_for()
     assert page.locator("#seats .seat.own .name").text_content() == "Seat 0 (you)"
     tab.assert_no_errors()
+
+
+def test_the_page_never_parses_markup() -> None:
+    """Server strings reach the page only as text: no source of the web table uses an API
+    that parses markup (the test above shows one name that would have been markup)."""
+    sources = sorted((ROOT / "clients" / "web" / "src").glob("*.ts"))
+    assert sources
+    parsing = re.compile(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|DOMParser"
+                         r"|createContextualFragment|\beval\(|new Function\(")
+    found = [f"{path.name}: {line.strip()}" for path in sources
+             for line in path.read_text().splitlines() if parsing.search(line)]
+    assert not found, found

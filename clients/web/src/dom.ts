@@ -1,7 +1,8 @@
 /**
  * Building the page without markup strings: every element is made with createElement and every
  * text, the server's above all, goes in as a text node. Nothing here (or anywhere in the web
- * table) assigns innerHTML, so a display name or a variant's label can never become markup.
+ * table) hands a string to the HTML parser, so a display name or a variant's label can never
+ * become markup (tests/web checks the sources for it).
  */
 
 /** A child of an element: a node, a text (made a text node), or nothing. */
