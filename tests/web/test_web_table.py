@@ -343,8 +343,10 @@ def test_a_spectator_page_holds_no_hidden_card(context: BrowserContext, web_serv
     table_id = created.table_id
     tokens = {seat: _token(web_server, table_id, seat, f"p{seat}") for seat in range(seats)}
     _play_some(web_server, table_id, tokens, 12)
-    tab = open_tab(context, web_server, f"#/watch/{table_id}")
+    tab = open_tab(context, web_server)  # the lobby lists the table: watch it from there
     page = tab.page
+    page.locator(f"tr[data-table='{table_id}'] button.watch").click()
+    page.wait_for_url(re.compile(f"#/watch/{table_id}"))
     for round_ in range(2):
         current = web_server.view(table_id).version
         wait_version(page, current)
