@@ -12,7 +12,7 @@ import { Code, ConnectError, createClient, type CallOptions, type Client } from 
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 
-import { TableService } from "./gen/bezique/v1/table_service_pb.js";
+import { TableService, type VariantInfo } from "./gen/bezique/v1/table_service_pb.js";
 
 export type Protocol = "connect" | "connect-json" | "grpc-web";
 
@@ -32,6 +32,17 @@ function makeClient(protocol: Protocol): Client<typeof TableService> {
 
 /** The generated client for this page. */
 export const rpc: Client<typeof TableService> = makeClient(pageProtocol());
+
+let variants: Promise<VariantInfo[]> | undefined;
+
+/** The server's variants, asked once per page load (a failure is asked again next time). */
+export function listVariants(): Promise<VariantInfo[]> {
+  variants ??= rpc.listVariants({}, callOptions()).then((answer) => answer.variants, (error: unknown) => {
+    variants = undefined;
+    throw error;
+  });
+  return variants;
+}
 
 /** Call options: the seat's token as a bearer credential, a deadline for unary calls. */
 export function callOptions(token?: string, signal?: AbortSignal, unary = true): CallOptions {

@@ -8,7 +8,7 @@
 import { cardButton, cardNode, cardRow, sortedCards, suitNode } from "./cards.js";
 import { clean, el, type Child } from "./dom.js";
 import type { Card, View, Zone } from "./gen/bezique/v1/table_service_pb.js";
-import { valueText, who, words } from "./words.js";
+import { declared, valueText, who, words } from "./words.js";
 import type { JsonObject } from "@bufbuild/protobuf";
 
 const ZONE_TITLES: Readonly<Record<string, string>> = {
@@ -41,7 +41,7 @@ export function headerNode(view: View, names: ReadonlyMap<number, string>): HTML
   const parts: Child[] = [
     el("span", { class: "variant" }, clean(view.variantId)),
     el("span", { class: "fact" }, `table ${clean(view.tableId)}`),
-    el("span", { class: "fact phase" }, `phase ${clean(view.phase) || "—"}`),
+    el("span", { class: "fact phase" }, declared("phases", view.phase) ?? `phase ${clean(view.phase) || "—"}`),
   ];
   if (typeof detail["deal"] === "number") parts.push(el("span", { class: "fact" }, `deal ${detail["deal"]}`));
   if (typeof detail["dealer"] === "number") {
@@ -86,7 +86,7 @@ export function seatsNode(view: View, names: ReadonlyMap<number, string>): HTMLE
 }
 
 function zoneTitle(zone: Zone, names: ReadonlyMap<number, string>): string {
-  const title = ZONE_TITLES[zone.name] ?? words(zone.name).replace(/^./, (c) => c.toUpperCase());
+  const title = declared("zones", zone.name) ?? ZONE_TITLES[zone.name] ?? words(zone.name).replace(/^./, (c) => c.toUpperCase());
   return zone.owner === undefined ? title : `${title} of ${who(names, zone.owner)}`;
 }
 
@@ -135,7 +135,7 @@ export function detailsNode(view: View): HTMLElement | null {
   });
   if (shown.length === 0) return null;
   const list = el("dl", {});
-  for (const key of shown) list.append(el("dt", {}, words(key)), el("dd", {}, valueText(detail[key])));
+  for (const key of shown) list.append(el("dt", {}, declared("details", key) ?? words(key)), el("dd", {}, valueText(detail[key])));
   return el("details", { id: "details", class: "details" }, el("summary", {}, "Table details"), list);
 }
 

@@ -5,7 +5,7 @@
  */
 
 import {
-  callOptions, describeError, heldSeat, joinTable, playerName, rememberName, rpc,
+  callOptions, describeError, heldSeat, joinTable, listVariants, playerName, rememberName, rpc,
 } from "./api.js";
 import { button, clean, el, replace } from "./dom.js";
 import {
@@ -99,7 +99,7 @@ export class LobbyPage {
     this.timer = window.setInterval(() => void this.loadTables(), REFRESH_MS);
     void this.loadTables();
     try {
-      const { variants: infos } = await rpc.listVariants({}, callOptions());
+      const infos = await listVariants();
       replace(variants, ...infos.map((info) => this.variantForm(info)));
     } catch (error) {
       replace(variants, `The variants could not be read: ${describeError(error)}`);

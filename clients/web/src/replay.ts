@@ -10,7 +10,7 @@ import { callOptions, describeError, heldSeat, rpc } from "./api.js";
 import { cardNode, cardRow } from "./cards.js";
 import { button, clean, el, replace } from "./dom.js";
 import type { Card, GetHistoryResponse, HistoryEntry } from "./gen/bezique/v1/table_service_pb.js";
-import type { Navigator } from "./table.js";
+import { learnWords, type Navigator } from "./table.js";
 import { entrySentence, eventSentence, moveText, outcomeText } from "./words.js";
 
 const TRICK_ENDS = new Set(["trick", "round_won"]);
@@ -64,6 +64,7 @@ export class ReplayPage {
       return;
     }
     this.entries = entries;
+    await learnWords(history.variantId);
     this.draw(history, historyNames(entries));
     document.addEventListener("keydown", this.keys);
   }

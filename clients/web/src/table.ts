@@ -12,7 +12,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 
 import {
-  callOptions, describeError, dropSeat, errorReason, isCancel, joinTable, playerName,
+  callOptions, describeError, dropSeat, errorReason, isCancel, joinTable, listVariants, playerName,
   rememberName, requestId, rpc, type SeatHold,
 } from "./api.js";
 import { detailsNode, handNode, headerNode, seatsNode, zonesNode } from "./board.js";
@@ -20,7 +20,9 @@ import { button, clean, el, replace } from "./dom.js";
 import {
   MoveSchema, type Event, type Move, type View, type WatchTableResponse,
 } from "./gen/bezique/v1/table_service_pb.js";
-import { amountRange, entrySentence, eventSentence, moveLabel, outcomeText, seatNames, who } from "./words.js";
+import {
+  amountRange, declared, entrySentence, eventSentence, moveLabel, outcomeText, seatNames, useVocabulary, who,
+} from "./words.js";
 
 /** Entries of the log shown when a page opens (the recent past, so a reload keeps context). */
 const BACKLOG = 40n;
@@ -30,6 +32,16 @@ const MAX_LINES = 300;
 /** Moves the page to another route (`#/...`), also when it is the route shown now. */
 export interface Navigator {
   go(hash: string): void;
+}
+
+/** Use the words `variantId` declares (VariantInfo.vocabulary), else the page's own. */
+export async function learnWords(variantId: string | undefined): Promise<void> {
+  useVocabulary(undefined);
+  try {
+    useVocabulary((await listVariants()).find((info) => info.id === variantId));
+  } catch {
+    // the page's own words will do
+  }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,7 +87,9 @@ export class TablePage {
     document.addEventListener("keydown", this.keys);
     this.clockTimer = window.setInterval(() => this.tick(), 250);
     try {
-      this.take((await rpc.getView({ tableId: this.tableId }, callOptions(this.hold?.token))).view);
+      const { view } = await rpc.getView({ tableId: this.tableId }, callOptions(this.hold?.token));
+      await learnWords(view?.variantId);
+      this.take(view);
     } catch (error) {
       if (this.hold && this.lostSeat(error)) return;
       this.say(`This table cannot be shown: ${describeError(error)}`);
@@ -261,7 +275,7 @@ export class TablePage {
       const key = index < 9 ? String(index + 1) : index === 9 ? "0" : "";
       const range = amountRange(move);
       const attributes = { class: `move kind-${clean(move.kind)}`, "data-index": index, "data-kind": clean(move.kind),
-        disabled: this.busy, "aria-keyshortcuts": key || undefined };
+        disabled: this.busy, "aria-keyshortcuts": key || undefined, title: declared("moves", move.kind) };
       const keyBadge = el("kbd", {}, key || "·");
       if (range === undefined) {
         const hint = move.kind === "pass" ? el("span", { class: "hint" }, " (p)") : null;

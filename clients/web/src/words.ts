@@ -35,6 +35,44 @@ const MOVE_WORDS: Readonly<Record<string, string>> = {
 /** Detail keys that an event sentence says in words (others go to its tooltip). */
 const SAID_KEYS = new Set(["points", "combinations", "has_combination", "reason"]);
 
+/** A variant's own words (VariantInfo.vocabulary, in servers that send it); maps may be empty. */
+export interface Vocabulary {
+  readonly phases: Readonly<Record<string, string>>;
+  readonly events: Readonly<Record<string, string>>;
+  readonly zones: Readonly<Record<string, string>>;
+  readonly details: Readonly<Record<string, string>>;
+  readonly moves: Readonly<Record<string, string>>;
+}
+
+const NO_WORDS: Vocabulary = { phases: {}, events: {}, zones: {}, details: {}, moves: {} };
+let vocabulary: Vocabulary = NO_WORDS;
+
+function stringMap(value: unknown): Record<string, string> {
+  const map: Record<string, string> = {};
+  if (value === null || typeof value !== "object") return map;
+  for (const [key, text] of Object.entries(value)) if (typeof text === "string" && text) map[key] = clean(text);
+  return map;
+}
+
+/**
+ * Use the words `info` declares for its variant (VariantInfo.vocabulary), where the server
+ * sends them; read without the generated field names, so that the page also builds against a
+ * protocol from before them (and then uses its own words). Undefined: only the page's words.
+ */
+export function useVocabulary(info: object | undefined): void {
+  const declared = (info as { vocabulary?: Record<string, unknown> } | undefined)?.vocabulary;
+  vocabulary = declared === undefined ? NO_WORDS : {
+    phases: stringMap(declared["phases"]), events: stringMap(declared["events"]),
+    zones: stringMap(declared["zones"]), details: stringMap(declared["details"]),
+    moves: stringMap(declared["moves"]),
+  };
+}
+
+/** The variant's label of a phase, zone or detail key, if it declares one. */
+export function declared(kind: "phases" | "zones" | "details" | "moves", name: string): string | undefined {
+  return vocabulary[kind][name];
+}
+
 /** "royal_marriage" -> "royal marriage". */
 export function words(name: string): string {
   return clean(name).replace(/[_/]/g, " ").trim();
@@ -127,7 +165,7 @@ function combinationsText(value: JsonValue | undefined): string {
 export function eventSentence(event: Event, names: ReadonlyMap<number, string>): HTMLElement {
   const line = el("span", { class: "sentence", "data-kind": clean(event.kind) });
   const pieces: Child[] = [el("span", { class: event.seat === undefined ? "who house" : "who" }, who(names, event.seat))];
-  pieces.push(` ${VERBS[event.kind] ?? words(event.kind)}`);
+  pieces.push(` ${vocabulary.events[event.kind] ?? VERBS[event.kind] ?? words(event.kind)}`);
   if (event.label) pieces.push(" ", el("span", { class: "label" }, words(event.label)));
   if (event.cards.length > 0 || event.hiddenCount > 0) pieces.push(" ", cardRow(event.cards, event.hiddenCount));
   const detail = event.detail ?? {};
@@ -141,7 +179,7 @@ export function eventSentence(event: Event, names: ReadonlyMap<number, string>):
   if (typeof detail["reason"] === "string") pieces.push(` (${words(detail["reason"])})`);
   line.append(fragment(...pieces, "."));
   const rest = Object.keys(detail).sort().filter((key) => !SAID_KEYS.has(key));
-  if (rest.length > 0) line.title = rest.map((key) => `${words(key)}: ${valueText(detail[key])}`).join(" · ");
+  if (rest.length > 0) line.title = rest.map((key) => `${declared("details", key) ?? words(key)}: ${valueText(detail[key])}`).join(" · ");
   return line;
 }
 
