@@ -24,15 +24,13 @@ def tool(name: str, needs: str = "Node.js >= 20 and npm") -> str:
     return path
 
 
-def node_modules(folder: Path = NODE_DIR) -> Path:
-    """``folder``/node_modules/.bin (clients/node by default), after ``npm ci`` if the install
-    is missing or stale."""
-    lock = folder / "package-lock.json"
-    mark = folder / "node_modules" / ".package-lock.json"  # written by npm on every install
-    if not mark.is_file() or mark.stat().st_mtime < lock.stat().st_mtime:
-        result = subprocess.run([tool("npm"), "ci", "--no-audit", "--no-fund"], cwd=folder,
+def node_modules() -> Path:
+    """clients/node/node_modules/.bin, after ``npm ci`` if the install is missing or stale."""
+    lock = NODE_DIR / "package-lock.json"
+    if not MARK.is_file() or MARK.stat().st_mtime < lock.stat().st_mtime:
+        result = subprocess.run([tool("npm"), "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR,
                                 capture_output=True, text=True, timeout=600, check=False)
         if result.returncode != 0:
-            pytest.fail(f"npm ci in {folder} failed:\n{result.stdout}\n{result.stderr}",
+            pytest.fail(f"npm ci in {NODE_DIR} failed:\n{result.stdout}\n{result.stderr}",
                         pytrace=False)
-    return folder / "node_modules" / ".bin"
+    return BIN
