@@ -25,8 +25,15 @@ HTTP_ADDR ?= 127.0.0.1:8080
 NODE     := clients/node
 NPM_OK   := $(NODE)/node_modules/.package-lock.json
 BUF      := $(NODE)/node_modules/.bin/buf
+# The web table (clients/web): its pinned npm packages and its bundle in dist/, served at / on
+# the HTTP port. The browser tests build it themselves when it is missing or stale.
+WEB      := clients/web
+WEB_NPM_OK := $(WEB)/node_modules/.package-lock.json
+WEB_DIST := $(WEB)/dist/index.html
+WEB_SRC  := $(shell find $(WEB)/src $(WEB)/static -type f -not -path '*/src/gen/*' 2>/dev/null) \
+            $(WEB)/build.mjs $(WEB)/buf.gen.yaml $(WEB)/tsconfig.json
 
-.PHONY: run test lint proto clean bench play soak venv typecheck flaky dist
+.PHONY: run test lint proto clean bench play soak venv typecheck flaky dist web
 
 venv: $(STAMP)
 
@@ -52,6 +59,23 @@ proto: $(GEN)
 $(NPM_OK): $(NODE)/package.json $(NODE)/package-lock.json
 	cd $(NODE) && npm ci --no-audit --no-fund
 	touch $@
+
+$(WEB_NPM_OK): $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $@
+
+$(WEB_DIST): $(WEB_NPM_OK) $(WEB_SRC) $(PROTOS)
+	cd $(WEB) && npm run --silent build
+
+# `make web` builds the web table; `make run` and `make bench` build it when npm is there (the
+# server still runs without it, and says so at /).
+web: $(WEB_DIST)
+
+run bench: web-if-npm
+.PHONY: web-if-npm
+web-if-npm:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory web; \
+	else echo "npm not found: the web table (clients/web) is not built"; fi
 
 run: $(RUN_STAMP)
 	$(RUN_BIN)/bezique-server $(if $(ADDR),--address $(ADDR)) $(if $(HTTP_ADDR),--http-address $(HTTP_ADDR)) $(RUN_ARGS)
@@ -104,5 +128,5 @@ play: $(RUN_STAMP)
 	$(RUN_BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
 clean:
-	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info examples/*/*.egg-info examples/*/build $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info examples/*/*.egg-info examples/*/build $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

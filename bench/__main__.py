@@ -1,7 +1,7 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams, browser, feed), ``--json PATH`` (raw figures),
+layers, service, memory, streams, browser, feed, web), ``--json PATH`` (raw figures),
 ``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import browser, engine, feed, layers, memory, service, streams
+from bench import browser, engine, feed, layers, memory, service, streams, web
 from bench.common import Section, machine, raise_fd_limit
 
 Runner = Callable[[bool], Section]
@@ -38,6 +38,7 @@ SUITES: dict[str, Runner] = {
         else browser.BrowserConfig()),
     "feed": lambda quick: feed.run(
         feed.FeedConfig(moves=2_000) if quick else feed.FeedConfig()),
+    "web": lambda quick: web.run(web.WebConfig(games=2) if quick else web.WebConfig()),
 }
 
 

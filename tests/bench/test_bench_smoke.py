@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import browser, engine, feed, layers, memory, service, streams
+from bench import browser, engine, feed, layers, memory, service, streams, web
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
@@ -83,8 +83,17 @@ def test_browser_compares_connect_with_grpc_on_one_server() -> None:
     assert len(section.targets) == 1
 
 
+def test_web_times_a_click_to_the_other_page() -> None:
+    section = web.run(web.WebConfig(games=1, hand_size=2))
+    _check(section)
+    assert section.figures["moves"] == 4
+    assert _finite(section.figures["p50_ms"]) and _finite(section.figures["p99_ms"])
+    assert any("p99" in name for name in section.targets)
+
+
 def test_the_suite_lists_every_benchmark() -> None:
-    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed"}
+    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed",
+                           "web"}
     assert "cores" in header([])
 
 

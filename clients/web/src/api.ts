@@ -1,0 +1,154 @@
+/**
+ * The page's connection to the server that served it: the generated TableService client over
+ * connect-web, on the page's own origin (the server serves the page and the protocol on one
+ * HTTP port). Connect with the binary format by default; `?protocol=connect-json` or
+ * `?protocol=grpc-web` in the page's address picks another of the protocols the server speaks.
+ *
+ * A seat's token lives in sessionStorage, per table: a reload keeps the seat, another tab (or a
+ * closed one) does not share it.
+ */
+
+import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+
+import { TableService, type VariantInfo } from "./gen/bezique/v1/table_service_pb.js";
+
+export type Protocol = "connect" | "connect-json" | "grpc-web";
+
+/** The protocol asked for in the page's query string (`?protocol=`), else Connect binary. */
+export function pageProtocol(): Protocol {
+  const asked = new URLSearchParams(window.location.search).get("protocol");
+  return asked === "grpc-web" || asked === "connect-json" ? asked : "connect";
+}
+
+function makeClient(protocol: Protocol): Client<typeof TableService> {
+  const baseUrl = window.location.origin;
+  const transport = protocol === "grpc-web"
+    ? createGrpcWebTransport({ baseUrl })
+    : createConnectTransport({ baseUrl, useBinaryFormat: protocol === "connect" });
+  return createClient(TableService, transport);
+}
+
+/** The generated client for this page. */
+export const rpc: Client<typeof TableService> = makeClient(pageProtocol());
+
+let variants: Promise<VariantInfo[]> | undefined;
+
+/** The server's variants, asked once per page load (a failure is asked again next time). */
+export function listVariants(): Promise<VariantInfo[]> {
+  variants ??= rpc.listVariants({}, callOptions()).then((answer) => answer.variants, (error: unknown) => {
+    variants = undefined;
+    throw error;
+  });
+  return variants;
+}
+
+/** Call options: the seat's token as a bearer credential, a deadline for unary calls. */
+export function callOptions(token?: string, signal?: AbortSignal, unary = true): CallOptions {
+  return {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal,
+    timeoutMs: unary ? 15_000 : undefined,
+  };
+}
+
+/** A seat held in this tab: the table, the seat number, its token. */
+export interface SeatHold {
+  readonly tableId: string;
+  readonly seat: number;
+  readonly token: string;
+}
+
+const SEAT_KEY = "bezique.seat.";
+const NAME_KEY = "bezique.name";
+
+/** The seat this tab holds at `tableId`, if any (sessionStorage: survives a reload). */
+export function heldSeat(tableId: string): SeatHold | undefined {
+  try {
+    const raw = window.sessionStorage.getItem(SEAT_KEY + tableId);
+    if (!raw) return undefined;
+    const parsed = JSON.parse(raw) as Partial<SeatHold>;
+    if (typeof parsed.seat === "number" && typeof parsed.token === "string") {
+      return { tableId, seat: parsed.seat, token: parsed.token };
+    }
+  } catch {
+    // storage refused or a malformed entry: no seat
+  }
+  return undefined;
+}
+
+export function holdSeat(hold: SeatHold): void {
+  window.sessionStorage.setItem(SEAT_KEY + hold.tableId, JSON.stringify({ seat: hold.seat, token: hold.token }));
+}
+
+export function dropSeat(tableId: string): void {
+  window.sessionStorage.removeItem(SEAT_KEY + tableId);
+}
+
+/** The player's name, remembered for the next table. */
+export function playerName(): string {
+  try {
+    return window.localStorage.getItem(NAME_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+export function rememberName(name: string): void {
+  try {
+    window.localStorage.setItem(NAME_KEY, name);
+  } catch {
+    // private mode: not remembered
+  }
+}
+
+/** 32 random bytes: the seat's contribution to the table's randomness (JoinTable.entropy). */
+export function freshEntropy(): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(32));
+}
+
+/** A unique request id (hex), also on pages that are not a secure context. */
+export function requestId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Take a seat and remember it in this tab. */
+export async function joinTable(tableId: string, name: string, seat?: number): Promise<SeatHold> {
+  const answer = await rpc.joinTable(
+    { tableId, seat, displayName: name, entropy: freshEntropy() }, callOptions());
+  const hold = { tableId, seat: answer.seat, token: answer.seatToken };
+  holdSeat(hold);
+  return hold;
+}
+
+/** The ErrorInfo reason of a failed call ("STALE_VERSION"), or "" (google.rpc.ErrorInfo field 1). */
+export function errorReason(error: unknown): string {
+  const connectError = ConnectError.from(error);
+  for (const detail of connectError.details) {
+    if ("desc" in detail || detail.type !== "google.rpc.ErrorInfo") continue;
+    const reader = new BinaryReader(detail.value);
+    while (reader.pos < reader.len) {
+      const [field, wireType] = reader.tag();
+      if (field === 1 && wireType === WireType.LengthDelimited) return reader.string();
+      reader.skip(wireType);
+    }
+  }
+  return "";
+}
+
+/** A failed call in one line for people: the server's message and reason. */
+export function describeError(error: unknown): string {
+  if (error instanceof ConnectError) {
+    const reason = errorReason(error);
+    const code = Code[error.code] ?? "error";
+    return `${error.rawMessage || code}${reason ? ` (${reason})` : ` (${code})`}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Whether an error only says the call was cancelled by us (a page left, a stream stopped). */
+export function isCancel(error: unknown): boolean {
+  return error instanceof ConnectError ? error.code === Code.Canceled
+    : error instanceof DOMException && error.name === "AbortError";
+}
