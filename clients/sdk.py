@@ -4,11 +4,15 @@
 * Safe calls (reads, and SubmitMove thanks to its request id) are retried on UNAVAILABLE with
   exponential backoff; CreateTable and JoinTable are not (a retry could create a second table).
 * ``watch`` resumes by itself after a cut stream, from the last version it delivered.
+* A seat joins with a commitment to its entropy and reveals it when the table asks (every
+  seat taken): the client does it by itself from ``join``, ``view`` and ``watch`` for every
+  seat it joined (or was given with ``remember``), so a game starts without the caller's help.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 import threading
 import uuid
@@ -51,13 +55,17 @@ def error_reason(error: grpc.aio.AioRpcError) -> int:
 class SeatHandle:
     """What JoinTable gave: the seat and its secret token; and what the seat keeps to check
     the game afterwards without trusting the server (``verify_history(..., seat=handle)``):
-    the entropy it sent and the seed commitment it was shown before any deal."""
+    the entropy it sent and the seed commitment it was shown before any deal.
+
+    With ``committed`` the seat sent only sha256 of ``entropy`` at JoinTable: ``entropy`` is
+    then a secret until the seat reveals it (RevealEntropy), once every seat is taken."""
 
     table_id: str
     seat: int
     token: str
     entropy: bytes = b""
     commitment: str = ""
+    committed: bool = False
 
 
 def auth_metadata(token: str | None, api_key: str = "") -> tuple[tuple[str, str], ...]:
@@ -97,6 +105,9 @@ class AsyncTableClient:
         self.retries = retries
         self.backoff = backoff
         self.timeout = timeout
+        self._unrevealed: dict[str, dict[int, SeatHandle]] = {}
+        """table id -> seat -> handle: this client's seats that committed to entropy and have
+        not revealed it yet (revealed when a view or update asks for it)."""
 
     async def close(self) -> None:
         await self.channel.close(None)
@@ -160,16 +171,79 @@ class AsyncTableClient:
                 return tables
 
     async def join(self, table_id: str, seat: int | None = None, name: str = "",
-                   entropy: bytes | None = None) -> SeatHandle:
+                   entropy: bytes | None = None, *, commit: bool = True) -> SeatHandle:
         """Take a seat. The seat contributes ``entropy`` to every deal of the table: 32 fresh
-        random bytes unless given (a platform may pass its player's own; ``b""``: none)."""
-        sent = secrets.token_bytes(32) if entropy is None else entropy
-        request = pb.JoinTableRequest(table_id=table_id, display_name=name, entropy=sent)
+        random bytes unless given (a platform may pass its player's own; ``b""``: none).
+
+        With ``commit`` (the default) only sha256 of the entropy is sent now and the entropy
+        stays secret in the handle until every seat is taken; this client then reveals it by
+        itself (see ``reveal_owed``). ``commit=False`` sends it in the clear, as clients did
+        before commit-reveal: then the table is fair against the operator only if an honest
+        seat joins after every seat the operator controls."""
+        secret = secrets.token_bytes(32) if entropy is None else entropy
+        committed = commit and bool(secret)
+        request = pb.JoinTableRequest(table_id=table_id, display_name=name)
+        if committed:
+            request.entropy_commitment = hashlib.sha256(secret).digest()
+        else:
+            request.entropy = secret
         if seat is not None:
             request.seat = seat
         response = await self.stub.JoinTable(request, metadata=self._md(), timeout=self.timeout)
-        return SeatHandle(table_id, response.seat, response.seat_token, sent,
-                          response.view.seed_commitment)
+        handle = SeatHandle(table_id, response.seat, response.seat_token, secret,
+                            response.view.seed_commitment, committed)
+        if committed:
+            self.remember(handle)
+            await self.reveal_owed(response.view)
+        return handle
+
+    def remember(self, seat: SeatHandle) -> None:
+        """Reveal ``seat``'s committed entropy when a view of its table asks for it (a seat
+        this client did not join itself, e.g. from a proof kept on disk)."""
+        if seat.committed and seat.entropy and seat.seat >= 0:
+            self._unrevealed.setdefault(seat.table_id, {})[seat.seat] = seat
+
+    async def reveal(self, seat: SeatHandle) -> pb.RevealEntropyResponse:
+        """Reveal the entropy ``seat`` committed to at JoinTable (once every seat is taken).
+        Safe to retry: a repeated reveal changes nothing."""
+        request = pb.RevealEntropyRequest(table_id=seat.table_id, entropy=seat.entropy)
+        response: pb.RevealEntropyResponse = await self._retry(lambda: self.stub.RevealEntropy(
+            request, metadata=self._md(seat.token), timeout=self.timeout))
+        self._forget(seat.table_id, seat.seat)
+        return response
+
+    def _forget(self, table_id: str, seat: int) -> None:
+        owed = self._unrevealed.get(table_id)
+        if owed is not None:
+            owed.pop(seat, None)
+            if not owed:
+                del self._unrevealed[table_id]
+
+    async def reveal_owed(self, view: pb.View) -> bool:
+        """Reveal every seat of this client that ``view`` lists in ``awaiting_reveal``; True
+        when any was revealed (the caller's view is then out of date). Once the table has
+        started or ended, its seats are forgotten."""
+        owed = self._unrevealed.get(view.table_id)
+        if not owed:
+            return False
+        if not view.awaiting_reveal:
+            if not view.waiting_for_players or view.HasField("outcome"):
+                del self._unrevealed[view.table_id]  # started, or ended: nothing to reveal
+            return False
+        revealed = False
+        for seat in view.awaiting_reveal:
+            handle = owed.get(seat)
+            if handle is None:
+                continue
+            try:
+                await self.reveal(handle)
+            except grpc.aio.AioRpcError as error:
+                # the round ended meanwhile (the deadline): the next view says so
+                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                self._forget(view.table_id, seat)
+            revealed = True
+        return revealed
 
     async def leave(self, seat: SeatHandle) -> int:
         response = await self.stub.LeaveTable(pb.LeaveTableRequest(table_id=seat.table_id),
@@ -177,10 +251,15 @@ class AsyncTableClient:
         return int(response.version)
 
     async def view(self, table_id: str, token: str | None = None) -> pb.View:
-        response = await self._retry(lambda: self.stub.GetView(
-            pb.GetViewRequest(table_id=table_id), metadata=self._md(token),
-            timeout=self.timeout))
-        view: pb.View = response.view
+        """The view of the token's seat (a spectator's without one); when it asks this
+        client's seats to reveal their entropy, they do, and the view is read again."""
+        for _ in range(2):
+            response = await self._retry(lambda: self.stub.GetView(
+                pb.GetViewRequest(table_id=table_id), metadata=self._md(token),
+                timeout=self.timeout))
+            view: pb.View = response.view
+            if not await self.reveal_owed(view):
+                break
         return view
 
     async def submit(self, seat: SeatHandle, move: pb.Move, expected_version: int,
@@ -232,6 +311,8 @@ class AsyncTableClient:
                     failures = 0
                     if update.version > last:
                         last = update.version
+                        if update.HasField("view"):
+                            await self.reveal_owed(update.view)
                         yield update
                 return
             except grpc.aio.AioRpcError as error:
@@ -290,11 +371,20 @@ class TableClient:
         return self._run(self._client.list_tables(variant_id, only_open))
 
     def join(self, table_id: str, seat: int | None = None, name: str = "",
-             entropy: bytes | None = None) -> SeatHandle:
-        return self._run(self._client.join(table_id, seat, name, entropy))
+             entropy: bytes | None = None, *, commit: bool = True) -> SeatHandle:
+        return self._run(self._client.join(table_id, seat, name, entropy, commit=commit))
 
     def leave(self, seat: SeatHandle) -> int:
         return self._run(self._client.leave(seat))
+
+    def remember(self, seat: SeatHandle) -> None:
+        self._client.remember(seat)
+
+    def reveal(self, seat: SeatHandle) -> pb.RevealEntropyResponse:
+        return self._run(self._client.reveal(seat))
+
+    def reveal_owed(self, view: pb.View) -> bool:
+        return self._run(self._client.reveal_owed(view))
 
     def view(self, table_id: str, token: str | None = None) -> pb.View:
         return self._run(self._client.view(table_id, token))

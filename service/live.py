@@ -12,7 +12,7 @@ import json
 import pickle
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
@@ -29,14 +29,25 @@ class Seat:
     token_hash: str = ""
     bot: str = ""
     entropy: str = ""
-    """The randomness the seat contributed when it joined, hex (public)."""
+    """The randomness the seat contributed, hex (public): sent when it joined, or revealed
+    after every seat was taken when it joined with a commitment."""
+    entropy_commitment: str = ""
+    """sha256 of the seat's secret entropy, hex, when it joined with a commitment."""
 
     @property
     def occupied(self) -> bool:
         return bool(self.token_hash or self.bot)
 
+    @property
+    def owes_reveal(self) -> bool:
+        """Whether the seat committed to entropy it has not revealed yet."""
+        return bool(self.entropy_commitment) and not self.entropy
+
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "bot": self.bot, "occupied": self.occupied}
+        found: dict[str, Any] = {"name": self.name, "bot": self.bot, "occupied": self.occupied}
+        if self.owes_reveal:
+            found["owes_reveal"] = True
+        return found
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,8 @@ class ViewResult:
     legal: tuple[Move, ...]
     outcome: Outcome | None = None
     deadline: float | None = None
+    awaiting_reveal: tuple[int, ...] = ()
+    """The seats still to reveal their committed entropy (the reveal round), in order."""
 
     @property
     def started(self) -> bool:
@@ -125,11 +138,14 @@ class LiveTable:
         contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
+        self.ended: Outcome | None = None
+        """How a table that ended before any deal ended (an ``ended`` entry): a seat did not
+        reveal its committed entropy in time."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
-                              self.left_at, self.chance_version),
+                              self.left_at, self.chance_version, self.ended),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
@@ -140,6 +156,7 @@ class LiveTable:
         # start, when churn no longer matters)
         self.left_at = state[4] if len(state) > 4 and isinstance(state[4], list) else []
         self.chance_version = state[5] if len(state) > 5 else 0
+        self.ended = state[6] if len(state) > 6 else None
         self.snapshot_version = snapshot.version
 
     @property
@@ -152,7 +169,17 @@ class LiveTable:
 
     @property
     def finished(self) -> bool:
-        return self.game is not None and self.game.outcome() is not None
+        if self.game is None:
+            return self.ended is not None
+        return self.game.outcome() is not None
+
+    @property
+    def awaiting_reveal(self) -> tuple[int, ...]:
+        """The seats that must reveal their committed entropy before the game can start: only
+        once every seat is taken (every commitment is in), and never after an end."""
+        if self.game is not None or self.ended is not None or self.free_seats:
+            return ()
+        return tuple(index for index, seat in enumerate(self.seats) if seat.owes_reveal)
 
     @property
     def free_seats(self) -> int:
@@ -161,7 +188,9 @@ class LiveTable:
     @property
     def phase(self) -> str:
         if self.game is None:
-            return "waiting"
+            if self.ended is not None:
+                return "over"
+            return "reveal" if self.awaiting_reveal else "waiting"
         return self.game.phase
 
     def chance(self) -> Chance:
@@ -196,7 +225,8 @@ class LiveTable:
         game = self.game
         seats = tuple(self.seats)
         if game is None:
-            return ViewResult(self, viewer, self.version, seats, "waiting", None, ())
+            return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
+                              self.ended, self.deadline, self.awaiting_reveal)
         view = game.view(viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
@@ -220,7 +250,13 @@ class LiveTable:
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),
                                           str(payload.get("token_hash", "")),
                                           str(payload.get("bot", "")),
-                                          str(payload.get("entropy", "")))
+                                          str(payload.get("entropy", "")),
+                                          str(payload.get("entropy_commitment", "")))
+        elif entry.kind == "revealed" and entry.seat is not None:
+            self.seats[entry.seat] = replace(self.seats[entry.seat],
+                                             entropy=str(payload.get("entropy", "")))
+        elif entry.kind == "ended":
+            self.ended = ended_outcome(len(self.seats), payload)
         elif entry.kind == "left" and entry.seat is not None:
             self.seats[entry.seat] = Seat()
             self.left_at.append(entry.created_at)
@@ -262,6 +298,17 @@ from the secret seed (docs/fairness.md)."""
 
 MOVE_KINDS = frozenset({"move", "bot_move", "timeout"})
 """Entry kinds that hold a move of the game."""
+
+REVEAL_TIMEOUT = "reveal_timeout"
+"""The reason of an ``ended`` entry when seats did not reveal their committed entropy."""
+
+
+def ended_outcome(seats: int, payload: dict[str, Any]) -> Outcome:
+    """The outcome of a table that ended before any deal: nobody won, nothing was scored;
+    ``detail.withheld`` names the seats that did not reveal."""
+    withheld = [int(seat) for seat in payload.get("withheld", ())]
+    return Outcome((), (0,) * seats, str(payload.get("reason", REVEAL_TIMEOUT)),
+                   {"withheld": withheld, "dealt": False})
 
 
 def rebuild(record: TableRecord, variant: Variant, seats: int,

@@ -58,7 +58,8 @@ def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
     return metadata
 
 
-SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "GetHistory"})
+SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "GetHistory",
+                        "RevealEntropy"})
 """Calls that act for the seat of their token: only these are charged to the seat."""
 
 
@@ -213,9 +214,19 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
         seat, token, view = await self.manager.join(request.table_id, seat, request.display_name,
-                                                    bytes(request.entropy))
+                                                    bytes(request.entropy),
+                                                    bytes(request.entropy_commitment))
         return pb.JoinTableResponse(seat=seat, seat_token=token,
                                     view=translate.view_to_pb(view))
+
+    @unary
+    async def RevealEntropy(self, request: pb.RevealEntropyRequest, context: Any
+                            ) -> pb.RevealEntropyResponse:
+        view = await self.manager.reveal(request.table_id, _seat_token(context),
+                                         bytes(request.entropy))
+        response = pb.RevealEntropyResponse(version=view.version)
+        translate.view_to_pb(view, into=response.view)
+        return response
 
     @unary
     async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any
@@ -302,6 +313,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
             if entry.kind == "joined":
                 message.entropy = bytes.fromhex(str(entry.payload.get("entropy", "")))
                 message.bot_policy = str(entry.payload.get("bot", ""))
+                message.entropy_commitment = bytes.fromhex(
+                    str(entry.payload.get("entropy_commitment", "")))
+            elif entry.kind == "revealed":
+                message.entropy = bytes.fromhex(str(entry.payload.get("entropy", "")))
+            elif entry.kind == "ended":
+                message.withheld_seats.extend(int(s) for s in entry.payload.get("withheld", ()))
             if item.move is not None:
                 translate.set_move(message.move, shoe, item.move)
         if page.finished:

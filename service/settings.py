@@ -39,4 +39,6 @@ class Settings:
     test_mode: bool = False
     bot_delay: float = 0.0
     snapshot_every: int = 64
+    reveal_seconds: float = 60.0
+    """How long committed seats have to reveal their entropy once every seat is taken."""
     limits: Limits = field(default_factory=Limits)

@@ -128,9 +128,12 @@ class TableManager:
                            test: Mapping[str, Any] | None = None) -> LiveTable:
         return await self.commands.create(variant_id, options, bots, turn_seconds, test)
 
-    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b""
-                   ) -> tuple[int, str, ViewResult]:
-        return await self.commands.join(table_id, seat, name, entropy)
+    async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
+                   entropy_commitment: bytes = b"") -> tuple[int, str, ViewResult]:
+        return await self.commands.join(table_id, seat, name, entropy, entropy_commitment)
+
+    async def reveal(self, table_id: str, token: str, entropy: bytes) -> ViewResult:
+        return await self.commands.reveal(table_id, token, entropy)
 
     async def leave(self, table_id: str, token: str) -> int:
         return await self.commands.leave(table_id, token)
@@ -170,7 +173,7 @@ class TableManager:
         async with self.repo.hold(table_id) as live:
             viewer = await self._viewer(live, token)
             version, finished, seats = live.version, live.finished, tuple(live.seats)
-            outcome = live.game.outcome() if live.game is not None else None
+            outcome = live.game.outcome() if live.game is not None else live.ended
         if after > version:
             raise InvalidArgument("page_token is past the end of the table's log",
                                   field="page_token", reason="INVALID_PAGE_TOKEN")
