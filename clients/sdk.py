@@ -233,8 +233,9 @@ class AsyncTableClient:
         revealed = False
         for seat in view.awaiting_reveal:
             handle = owed.get(seat)
-            if handle is None:
-                continue
+            if handle is None or (handle.commitment and
+                                  handle.commitment != view.seed_commitment):
+                continue  # not this client's seat, or a proof kept from another table
             try:
                 await self.reveal(handle)
             except grpc.aio.AioRpcError as error:
