@@ -6,10 +6,10 @@
  * `authorization: Bearer <token>`; a call without a token is a spectator's.
  */
 
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 
 import { create } from "@bufbuild/protobuf";
-import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
 import {
@@ -21,6 +21,7 @@ import {
   type HistoryEntry,
   type JoinTableResponse,
   type Move,
+  type RevealEntropyResponse,
   type SubmitMoveResponse,
   type TableSummary,
   type VariantInfo,
@@ -54,6 +55,17 @@ export function optionText(value: OptionValue | undefined): string {
   return String(value);
 }
 
+/**
+ * What joinTable answers, and what the seat keeps: the entropy it contributes and whether it
+ * sent only its sha256 (`committed`): then the entropy stays secret until every seat is taken,
+ * and the client reveals it by itself (see revealOwed).
+ */
+export type JoinedSeat = JoinTableResponse & {
+  readonly entropy: Uint8Array;
+  readonly committed: boolean;
+  readonly tableId: string;
+};
+
 function baseUrl(target: string): string {
   return /^https?:\/\//.test(target) ? target : `http://${target}`;
 }
@@ -64,6 +76,8 @@ export class TableClient {
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly session: Http2SessionManager;
+  /** table id -> seat -> [token, entropy]: seats that committed and have not revealed yet. */
+  private readonly unrevealed = new Map<string, Map<number, [string, Uint8Array]>>();
 
   constructor(settings: ClientSettings | string) {
     const resolved: ClientSettings = typeof settings === "string" ? { target: settings } : settings;
@@ -128,20 +142,72 @@ export class TableClient {
    * Take a seat (the given one, or the first free): the token is in the answer, once. The seat
    * contributes `entropy` to every deal of the table: 32 fresh random bytes unless given (a
    * platform may pass its player's own; an empty array contributes none).
+   *
+   * With `commit` (the default) only its sha256 is sent now, and the client reveals the entropy
+   * itself when a view of the table asks for it (every seat taken). `commit: false` sends it in
+   * the clear, as older clients did: then the table is fair against the operator only if an
+   * honest seat joins after every seat the operator controls.
    */
-  joinTable(
+  async joinTable(
     tableId: string,
-    settings: { seat?: number; name?: string; entropy?: Uint8Array } = {},
-  ): Promise<JoinTableResponse> {
-    return this.rpc.joinTable(
+    settings: { seat?: number; name?: string; entropy?: Uint8Array; commit?: boolean } = {},
+  ): Promise<JoinedSeat> {
+    const entropy = settings.entropy ?? new Uint8Array(randomBytes(32));
+    const committed = (settings.commit ?? true) && entropy.length > 0;
+    const answer = await this.rpc.joinTable(
       {
         tableId,
         seat: settings.seat,
         displayName: settings.name ?? "",
-        entropy: settings.entropy ?? new Uint8Array(randomBytes(32)),
+        entropy: committed ? new Uint8Array() : entropy,
+        entropyCommitment: committed
+          ? new Uint8Array(createHash("sha256").update(entropy).digest()) : new Uint8Array(),
       },
       this.options(),
     );
+    if (committed) {
+      const owed = this.unrevealed.get(tableId) ?? new Map<number, [string, Uint8Array]>();
+      owed.set(answer.seat, [answer.seatToken, entropy]);
+      this.unrevealed.set(tableId, owed);
+      if (answer.view !== undefined) await this.revealOwed(answer.view);
+    }
+    return Object.assign(answer, { entropy, committed, tableId });
+  }
+
+  /**
+   * Reveal the entropy a seat committed to at joinTable, once every seat is taken. Safe to
+   * repeat: a reveal already made changes nothing.
+   */
+  async revealEntropy(tableId: string, token: string, entropy: Uint8Array): Promise<RevealEntropyResponse> {
+    return this.rpc.revealEntropy({ tableId, entropy }, this.options(token));
+  }
+
+  /**
+   * Reveal every seat of this client that `view.awaitingReveal` lists; true when any was (the
+   * view is then out of date). Seats of a table that started or ended are forgotten.
+   */
+  async revealOwed(view: View): Promise<boolean> {
+    const owed = this.unrevealed.get(view.tableId);
+    if (owed === undefined) return false;
+    if (view.awaitingReveal.length === 0) {
+      if (!view.waitingForPlayers || view.outcome !== undefined) this.unrevealed.delete(view.tableId);
+      return false;
+    }
+    let revealed = false;
+    for (const seat of view.awaitingReveal) {
+      const held = owed.get(seat);
+      if (held === undefined) continue;
+      try {
+        await this.revealEntropy(view.tableId, held[0], held[1]);
+      } catch (error) {
+        // the round ended meanwhile (its deadline): the next view says so
+        if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;
+      }
+      owed.delete(seat);
+      revealed = true;
+    }
+    if (owed.size === 0) this.unrevealed.delete(view.tableId);
+    return revealed;
   }
 
   /** Give the token's seat back before the game starts; resolves to the log version. */
@@ -149,11 +215,16 @@ export class TableClient {
     return (await this.rpc.leaveTable({ tableId }, this.options(token))).version;
   }
 
-  /** The view of the token's seat (a spectator's without a token). */
+  /**
+   * The view of the token's seat (a spectator's without a token); when it asks this client's
+   * seats to reveal their entropy, they do, and the view is read again.
+   */
   async getView(tableId: string, token?: string): Promise<View> {
-    const { view } = await this.rpc.getView({ tableId }, this.options(token));
-    if (view === undefined) throw new Error("GetView answered without a view");
-    return view;
+    for (let attempt = 0; ; attempt += 1) {
+      const { view } = await this.rpc.getView({ tableId }, this.options(token));
+      if (view === undefined) throw new Error("GetView answered without a view");
+      if (attempt > 0 || !(await this.revealOwed(view))) return view;
+    }
   }
 
   /**
@@ -179,7 +250,11 @@ export class TableClient {
     if (signal?.aborted) forward();
     signal?.addEventListener("abort", forward, { once: true });
     try {
-      yield* this.rpc.watchTable({ tableId, fromVersion }, this.options(token, stop.signal, false));
+      for await (const update of this.rpc.watchTable(
+        { tableId, fromVersion }, this.options(token, stop.signal, false))) {
+        if (update.view !== undefined) await this.revealOwed(update.view);
+        yield update;
+      }
     } finally {
       signal?.removeEventListener("abort", forward);
       stop.abort();
