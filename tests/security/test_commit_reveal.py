@@ -226,9 +226,9 @@ async def test_verify_accepts_an_honest_table_and_names_a_tampered_reveal(
     # ... or swaps the commitment too: then the deal no longer comes out of the reveals
     forged = tampered(history)
     fresh = secrets.token_bytes(32)
-    seat = reveals[0].seat
+    swapped = reveals[0].seat
     next(e for e in forged.entries if e.version == reveals[0].version).entropy = fresh
-    next(e for e in forged.entries if e.entry_kind == "joined" and e.seat == seat
+    next(e for e in forged.entries if e.entry_kind == "joined" and e.seat == swapped
          ).entropy_commitment = hashlib.sha256(fresh).digest()
     with pytest.raises(VerificationError, match="cards differ") as caught:
         verify_history(forged)
@@ -244,7 +244,7 @@ async def test_verify_accepts_an_honest_table_and_names_a_tampered_reveal(
     for number, entry in enumerate(kept, 1):
         entry.version = number
         forged.entries.append(entry)
-    with pytest.raises(VerificationError, match="starts before seats .* revealed") as caught:
+    with pytest.raises(VerificationError, match=r"starts before seats .* revealed") as caught:
         verify_history(forged)
     assert caught.value.version == started.version - 1
 
