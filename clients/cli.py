@@ -74,14 +74,18 @@ def seat_of(args: argparse.Namespace, table_id: str) -> SeatHandle:
     return SeatHandle(table_id, -1, args.token)
 
 
-def parse_proof(text: str) -> tuple[int, bytes, str]:
-    """SEAT:ENTROPY_HEX:COMMITMENT, as `bezique join` prints it in BEZIQUE_PROOF."""
+def parse_proof(text: str) -> tuple[int, bytes, str, str]:
+    """SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` prints it in BEZIQUE_PROOF (and
+    `view`, `move` or `watch` again, with SEEN, once they revealed the seat's entropy)."""
+    parts = text.split(":")
     try:
-        seat_text, entropy_hex, commitment = text.split(":")
-        return int(seat_text), bytes.fromhex(entropy_hex), commitment
+        if len(parts) not in (3, 4):
+            raise ValueError(text)
+        seen = parts[3] if len(parts) == 4 else ""
+        return int(parts[0]), bytes.fromhex(parts[1]), parts[2], seen
     except ValueError:
-        raise CliError("--proof is SEAT:ENTROPY_HEX:COMMITMENT, as `bezique join` printed "
-                       "it") from None
+        raise CliError("--proof is SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` (or "
+                       "the command that revealed) printed it") from None
 
 
 def remember_proof(client: AsyncTableClient, args: argparse.Namespace, table_id: str) -> None:
@@ -90,8 +94,21 @@ def remember_proof(client: AsyncTableClient, args: argparse.Namespace, table_id:
     proof names (the SDK checks it against the view)."""
     if not (args.token and getattr(args, "proof", "")):
         return
-    seat, entropy, commitment = parse_proof(args.proof)
+    seat, entropy, commitment, _ = parse_proof(args.proof)
     client.remember(SeatHandle(table_id, seat, args.token, entropy, commitment, committed=True))
+
+
+def say_pinned(console: Console, client: AsyncTableClient, args: argparse.Namespace,
+               table_id: str) -> None:
+    """After this command revealed the seat's entropy: the proof to keep from now on, with
+    the digest of every seat's contribution the seat saw before it revealed."""
+    if not getattr(args, "proof", ""):
+        return
+    seat, entropy, commitment, _ = parse_proof(args.proof)
+    seen = client.pins.get((table_id, seat))
+    if seen:
+        say(console, "revealed your entropy; keep this proof for `bezique verify`:")
+        say(console, f"export BEZIQUE_PROOF={seat}:{entropy.hex()}:{commitment}:{seen}")
 
 
 def pairs(values: Sequence[str] | None, what: str) -> dict[str, str]:
@@ -191,8 +208,11 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
     say(console, f"token: {seat.token}")
     say(console, f"export BEZIQUE_TOKEN={seat.token}")
     # What `bezique verify` needs to hold the server to the game this seat took part in; with
-    # commit-reveal it also holds the seat's entropy, secret until the table asks for it.
-    say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}")
+    # commit-reveal it also holds the seat's entropy, secret until the table asks for it, and
+    # once revealed the digest of the contributions the seat saw before revealing.
+    seen = client.pins.get((args.table, seat.seat), "")
+    say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}"
+                 + (f":{seen}" if seen else ""))
     if seat.committed and view.waiting_for_players and not view.HasField("outcome"):
         say(console, "your entropy stays secret until every seat is taken; then `bezique "
                      "view`, `move`, `watch` or `play` with BEZIQUE_PROOF set reveal it (keep "
@@ -204,6 +224,7 @@ async def cmd_view(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         remember_proof(client, args, args.table)
         view = await client.view(args.table, args.token or None)
+        say_pinned(console, client, args, args.table)
     console.print(render.view_renderable(view))
     return 0
 
@@ -236,6 +257,7 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         remember_proof(client, args, args.table)
         view = await client.view(args.table, seat.token)
+        say_pinned(console, client, args, args.table)
         if args.index is not None:
             count = len(view.legal_moves)
             if not 1 <= args.index <= count:
@@ -264,6 +286,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         remember_proof(client, args, args.table)
         view = await client.view(args.table, args.token or None)
+        say_pinned(console, client, args, args.table)
         viewer = view.viewer_seat if view.HasField("viewer_seat") else None
         names = render.seat_names(view.seats, viewer)
         async for update in client.watch(args.table, args.token or None, args.from_version):
@@ -332,7 +355,9 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
                  f"({result.bot_moves} by bots, {result.timeouts} on the clock)")
     if own is not None:
         say(console, f"your seat {own.seat}: the commitment you were shown and the entropy you "
-                     "sent are the ones the deals came from")
+                     "sent are the ones the deals came from"
+                     + ("; every seat's contribution is the one you saw before you revealed"
+                        if own.seen else ""))
     clear = [seat for seat in result.contributors if seat not in result.committed]
     if result.committed:
         say(console, "fair against the operator: seats "

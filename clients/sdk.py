@@ -24,6 +24,7 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from bezique.clients.contributions import contributions_digest
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
@@ -108,6 +109,9 @@ class AsyncTableClient:
         self._unrevealed: dict[str, dict[int, SeatHandle]] = {}
         """table id -> seat -> handle: this client's seats that committed to entropy and have
         not revealed it yet (revealed when a view or update asks for it)."""
+        self.pins: dict[tuple[str, int], str] = {}
+        """(table id, seat) -> the contributions digest the seat saw before it revealed
+        (``bezique.clients.contributions``): keep it to verify the game afterwards."""
 
     async def close(self) -> None:
         await self.channel.close(None)
@@ -205,7 +209,11 @@ class AsyncTableClient:
 
     async def reveal(self, seat: SeatHandle) -> pb.RevealEntropyResponse:
         """Reveal the entropy ``seat`` committed to at JoinTable (once every seat is taken).
-        Safe to retry: a repeated reveal changes nothing."""
+        Safe to retry: a repeated reveal changes nothing. First it pins every seat's
+        contribution as the table shows them (``pins``), so the operator cannot swap another
+        seat's commitment once this entropy is out."""
+        shown = await self.history(seat.table_id, seat.token)
+        self.pins[(seat.table_id, seat.seat)] = contributions_digest(shown.entries)
         request = pb.RevealEntropyRequest(table_id=seat.table_id, entropy=seat.entropy)
         response: pb.RevealEntropyResponse = await self._retry(lambda: self.stub.RevealEntropy(
             request, metadata=self._md(seat.token), timeout=self.timeout))
@@ -386,6 +394,10 @@ class TableClient:
 
     def reveal_owed(self, view: pb.View) -> bool:
         return self._run(self._client.reveal_owed(view))
+
+    @property
+    def pins(self) -> dict[tuple[str, int], str]:
+        return self._client.pins
 
     def view(self, table_id: str, token: str | None = None) -> pb.View:
         return self._run(self._client.view(table_id, token))

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from google.protobuf import json_format
 
+from bezique.clients.contributions import contributions_digest
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import Event, Game, Move, Options, Variant, VariantError, resolve_options
 from bezique.variants.cards import Shoe
@@ -149,6 +150,9 @@ class OwnSeat:
     seat: int
     entropy: bytes
     commitment: str
+    seen: str = ""
+    """The contributions digest the seat pinned before it revealed (SDK ``pins``), if any: the
+    history must show every seat's contribution as the seat saw it then."""
 
 
 def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = None, *,
@@ -225,6 +229,12 @@ def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
         if reveals and bytes(reveals[-1].entropy) != own.entropy:
             raise VerificationError(f"seat {own.seat}'s revealed entropy in the history is not "
                                     "the entropy it committed to", reveals[-1].version)
+        if own.seen and contributions_digest(history.entries) != own.seen:
+            first = next((e.version for e in history.entries if e.entry_kind == "revealed"),
+                         None)
+            raise VerificationError(f"the seats' contributions in the history are not those "
+                                    f"seat {own.seat} saw before it revealed (a commitment or "
+                                    "entropy was changed afterwards)", first)
         return
     if not joins or bytes(joins[-1].entropy) != own.entropy:
         raise VerificationError(f"seat {own.seat}'s entropy in the history is not the entropy "

@@ -47,11 +47,17 @@ def test_two_players_of_the_cli_commit_and_reveal(run: Run, server: str) -> None
     started = run("view", table, "--token", first_token, "--proof", first_proof)
     assert started.code == 0 and "phase reveal" not in started.out, started.out
     assert "Waiting" not in started.out
+    # the proof to keep now pins every seat's contribution as seen before revealing
+    pinned = re.search(r"export BEZIQUE_PROOF=(\S+)", started.out)
+    assert pinned is not None and pinned.group(1).startswith(first_proof + ":"), started.out
+    # the second player revealed within `join`: its printed proof is pinned already
+    assert second_proof.count(":") == 3
     asyncio.run(play_both(server, table, [first_token, second_token]))
-    for proof in (first_proof, second_proof):
+    for proof in (first_proof, pinned.group(1), second_proof):
         verified = run("verify", table, "--proof", proof)
         assert verified.code == 0, verified.out + verified.err
         assert "seats 0, 1 contributed entropy by commit-reveal" in verified.out
+        assert ("the one you saw before you revealed" in verified.out) == (proof != first_proof)
     # a proof of another table is never sent to this one (its seed commitment differs)
     other = field(run("create", "highcard"), "table")
     other_token, _ = joined(run, other, "--seat", "0")

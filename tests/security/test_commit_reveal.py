@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
-from bezique.clients.verify import VerificationError, verify_history
+from bezique.clients.verify import OwnSeat, VerificationError, verify_history
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import resolve_options
@@ -262,3 +262,50 @@ async def test_the_sync_client_and_a_bot_table_start_by_themselves(
 
     view = await asyncio.to_thread(play)
     assert not view.waiting_for_players and len(view.hand) == HAND
+
+
+async def play_to_the_end(client: AsyncTableClient, seats: list[SeatHandle]) -> None:
+    table_id = seats[0].table_id
+    for _ in range(100):
+        view = await client.view(table_id)
+        if view.HasField("outcome"):
+            return
+        for seat in seats:
+            own = await client.view(table_id, seat.token)
+            if own.legal_moves and own.version == view.version:
+                await client.submit(seat, own.legal_moves[0], own.version)
+                break
+    raise AssertionError("the game did not end")
+
+
+async def test_a_seat_pins_the_others_commitments_before_it_reveals(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    """An operator who writes the log could serve, after the game, a history in which his
+    puppet's commitment is another one (opened to an entropy that deals better): consistent in
+    itself, it verifies. The digest the honest seat pinned before revealing catches it."""
+    server, operator = served
+    honest_entropy = secrets.token_bytes(32)
+    histories, pins = [], []
+    for puppet_entropy in (b"p" * 32, b"q" * 32):  # the same table twice, the puppet differing
+        async with AsyncTableClient(server.address, retries=0) as honest_client:
+            table = await operator.create_table("highcard", {"players": 2, "hand_size": 2},
+                                                seed=SEED)
+            honest = await honest_client.join(table.table_id, seat=0, entropy=honest_entropy)
+            puppet = await operator.join(table.table_id, seat=1, entropy=puppet_entropy)
+            await honest_client.view(table.table_id, honest.token)  # pins, then reveals
+            pins.append(honest_client.pins[(table.table_id, 0)])
+            await play_to_the_end(operator, [SeatHandle(table.table_id, 0, honest.token),
+                                             puppet])
+            histories.append(await operator.history(table.table_id))
+    assert pins[0] != pins[1]
+    mine = OwnSeat(0, honest_entropy, histories[0].seed_commitment, pins[0])
+    assert verify_history(histories[0], allow_test_settings=True, seat=mine).committed == (0, 1)
+    # the second history, served for the first table: the seed, the honest seat's entropy and
+    # commitment are the same, and it is consistent in itself ...
+    swapped = tampered(histories[1])
+    swapped.table_id = histories[0].table_id
+    unpinned = OwnSeat(0, honest_entropy, histories[0].seed_commitment)
+    verify_history(swapped, allow_test_settings=True, seat=unpinned)
+    # ... but not what the honest seat saw before it revealed
+    with pytest.raises(VerificationError, match="not those seat 0 saw before it revealed"):
+        verify_history(swapped, allow_test_settings=True, seat=mine)
