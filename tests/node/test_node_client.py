@@ -277,16 +277,24 @@ console.log(JSON.stringify({
   commitments: history.entries.filter((e) => e.entryKind === "joined")
     .map((e) => Buffer.from(e.entropyCommitment).toString("hex")),
   mine: [digest(ann.entropy), digest(bob.entropy)],
+  tableId: created.tableId,
+  pins: [a.pins.get(`${created.tableId}/0`), b.pins.get(`${created.tableId}/1`)],
 }));
 a.close();
 b.close();
 """
 
 
-def test_seats_commit_and_reveal_by_themselves(node: str, server_address: str) -> None:
+def test_seats_commit_and_reveal_by_themselves(
+        node: str, server_address: str, stub: table_service_pb2_grpc.TableServiceStub) -> None:
+    from bezique.clients.contributions import contributions_digest
+
     result = run_script(node, "reveal-check.mjs", REVEAL_SCRIPT, server_address)
     assert result["committed"] == [True, True]
     assert result["phase"] == "reveal" and result["awaiting"] == [0]
     assert result["started"] and result["hand"] == 3
     assert result["kinds"] == ["created", "joined", "joined", "revealed", "revealed", "started"]
     assert result["commitments"] == result["mine"]
+    # both seats pinned the contributions they saw, the way the Python SDK and verify do
+    history = stub.GetHistory(pb.GetHistoryRequest(table_id=result["tableId"]))
+    assert result["pins"] == [contributions_digest(history.entries)] * 2

@@ -66,6 +66,37 @@ export type JoinedSeat = JoinTableResponse & {
   readonly tableId: string;
 };
 
+/**
+ * The digest a seat pins before it reveals: every seat's contribution (a commitment, entropy in
+ * the clear, or nothing) as the log shows it when the reveal round opens, the `joined` and
+ * `left` entries before the first `revealed`, `started` or `ended` one (docs/fairness.md).
+ */
+export function contributionsDigest(entries: readonly HistoryEntry[]): string {
+  const seats = new Map<number, [number, Uint8Array]>();
+  for (const entry of entries) {
+    const kind = entry.entryKind;
+    if (kind === "revealed" || kind === "started" || kind === "ended") break;
+    if (entry.seat === undefined) continue;
+    if (kind === "joined") {
+      if (entry.entropyCommitment.length > 0) seats.set(entry.seat, [2, entry.entropyCommitment]);
+      else if (entry.entropy.length > 0) seats.set(entry.seat, [1, entry.entropy]);
+      else seats.set(entry.seat, [0, new Uint8Array()]);
+    } else if (kind === "left") {
+      seats.delete(entry.seat);
+    }
+  }
+  const hash = createHash("sha256").update("bezique/contributions/v1");
+  for (const seat of [...seats.keys()].sort((a, b) => a - b)) {
+    const [kind, data] = seats.get(seat) ?? [0, new Uint8Array()];
+    const head = Buffer.alloc(5);
+    head.writeUInt16BE(seat, 0);
+    head.writeUInt8(kind, 2);
+    head.writeUInt16BE(data.length, 3);
+    hash.update(head).update(data);
+  }
+  return hash.digest("hex");
+}
+
 function baseUrl(target: string): string {
   return /^https?:\/\//.test(target) ? target : `http://${target}`;
 }
@@ -78,6 +109,11 @@ export class TableClient {
   private readonly session: Http2SessionManager;
   /** table id -> seat -> [token, entropy]: seats that committed and have not revealed yet. */
   private readonly unrevealed = new Map<string, Map<number, [string, Uint8Array]>>();
+  /**
+   * `${tableId}/${seat}` -> the contributions digest the seat saw before it revealed: keep it
+   * to hold the server to it afterwards (`bezique verify --proof`).
+   */
+  readonly pins = new Map<string, string>();
 
   constructor(settings: ClientSettings | string) {
     const resolved: ClientSettings = typeof settings === "string" ? { target: settings } : settings;
@@ -176,10 +212,16 @@ export class TableClient {
 
   /**
    * Reveal the entropy a seat committed to at joinTable, once every seat is taken. Safe to
-   * repeat: a reveal already made changes nothing.
+   * repeat: a reveal already made changes nothing. First every seat's contribution, as the
+   * table shows it, is pinned (`pins`), so the operator cannot swap another seat's commitment
+   * once this entropy is out.
    */
   async revealEntropy(tableId: string, token: string, entropy: Uint8Array): Promise<RevealEntropyResponse> {
-    return this.rpc.revealEntropy({ tableId, entropy }, this.options(token));
+    const shown = await this.getHistory(tableId, token);
+    const answer = await this.rpc.revealEntropy({ tableId, entropy }, this.options(token));
+    const seat = answer.view?.viewerSeat;
+    if (seat !== undefined) this.pins.set(`${tableId}/${seat}`, contributionsDigest(shown.entries));
+    return answer;
   }
 
   /**
