@@ -195,7 +195,7 @@ class AsyncTableClient:
             request.seat = seat
         response = await self.stub.JoinTable(request, metadata=self._md(), timeout=self.timeout)
         handle = SeatHandle(table_id, response.seat, response.seat_token, secret,
-                            response.view.seed_commitment, committed)
+                            response.view.seed_commitment, committed=committed)
         if committed:
             self.remember(handle)
             await self.reveal_owed(response.view)

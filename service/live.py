@@ -156,7 +156,9 @@ class LiveTable:
         # start, when churn no longer matters)
         self.left_at = state[4] if len(state) > 4 and isinstance(state[4], list) else []
         self.chance_version = state[5] if len(state) > 5 else 0
-        self.ended = state[6] if len(state) > 6 else None
+        # the end before any deal: the one Outcome among the later fields (found by its type,
+        # so it stays readable whatever other fields are added beside it)
+        self.ended = next((item for item in state[6:] if isinstance(item, Outcome)), None)
         self.snapshot_version = snapshot.version
 
     @property
@@ -251,7 +253,8 @@ class LiveTable:
                                           str(payload.get("token_hash", "")),
                                           str(payload.get("bot", "")),
                                           str(payload.get("entropy", "")),
-                                          str(payload.get("entropy_commitment", "")))
+                                          entropy_commitment=str(
+                                              payload.get("entropy_commitment", "")))
         elif entry.kind == "revealed" and entry.seat is not None:
             self.seats[entry.seat] = replace(self.seats[entry.seat],
                                              entropy=str(payload.get("entropy", "")))

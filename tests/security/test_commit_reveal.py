@@ -14,6 +14,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.verify import OwnSeat, VerificationError, verify_history
+from bezique.service.live import LiveTable
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import resolve_options
@@ -164,7 +165,7 @@ async def test_reveals_are_checked_and_the_round_holds_the_table(
 
 async def test_a_withheld_reveal_ends_the_table_at_the_deadline(
         served: tuple[RunningServer, AsyncTableClient]) -> None:
-    _, client = served
+    server, client = served
     table = await client.create_table("highcard", OPTIONS)
     honest = await client.join(table.table_id, seat=0)
     secret = secrets.token_bytes(32)
@@ -192,6 +193,11 @@ async def test_a_withheld_reveal_ends_the_table_at_the_deadline(
         assert details(error)["reason"] == "REVEAL_TIMED_OUT"
     result = verify_history(history)
     assert (result.ended, result.withheld, result.deals) == ("reveal_timeout", (1,), 0)
+    # an idle table leaves memory as a snapshot: the end survives it
+    live = await server.manager.table(table.table_id)
+    again = LiveTable(live.record, live.variant, len(live.seats))
+    again.restore(live.snapshot())
+    assert again.ended == live.ended and again.finished and again.phase == "over"
     # an operator's forgery naming the honest seat as the withholder is caught
     forged = tampered(history)
     forged.entries[-1].withheld_seats[:] = [0]
