@@ -75,6 +75,43 @@ def seat_of(args: argparse.Namespace, table_id: str) -> SeatHandle:
     return SeatHandle(table_id, -1, args.token)
 
 
+def parse_proof(text: str) -> tuple[int, bytes, str, str]:
+    """SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` prints it in BEZIQUE_PROOF (and
+    `view`, `move` or `watch` again, with SEEN, once they revealed the seat's entropy)."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (3, 4):
+            raise ValueError(text)
+        seen = parts[3] if len(parts) == 4 else ""
+        return int(parts[0]), bytes.fromhex(parts[1]), parts[2], seen
+    except ValueError:
+        raise CliError("--proof is SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` (or "
+                       "the command that revealed) printed it") from None
+
+
+def remember_proof(client: AsyncTableClient, args: argparse.Namespace, table_id: str) -> None:
+    """Let the client reveal the seat's committed entropy (kept in the proof) when the table
+    asks: only with the seat's own token, and only at the table whose seed commitment the
+    proof names (the SDK checks it against the view)."""
+    if not (args.token and getattr(args, "proof", "")):
+        return
+    seat, entropy, commitment, _ = parse_proof(args.proof)
+    client.remember(SeatHandle(table_id, seat, args.token, entropy, commitment, committed=True))
+
+
+def say_pinned(console: Console, client: AsyncTableClient, args: argparse.Namespace,
+               table_id: str) -> None:
+    """After this command revealed the seat's entropy: the proof to keep from now on, with
+    the digest of every seat's contribution the seat saw before it revealed."""
+    if not getattr(args, "proof", ""):
+        return
+    seat, entropy, commitment, _ = parse_proof(args.proof)
+    seen = client.pins.get((table_id, seat))
+    if seen:
+        say(console, "revealed your entropy; keep this proof for `bezique verify`:")
+        say(console, f"export BEZIQUE_PROOF={seat}:{entropy.hex()}:{commitment}:{seen}")
+
+
 def pairs(values: Sequence[str] | None, what: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for item in values or ():
@@ -169,13 +206,22 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
         seat = await client.join(args.table, args.seat, args.name or "",
                                  player_id=args.player_id or "", buy_in=args.buy_in or 0,
                                  grant=args.grant or "")
+        view = await client.view(args.table, seat.token)
     say(console, f"seat: {seat.seat}")
     say(console, f"token: {seat.token}")
     if seat.expires is not None:
         say(console, f"token expires: {_when(seat.expires)}")
     say(console, f"export BEZIQUE_TOKEN={seat.token}")
-    # What `bezique verify` needs to hold the server to the game this seat took part in.
-    say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}")
+    # What `bezique verify` needs to hold the server to the game this seat took part in; with
+    # commit-reveal it also holds the seat's entropy, secret until the table asks for it, and
+    # once revealed the digest of the contributions the seat saw before revealing.
+    seen = client.pins.get((args.table, seat.seat), "")
+    say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}"
+                 + (f":{seen}" if seen else ""))
+    if seat.committed and view.waiting_for_players and not view.HasField("outcome"):
+        say(console, "your entropy stays secret until every seat is taken; then `bezique "
+                     "view`, `move`, `watch` or `play` with BEZIQUE_PROOF set reveal it (keep "
+                     "BEZIQUE_PROOF private until then)")
     return 0
 
 
@@ -196,7 +242,9 @@ async def cmd_reissue(args: argparse.Namespace, console: Console) -> int:
 
 async def cmd_view(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
+        remember_proof(client, args, args.table)
         view = await client.view(args.table, args.token or None)
+        say_pinned(console, client, args, args.table)
     console.print(render.view_renderable(view))
     return 0
 
@@ -227,7 +275,9 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
                        "--amount, --label)")
     seat = seat_of(args, args.table)
     async with client_of(args) as client:
+        remember_proof(client, args, args.table)
         view = await client.view(args.table, seat.token)
+        say_pinned(console, client, args, args.table)
         if args.index is not None:
             count = len(view.legal_moves)
             if not 1 <= args.index <= count:
@@ -254,7 +304,9 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
 
 async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
+        remember_proof(client, args, args.table)
         view = await client.view(args.table, args.token or None)
+        say_pinned(console, client, args, args.table)
         viewer = view.viewer_seat if view.HasField("viewer_seat") else None
         names = render.seat_names(view.seats, viewer)
         async for update in client.watch(args.table, args.token or None, args.from_version):
@@ -298,14 +350,7 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
-    own = None
-    if args.proof:
-        try:
-            seat_text, entropy_hex, commitment = args.proof.split(":")
-            own = OwnSeat(int(seat_text), bytes.fromhex(entropy_hex), commitment)
-        except ValueError:
-            raise CliError("--proof is SEAT:ENTROPY_HEX:COMMITMENT, as `bezique join` printed "
-                           "it") from None
+    own = OwnSeat(*parse_proof(args.proof)) if args.proof else None
     try:
         result = verify_history(history, allow_test_settings=args.allow_test_settings,
                                 seat=own)
@@ -321,18 +366,32 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
                       ": this table's deals were chosen by its creator, not drawn[/bold yellow]",
                       highlight=False)
     say(console, f"seed commitment {history.seed_commitment} matches the revealed seed")
+    if result.ended:
+        say(console, f"verified: the table ended before any deal ({result.ended}): seats "
+                     + ", ".join(map(str, result.withheld)) + " did not reveal the entropy "
+                     "they committed to; every reveal that came matches its commitment")
+        return 0
     say(console, f"verified: {result.deals} deals, {result.moves} moves "
                  f"({result.bot_moves} by bots, {result.timeouts} on the clock)")
     if result.aborted:
         say(console, "aborted by the operator: the settlement is the variant's, recomputed")
     if own is not None:
         say(console, f"your seat {own.seat}: the commitment you were shown and the entropy you "
-                     "sent are the ones the deals came from")
-    if result.contributors:
+                     "sent are the ones the deals came from"
+                     + ("; every seat's contribution is the one you saw before you revealed"
+                        if own.seen else ""))
+    clear = [seat for seat in result.contributors if seat not in result.committed]
+    if result.committed:
         say(console, "fair against the operator: seats "
-                     + ", ".join(str(seat) for seat in result.contributors)
-                     + " contributed entropy to every deal")
-    else:
+                     + ", ".join(map(str, result.committed))
+                     + " contributed entropy by commit-reveal (each fixed before any was "
+                       "revealed; every reveal matches its commitment)")
+    if clear:
+        say(console, ("also " if result.committed else "fair against the operator only if one "
+                      "of these is honest and joined after every other seat: ")
+                     + "seats " + ", ".join(map(str, clear))
+                     + " contributed entropy in the clear (public from their join)")
+    if not result.contributors:
         say(console, "not checkable against the operator: no seat contributed entropy, so the "
                      "operator alone chose the seed")
     return 0
@@ -457,6 +516,11 @@ def build_parser() -> argparse.ArgumentParser:
     reissue.add_argument("seat", type=int, metavar="SEAT", help="the seat, from 0")
     for name in ("view", "move", "watch", "history", "verify"):
         commands[name].add_argument("table", metavar="TABLE")
+    for name in ("view", "move", "watch"):
+        commands[name].add_argument(
+            "--proof", default=os.environ.get("BEZIQUE_PROOF", ""), metavar="SEAT:ENTROPY:COMMIT",
+            help="what `bezique join` printed for your seat (env BEZIQUE_PROOF): its secret "
+                 "entropy is revealed when the table asks (every seat taken)")
     move = commands["move"]
     move.add_argument("index", nargs="?", type=int, metavar="INDEX",
                       help="the number of a legal move as `bezique view` lists it")

@@ -234,7 +234,18 @@ def header_text(view: pb.View, names: Mapping[int, str], now: dt.datetime | None
     if isinstance(detail.get("trump"), str) and detail["trump"] in SUITS:
         text.append(" · trumps ")
         text.append_text(suit_text(detail["trump"]))
-    if view.waiting_for_players:
+    if view.awaiting_reveal:
+        seats = ", ".join(who(names, s) for s in view.awaiting_reveal)
+        text.append(f"\nWaiting for {seats} to reveal their committed entropy.", style="yellow")
+        clock = _deadline_text(view, now)
+        if clock:
+            text.append(f"  {clock}", style="bold red")
+    elif view.HasField("outcome") and view.waiting_for_players:
+        withheld = [who(names, int(s)) for s in detail_dict(view.outcome.detail).get(
+            "withheld", ()) if isinstance(s, int | float)]
+        text.append("\nThe table ended before any deal: " + (", ".join(withheld) or "a seat")
+                    + " did not reveal in time. Start a new table.", style="bold red")
+    elif view.waiting_for_players:
         text.append("\nWaiting for players to fill the table.", style="yellow")
     elif view.to_move:
         movers = ", ".join(who(names, s) for s in view.to_move)

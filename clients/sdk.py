@@ -4,22 +4,27 @@
 * Safe calls (reads, and SubmitMove thanks to its request id) are retried on UNAVAILABLE with
   exponential backoff; CreateTable and JoinTable are not (a retry could create a second table).
 * ``watch`` resumes by itself after a cut stream, from the last version it delivered.
+* A seat joins with a commitment to its entropy and reveals it when the table asks (every
+  seat taken): the client does it by itself from ``join``, ``view`` and ``watch`` for every
+  seat it joined (or was given with ``remember``), so a game starts without the caller's help.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from bezique.clients.contributions import contributions_digest
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
@@ -51,7 +56,10 @@ def error_reason(error: grpc.aio.AioRpcError) -> int:
 class SeatHandle:
     """What JoinTable gave: the seat and its secret token; and what the seat keeps to check
     the game afterwards without trusting the server (``verify_history(..., seat=handle)``):
-    the entropy it sent and the seed commitment it was shown before any deal."""
+    the entropy it sent and the seed commitment it was shown before any deal.
+
+    With ``committed`` the seat sent only sha256 of ``entropy`` at JoinTable: ``entropy`` is
+    then a secret until the seat reveals it (RevealEntropy), once every seat is taken."""
 
     table_id: str
     seat: int
@@ -60,6 +68,7 @@ class SeatHandle:
     commitment: str = ""
     expires: float | None = None
     """When the token expires (epoch seconds; the server's --seat-token-ttl); None: never."""
+    committed: bool = False
 
 
 def auth_metadata(token: str | None, api_key: str = "") -> tuple[tuple[str, str], ...]:
@@ -99,6 +108,12 @@ class AsyncTableClient:
         self.retries = retries
         self.backoff = backoff
         self.timeout = timeout
+        self._unrevealed: dict[str, dict[int, SeatHandle]] = {}
+        """table id -> seat -> handle: this client's seats that committed to entropy and have
+        not revealed it yet (revealed when a view or update asks for it)."""
+        self.pins: dict[tuple[str, int], str] = {}
+        """(table id, seat) -> the contributions digest the seat saw before it revealed
+        (``bezique.clients.contributions``): keep it to verify the game afterwards."""
 
     async def close(self) -> None:
         await self.channel.close(None)
@@ -167,31 +182,106 @@ class AsyncTableClient:
                 return tables
 
     async def join(self, table_id: str, seat: int | None = None, name: str = "",
-                   entropy: bytes | None = None, *, player_id: str = "", buy_in: int = 0,
-                   grant: str = "") -> SeatHandle:
+                   entropy: bytes | None = None, *, commit: bool = True, player_id: str = "",
+                   buy_in: int = 0, grant: str = "") -> SeatHandle:
         """Take a seat. The seat contributes ``entropy`` to every deal of the table: 32 fresh
         random bytes unless given (a platform may pass its player's own; ``b""``: none).
+
+        With ``commit`` (the default) only sha256 of the entropy is sent now and the entropy
+        stays secret in the handle until every seat is taken; this client then reveals it by
+        itself (see ``reveal_owed``). ``commit=False`` sends it in the clear, as clients did
+        before commit-reveal: then the table is fair against the operator only if an honest
+        seat joins after every seat the operator controls.
 
         A platform (this client's ``api_key``) may bind the seat to its ``player_id`` and give
         it a ``buy_in`` (its starting stack, betting variants); a player's own client passes
         the platform's join ``grant`` instead of an API key."""
-        sent = secrets.token_bytes(32) if entropy is None else entropy
-        request = pb.JoinTableRequest(table_id=table_id, display_name=name, entropy=sent,
-                                      player_id=player_id, buy_in=buy_in, join_grant=grant)
+        secret = secrets.token_bytes(32) if entropy is None else entropy
+        committed = commit and bool(secret)
+        request = pb.JoinTableRequest(table_id=table_id, display_name=name, player_id=player_id,
+                                      buy_in=buy_in, join_grant=grant)
+        if committed:
+            request.entropy_commitment = hashlib.sha256(secret).digest()
+        else:
+            request.entropy = secret
         if seat is not None:
             request.seat = seat
         response = await self.stub.JoinTable(request, metadata=self._md(), timeout=self.timeout)
-        return SeatHandle(table_id, response.seat, response.seat_token, sent,
-                          response.view.seed_commitment, _expiry(response))
+        handle = SeatHandle(table_id, response.seat, response.seat_token, secret,
+                            response.view.seed_commitment, _expiry(response),
+                            committed=committed)
+        if committed:
+            self.remember(handle)
+            await self.reveal_owed(response.view)
+        return handle
 
     async def reissue(self, table_id: str, seat: int) -> SeatHandle:
         """A new token for a seat (needs this client's platform ``api_key``); the seat's old
-        token stops working at once, and its watch streams end."""
+        token stops working at once, and its watch streams end. A reveal this client still
+        owes for the seat is made with the new token."""
         response = await self.stub.ReissueSeatToken(
             pb.ReissueSeatTokenRequest(table_id=table_id, seat=seat), metadata=self._md(),
             timeout=self.timeout)
+        owed = self._unrevealed.get(table_id, {}).get(seat)
+        if owed is not None:
+            owed = replace(owed, token=response.seat_token, expires=_expiry(response))
+            self._unrevealed[table_id][seat] = owed
+            return owed
         return SeatHandle(table_id, response.seat, response.seat_token,
                           expires=_expiry(response))
+
+    def remember(self, seat: SeatHandle) -> None:
+        """Reveal ``seat``'s committed entropy when a view of its table asks for it (a seat
+        this client did not join itself, e.g. from a proof kept on disk)."""
+        if seat.committed and seat.entropy and seat.seat >= 0:
+            self._unrevealed.setdefault(seat.table_id, {})[seat.seat] = seat
+
+    async def reveal(self, seat: SeatHandle) -> pb.RevealEntropyResponse:
+        """Reveal the entropy ``seat`` committed to at JoinTable (once every seat is taken).
+        Safe to retry: a repeated reveal changes nothing. First it pins every seat's
+        contribution as the table shows them (``pins``), so the operator cannot swap another
+        seat's commitment once this entropy is out."""
+        shown = await self.history(seat.table_id, seat.token)
+        self.pins[(seat.table_id, seat.seat)] = contributions_digest(shown.entries)
+        request = pb.RevealEntropyRequest(table_id=seat.table_id, entropy=seat.entropy)
+        response: pb.RevealEntropyResponse = await self._retry(lambda: self.stub.RevealEntropy(
+            request, metadata=self._md(seat.token), timeout=self.timeout))
+        self._forget(seat.table_id, seat.seat)
+        return response
+
+    def _forget(self, table_id: str, seat: int) -> None:
+        owed = self._unrevealed.get(table_id)
+        if owed is not None:
+            owed.pop(seat, None)
+            if not owed:
+                del self._unrevealed[table_id]
+
+    async def reveal_owed(self, view: pb.View) -> bool:
+        """Reveal every seat of this client that ``view`` lists in ``awaiting_reveal``; True
+        when any was revealed (the caller's view is then out of date). Once the table has
+        started or ended, its seats are forgotten."""
+        owed = self._unrevealed.get(view.table_id)
+        if not owed:
+            return False
+        if not view.awaiting_reveal:
+            if not view.waiting_for_players or view.HasField("outcome"):
+                del self._unrevealed[view.table_id]  # started, or ended: nothing to reveal
+            return False
+        revealed = False
+        for seat in view.awaiting_reveal:
+            handle = owed.get(seat)
+            if handle is None or (handle.commitment and
+                                  handle.commitment != view.seed_commitment):
+                continue  # not this client's seat, or a proof kept from another table
+            try:
+                await self.reveal(handle)
+            except grpc.aio.AioRpcError as error:
+                # the round ended meanwhile (the deadline): the next view says so
+                if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                self._forget(view.table_id, seat)
+            revealed = True
+        return revealed
 
     async def leave(self, seat: SeatHandle) -> int:
         response = await self.stub.LeaveTable(pb.LeaveTableRequest(table_id=seat.table_id),
@@ -199,10 +289,15 @@ class AsyncTableClient:
         return int(response.version)
 
     async def view(self, table_id: str, token: str | None = None) -> pb.View:
-        response = await self._retry(lambda: self.stub.GetView(
-            pb.GetViewRequest(table_id=table_id), metadata=self._md(token),
-            timeout=self.timeout))
-        view: pb.View = response.view
+        """The view of the token's seat (a spectator's without one); when it asks this
+        client's seats to reveal their entropy, they do, and the view is read again."""
+        for _ in range(2):
+            response = await self._retry(lambda: self.stub.GetView(
+                pb.GetViewRequest(table_id=table_id), metadata=self._md(token),
+                timeout=self.timeout))
+            view: pb.View = response.view
+            if not await self.reveal_owed(view):
+                break
         return view
 
     async def submit(self, seat: SeatHandle, move: pb.Move, expected_version: int,
@@ -288,6 +383,8 @@ class AsyncTableClient:
                     failures = 0
                     if update.version > last:
                         last = update.version
+                        if update.HasField("view"):
+                            await self.reveal_owed(update.view)
                         yield update
                 return
             except grpc.aio.AioRpcError as error:
@@ -355,15 +452,30 @@ class TableClient:
         return self._run(self._client.abort_table(table_id, note))
 
     def join(self, table_id: str, seat: int | None = None, name: str = "",
-             entropy: bytes | None = None, **binding: Any) -> SeatHandle:
+             entropy: bytes | None = None, *, commit: bool = True, **binding: Any
+             ) -> SeatHandle:
         """As :meth:`AsyncTableClient.join` (``player_id``, ``buy_in``, ``grant``)."""
-        return self._run(self._client.join(table_id, seat, name, entropy, **binding))
+        return self._run(self._client.join(table_id, seat, name, entropy, commit=commit,
+                                           **binding))
 
     def reissue(self, table_id: str, seat: int) -> SeatHandle:
         return self._run(self._client.reissue(table_id, seat))
 
     def leave(self, seat: SeatHandle) -> int:
         return self._run(self._client.leave(seat))
+
+    def remember(self, seat: SeatHandle) -> None:
+        self._client.remember(seat)
+
+    def reveal(self, seat: SeatHandle) -> pb.RevealEntropyResponse:
+        return self._run(self._client.reveal(seat))
+
+    def reveal_owed(self, view: pb.View) -> bool:
+        return self._run(self._client.reveal_owed(view))
+
+    @property
+    def pins(self) -> dict[tuple[str, int], str]:
+        return self._client.pins
 
     def view(self, table_id: str, token: str | None = None) -> pb.View:
         return self._run(self._client.view(table_id, token))

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from google.protobuf import json_format
 
+from bezique.clients.contributions import contributions_digest
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     ABORTED,
@@ -69,6 +70,14 @@ class Verified:
     timeouts: int = 0
     aborted: bool = False
     """An operator ended the table (an ``aborted`` entry), settled as the variant says."""
+    committed: tuple[int, ...] = ()
+    """The contributors that joined with a commitment and revealed it once every seat was
+    taken: their entropy was fixed before anyone could see it. The others sent theirs in the
+    clear at join (public from then on)."""
+    ended: str = ""
+    """Why the table ended before any deal (``reveal_timeout``); empty for a game played."""
+    withheld: tuple[int, ...] = ()
+    """For ``reveal_timeout``: the seats that did not reveal their committed entropy."""
 
 
 @dataclass
@@ -76,6 +85,12 @@ class _Seat:
     entropy: bytes
     bot: str
     buy_in: int = 0
+    commitment: bytes = b""
+    """sha256 of the seat's entropy when it joined with a commitment (revealed later)."""
+
+    @property
+    def owes_reveal(self) -> bool:
+        return bool(self.commitment) and not self.entropy
 
 
 def _normal(value: Any) -> Any:
@@ -149,6 +164,9 @@ class OwnSeat:
     seat: int
     entropy: bytes
     commitment: str
+    seen: str = ""
+    """The contributions digest the seat pinned before it revealed (SDK ``pins``), if any: the
+    history must show every seat's contribution as the seat saw it then."""
 
 
 def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = None, *,
@@ -201,11 +219,16 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
             raise VerificationError(f"the table was aborted before its game started, but the "
                                     f"history's outcome says {history.outcome.reason!r}")
         return Verified(0, 0, (), test, aborted=True)
+    if replay.ended:
+        if history.outcome.reason != replay.ended:
+            raise VerificationError(f"the table ended before any deal ({replay.ended}), but the "
+                                    f"outcome says {history.outcome.reason!r}")
+        return Verified(0, 0, (), test, ended=replay.ended, withheld=replay.withheld)
     if replay.game is None or replay.chance is None:
         raise VerificationError("the history never starts the game")
     _check_outcome(replay.game, history.outcome)
     return Verified(len(replay.chance.deals), replay.moves, replay.contributors, test,
-                    replay.bot_moves, replay.timeouts, replay.aborted)
+                    replay.bot_moves, replay.timeouts, replay.aborted, replay.committed)
 
 
 def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
@@ -214,8 +237,25 @@ def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
                                 f"not the {own.commitment} shown when seat {own.seat} joined")
     joins = [e for e in history.entries if e.entry_kind == "joined" and e.HasField("seat")
              and e.seat == own.seat]
+    where = joins[-1].version if joins else None
+    if joins and joins[-1].entropy_commitment:
+        joined = joins[-1]
+        if bytes(joined.entropy_commitment) != hashlib.sha256(own.entropy).digest():
+            raise VerificationError(f"seat {own.seat}'s entropy commitment in the history is "
+                                    "not the one it sent when it joined", joined.version)
+        reveals = [e for e in history.entries if e.entry_kind == "revealed"
+                   and e.HasField("seat") and e.seat == own.seat and e.version > joined.version]
+        if reveals and bytes(reveals[-1].entropy) != own.entropy:
+            raise VerificationError(f"seat {own.seat}'s revealed entropy in the history is not "
+                                    "the entropy it committed to", reveals[-1].version)
+        if own.seen and contributions_digest(history.entries) != own.seen:
+            first = next((e.version for e in history.entries if e.entry_kind == "revealed"),
+                         None)
+            raise VerificationError(f"the seats' contributions in the history are not those "
+                                    f"seat {own.seat} saw before it revealed (a commitment or "
+                                    "entropy was changed afterwards)", first)
+        return
     if not joins or bytes(joins[-1].entropy) != own.entropy:
-        where = joins[-1].version if joins else None
         raise VerificationError(f"seat {own.seat}'s entropy in the history is not the entropy "
                                 "it sent when it joined", where)
 
@@ -233,8 +273,16 @@ class _Replay:
         self.game: Game | None = None
         self.chance: CountingChance | None = None
         self.contributors: tuple[int, ...] = ()
+        self.committed: tuple[int, ...] = ()
         self.moves = self.bot_moves = self.timeouts = 0
         self.aborted = False
+        self.ended = ""
+        self.withheld: tuple[int, ...] = ()
+
+    @property
+    def owing(self) -> list[int]:
+        """The seats that committed to entropy and have not revealed it."""
+        return sorted(seat for seat, held in self.seats.items() if held.owes_reveal)
 
     def entry(self, entry: pb.HistoryEntry) -> None:
         kind, version = entry.entry_kind, entry.version
@@ -242,6 +290,8 @@ class _Replay:
             raise VerificationError(f"a {kind!r} entry follows the abort", version)
         if kind == "created":
             return
+        if self.ended:
+            raise VerificationError(f"a {kind!r} entry follows the end of the table", version)
         if kind == ABORTED:
             self._abort(entry)
             return
@@ -249,6 +299,9 @@ class _Replay:
             if self.game is not None:
                 raise VerificationError(f"a {kind!r} entry follows the start of the game",
                                         version)
+            if kind == "left" and len(self.seats) == self.seat_count and self.owing:
+                raise VerificationError("a seat is given up in the reveal round (a new holder "
+                                        "could choose its entropy after the reveals)", version)
             seat = self._seat_of(entry)
             if not 0 <= seat < self.seat_count:
                 raise VerificationError(f"seat {seat} is not a seat of this table "
@@ -256,21 +309,34 @@ class _Replay:
             if kind == "joined":
                 if seat in self.seats:
                     raise VerificationError(f"seat {seat} is joined while it is held", version)
+                commitment = bytes(entry.entropy_commitment)
+                if commitment and entry.entropy:
+                    raise VerificationError(f"seat {seat} joins with both entropy and a "
+                                            "commitment", version)
                 self.seats[seat] = _Seat(bytes(entry.entropy), entry.bot_policy,
-                                         entry.binding.buy_in)
+                                         entry.binding.buy_in, commitment)
             else:
                 if seat not in self.seats:
                     raise VerificationError(f"seat {seat} is given up while it is free", version)
                 del self.seats[seat]
+        elif kind == "revealed":
+            self._reveal(entry)
+        elif kind == "ended":
+            self._end(entry)
         elif kind == "started":
             if self.game is not None:
                 raise VerificationError("the game starts a second time", version)
             if len(self.seats) != self.seat_count:
                 free = sorted(set(range(self.seat_count)) - set(self.seats))
                 raise VerificationError(f"the game starts with seats {free} free", version)
+            if self.owing:
+                raise VerificationError(f"the game starts before seats {self.owing} revealed "
+                                        "their committed entropy", version)
             contributions = sorted((seat, held.entropy) for seat, held in self.seats.items()
                                    if held.entropy and self.history.chance_version >= 2)
             self.contributors = tuple(seat for seat, _ in contributions)
+            self.committed = tuple(seat for seat in self.contributors
+                                   if self.seats[seat].commitment)
             self.chance = _chance(self.history, self.shoe, mixed_seed(self.seed, contributions))
             first = (self.history.test.first_dealer
                      if self.history.test.HasField("first_dealer") else None)
@@ -305,6 +371,43 @@ class _Replay:
             raise VerificationError("the game is aborted after it ended", entry.version)
         self.game, events = abort_game(self.game)
         _compare(entry.version, self.shoe, entry.events, events)
+
+    def _reveal(self, entry: pb.HistoryEntry) -> None:
+        """A seat reveals its committed entropy: only once every seat is taken (so every
+        commitment came first), only once, and only the value it committed to."""
+        version, seat = entry.version, self._seat_of(entry)
+        held = self.seats.get(seat)
+        if self.game is not None:
+            raise VerificationError(f"seat {seat} reveals entropy after the start", version)
+        if held is None or not held.commitment:
+            raise VerificationError(f"seat {seat} reveals entropy it never committed to",
+                                    version)
+        if held.entropy:
+            raise VerificationError(f"seat {seat} reveals its entropy a second time", version)
+        if len(self.seats) != self.seat_count:
+            raise VerificationError(f"seat {seat} reveals its entropy before every seat is "
+                                    "taken (a later seat could choose its own after it)",
+                                    version)
+        revealed = bytes(entry.entropy)
+        digest = hashlib.sha256(revealed).digest()
+        if digest != held.commitment:
+            raise VerificationError(f"seat {seat}'s revealed entropy does not match its "
+                                    f"commitment: sha256 is {digest.hex()}, the seat committed "
+                                    f"to {held.commitment.hex()}", version)
+        held.entropy = revealed
+
+    def _end(self, entry: pb.HistoryEntry) -> None:
+        """The table ends before any deal: exactly the seats that owed a reveal withheld it."""
+        version = entry.version
+        if self.game is not None:
+            raise VerificationError("an 'ended' entry follows the start of the game", version)
+        withheld = sorted(entry.withheld_seats)
+        if len(self.seats) != self.seat_count or not self.owing or withheld != self.owing:
+            raise VerificationError(f"the table ends with seats {withheld} named as withholding "
+                                    f"their entropy, but the seats that owed a reveal are "
+                                    f"{self.owing}", version)
+        self.ended = "reveal_timeout"
+        self.withheld = tuple(withheld)
 
     def _seat_of(self, entry: pb.HistoryEntry) -> int:
         if not entry.HasField("seat"):

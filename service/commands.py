@@ -11,6 +11,7 @@ from the committed log.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 import unicodedata
@@ -36,6 +37,7 @@ from bezique.service.live import (
     ABORTED_KIND,
     CHANCE_VERSION,
     MOVE_KINDS,
+    REVEAL_TIMEOUT,
     TOKEN_REISSUED,
     LiveTable,
     ViewResult,
@@ -83,6 +85,8 @@ class _AnsweredBefore(Exception):
 
 MIN_ENTROPY, MAX_ENTROPY = 16, 64
 """Bounds on a seat's entropy in bytes: enough to be unguessable, small enough for the log."""
+COMMITMENT_BYTES = 32
+"""An entropy commitment is a sha256 digest."""
 
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                            "\u2066\u2067\u2068\u2069"
@@ -189,8 +193,7 @@ class CommandPath:
         if expected >= limit and not past_limit:
             raise ResourceExhausted(f"table {live.table_id} holds its limit of {limit} log "
                                     "entries", reason="LOG_FULL")
-        if live.finished:
-            raise FailedPrecondition(f"table {live.table_id} has ended", reason="TABLE_FINISHED")
+        self._check_not_finished(live)
         result = None
         try:
             entries = draft()
@@ -242,7 +245,7 @@ class CommandPath:
         return entry
 
     def _start_if_full(self, live: LiveTable, now: float) -> list[LogEntry]:
-        if live.started or live.free_seats:
+        if live.started or live.free_seats or live.awaiting_reveal or live.ended:
             return []
         events = live.start_game()
         entry = LogEntry(live.version + 1, "started", None,
@@ -361,7 +364,8 @@ class CommandPath:
         return now + ttl if ttl > 0 else None
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
-                   binding: Binding | None = None) -> tuple[int, str, ViewResult]:
+                   binding: Binding | None = None, entropy_commitment: bytes = b""
+                   ) -> tuple[int, str, ViewResult]:
         binding = binding or Binding()
         limits = self.settings.limits
         if len(name) > limits.max_name_length:
@@ -376,6 +380,10 @@ class CommandPath:
         if entropy and not MIN_ENTROPY <= len(entropy) <= MAX_ENTROPY:
             raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes, or "
                                   "empty", field="entropy")
+        if entropy_commitment and (entropy or len(entropy_commitment) != COMMITMENT_BYTES):
+            raise InvalidArgument("entropy_commitment must be sha256 of the seat's entropy "
+                                  f"({COMMITMENT_BYTES} bytes), sent instead of entropy",
+                                  field="entropy_commitment")
         async with self.repo.hold(table_id) as live:
             self._check_not_finished(live)
             if seat is None:
@@ -410,6 +418,12 @@ class CommandPath:
                 expires = self._expiry(now)
                 if expires is not None:
                     payload["token_expires"] = expires
+                if entropy_commitment:
+                    payload["entropy_commitment"] = entropy_commitment.hex()
+                if live.free_seats == 1 and (entropy_commitment or any(
+                        other.owes_reveal for other in live.seats)):
+                    # this join takes the last seat and opens the reveal round: its deadline
+                    payload["deadline"] = now + self.settings.reveal_seconds
                 entries = [self._entry(live, "joined", taken, payload, now)]
                 return entries + self._start_if_full(live, now)
 
@@ -455,6 +469,7 @@ class CommandPath:
             if live.started:
                 raise FailedPrecondition("the game has started: a seat cannot be given up now",
                                          reason="GAME_STARTED")
+            self._check_not_revealing(live)
             await self._commit(live, lambda: [self._entry(live, "left", seat, {}, time.time())])
             return live.version
 
@@ -488,8 +503,9 @@ class CommandPath:
             log.info("seat_token_reissued", table_id=table_id, seat=seat, version=live.version)
             return token, expires, live.version
 
-    @staticmethod
-    def _check_not_finished(live: LiveTable) -> None:
+    @classmethod
+    def _check_not_finished(cls, live: LiveTable) -> None:
+        cls._check_not_ended(live)  # the more telling reason for a table that never dealt
         if live.finished:
             raise FailedPrecondition(f"table {live.table_id} has ended", field="table_id",
                                      reason="TABLE_FINISHED")
@@ -523,6 +539,88 @@ class CommandPath:
             await self._commit(live, draft, past_limit=True)
             log.info("table_aborted", table_id=table_id, version=live.version)
             return live.version
+
+    @staticmethod
+    def _check_not_ended(live: LiveTable) -> None:
+        if live.ended is not None:
+            raise FailedPrecondition(
+                f"table {live.table_id} ended before any deal ({live.ended.reason}): start a "
+                "new table", reason="REVEAL_TIMED_OUT")
+
+    @classmethod
+    def _check_not_revealing(cls, live: LiveTable) -> None:
+        """Refuse a change that the reveal round, or an end before any deal, does not allow.
+        A seat is never given up in the round: a new holder could then choose its entropy
+        after seeing the seats' revealed entropy."""
+        cls._check_not_ended(live)
+        awaiting = live.awaiting_reveal
+        if awaiting:
+            raise FailedPrecondition(
+                f"table {live.table_id} waits for seats {list(awaiting)} to reveal their "
+                "entropy (RevealEntropy): no move yet, and no seat may be given up",
+                reason="REVEAL_ROUND")
+
+    # ------------------------------------------------------------------ the reveal round
+
+    async def reveal(self, table_id: str, token: str, entropy: bytes) -> ViewResult:
+        """A seat reveals the entropy it committed to; the last reveal starts the game. A
+        repeat of a reveal already made changes nothing (a client may retry it)."""
+        if not MIN_ENTROPY <= len(entropy) <= MAX_ENTROPY:
+            raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes",
+                                  field="entropy")
+        async with self.repo.hold(table_id) as live:
+            seat = await self.seat_for(live, token)
+            held = live.seats[seat]
+            if not held.entropy_commitment:
+                raise FailedPrecondition(f"seat {seat} joined without an entropy commitment: "
+                                         "it has nothing to reveal", field="entropy",
+                                         reason="NOTHING_TO_REVEAL")
+            if hashlib.sha256(entropy).hexdigest() != held.entropy_commitment:
+                raise InvalidArgument(f"sha256 of this entropy is not the commitment seat {seat} "
+                                      "joined with", field="entropy", reason="REVEAL_MISMATCH")
+            if held.entropy:
+                return live.view_for(seat)  # revealed before: nothing to do
+            if live.ended is None and live.free_seats:
+                raise FailedPrecondition(
+                    f"table {table_id} has {live.free_seats} free seat(s): the reveal round "
+                    "opens once every seat is taken (and every commitment is in)",
+                    reason="REVEAL_NOT_OPEN")
+            self._check_not_ended(live)
+
+            def draft() -> list[LogEntry]:
+                now = time.time()
+                entries = [self._entry(live, "revealed", seat, {
+                    "entropy": entropy.hex(), "deadline": live.deadline}, now)]
+                return entries + self._start_if_full(live, now)
+
+            await self._commit(live, draft)
+            log.info("entropy_revealed", table_id=table_id, seat=seat, version=live.version)
+            return live.view_for(seat)
+
+    async def end_reveal_round(self, table_id: str, version: int) -> bool:
+        """The reveal round's deadline passed at ``version``: end the table before any deal,
+        naming the seats that withheld their entropy. Never a re-seat or a deal without them:
+        either would let a withholding seat re-roll against the entropy already revealed.
+        Compare-and-set at ``version``, so with several replicas exactly one ends it."""
+        async with self.repo.hold(table_id, fresh=False) as live:
+            if version > live.version:
+                await self.repo.catch_up_locked(live)
+            if live.version != version:
+                raise StaleVersion(table_id, version, live.version)
+            withheld = list(live.awaiting_reveal)
+            if not withheld:
+                return False
+
+            def draft() -> list[LogEntry]:
+                event = Event(REVEAL_TIMEOUT, detail={"withheld": withheld})
+                return [self._entry(live, "ended", None, {
+                    "reason": REVEAL_TIMEOUT, "withheld": withheld,
+                    "events": events_json((event,)), "deadline": None}, time.time())]
+
+            await self._commit(live, draft)
+            log.info("reveal_timeout", table_id=table_id, withheld=withheld,
+                     version=live.version)
+            return True
 
     async def seat_for(self, live: LiveTable, token: str) -> int:
         """The seat ``token`` holds at the held table; on a shared store a token this replica
@@ -593,6 +691,7 @@ class CommandPath:
             if expected != live.version:
                 raise StaleVersion(live.table_id, expected, live.version)
             if game is None:
+                self._check_not_revealing(live)
                 raise FailedPrecondition(f"table {live.table_id} is waiting for players",
                                          reason="WAITING_FOR_PLAYERS")
             raise self._illegal(live, seat, move, legal)

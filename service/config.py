@@ -44,6 +44,7 @@ class Config:
     metrics_port: int = 0
     bot_delay: float = 0.5
     clock_interval: float = 0.25
+    reveal_seconds: float = 60.0
     snapshot_every: int = 64
     idle_seconds: float = 300.0
     max_tables: int = 100_000
@@ -253,6 +254,9 @@ _OPTIONS: dict[str, _Option] = {
     "bot_delay": _Option(_seconds(False), "seconds a server bot waits before it moves"),
     "clock_interval": _Option(_seconds(True),
                               "seconds between looks for turn deadlines that ran out"),
+    "reveal_seconds": _Option(_seconds(True),
+                              "seconds committed seats have to reveal their entropy once every "
+                              "seat is taken; then the table ends before any deal"),
     "snapshot_every": _Option(_whole(1, "at least 1"),
                               "moves between snapshots of a table's state (faster rebuilds)"),
     "idle_seconds": _Option(_seconds(False), "drop a table unused this long from memory "

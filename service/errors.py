@@ -117,6 +117,18 @@ def _reasons() -> Mapping[str, Reason]:
         "TABLE_FINISHED": r("FAILED_PRECONDITION", Retry.NO,
                             "the table has ended (finished or aborted): it takes no join, "
                             "leave or abort"),
+        "REVEAL_MISMATCH": r("INVALID_ARGUMENT", Retry.NO,
+                             "sha256 of the revealed entropy is not the seat's commitment"),
+        "REVEAL_NOT_OPEN": r("FAILED_PRECONDITION", Retry.LATER,
+                             "the reveal round opens once every seat is taken"),
+        "NOTHING_TO_REVEAL": r("FAILED_PRECONDITION", Retry.NO,
+                               "the seat joined without an entropy commitment"),
+        "REVEAL_ROUND": r("FAILED_PRECONDITION", Retry.LATER,
+                          "the table waits for committed seats to reveal their entropy: no "
+                          "move yet, and no seat may be given up"),
+        "REVEAL_TIMED_OUT": r("FAILED_PRECONDITION", Retry.NO,
+                              "the table ended before any deal: a seat did not reveal its "
+                              "entropy in time; start a new table"),
     }
     return MappingProxyType(table)
 

@@ -40,13 +40,16 @@ class Seat:
     token_hash: str = ""
     bot: str = ""
     entropy: str = ""
-    """The randomness the seat contributed when it joined, hex (public)."""
+    """The randomness the seat contributed, hex (public): sent when it joined, or revealed
+    after every seat was taken when it joined with a commitment."""
     player_id: str = ""
     """The platform's opaque id of the player holding the seat (public)."""
     buy_in: int = 0
     """The seat's own starting stack (0: the table's default)."""
     token_expires: float | None = None
     """When the seat's current token expires (epoch seconds, from its log entry); None: never."""
+    entropy_commitment: str = ""
+    """sha256 of the seat's secret entropy, hex, when it joined with a commitment."""
 
     @property
     def occupied(self) -> bool:
@@ -55,12 +58,19 @@ class Seat:
     def expired(self, now: float) -> bool:
         return self.token_expires is not None and now >= self.token_expires
 
+    @property
+    def owes_reveal(self) -> bool:
+        """Whether the seat committed to entropy it has not revealed yet."""
+        return bool(self.entropy_commitment) and not self.entropy
+
     def to_dict(self) -> dict[str, Any]:
         found: dict[str, Any] = {"name": self.name, "bot": self.bot, "occupied": self.occupied}
         if self.player_id:
             found["player_id"] = self.player_id
         if self.buy_in:
             found["buy_in"] = self.buy_in
+        if self.owes_reveal:
+            found["owes_reveal"] = True
         return found
 
 
@@ -79,6 +89,8 @@ class ViewResult:
     legal: tuple[Move, ...]
     outcome: Outcome | None = None
     deadline: float | None = None
+    awaiting_reveal: tuple[int, ...] = ()
+    """The seats still to reveal their committed entropy (the reveal round), in order."""
 
     @property
     def started(self) -> bool:
@@ -163,12 +175,15 @@ class LiveTable:
         self.start_stacks: tuple[int, ...] = ()
         """Each seat's chips when the game started (betting variants): the results feed
         reports the change to the end."""
+        self.ended: Outcome | None = None
+        """How a table that ended before any deal ended (an ``ended`` entry): a seat did not
+        reveal its committed entropy in time."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
                               self.left_at, self.chance_version, self.revoked,
-                              self.grant_jtis, self.aborted, self.start_stacks),
+                              self.grant_jtis, self.aborted, self.start_stacks, self.ended),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
@@ -184,6 +199,7 @@ class LiveTable:
         self.aborted = bool(state[8]) if len(state) > 8 else False
         # an older snapshot: the stacks the game started with are lost (no chip changes)
         self.start_stacks = tuple(state[9]) if len(state) > 9 else ()
+        self.ended = state[10] if len(state) > 10 else None
         self.snapshot_version = snapshot.version
 
     @property
@@ -196,7 +212,17 @@ class LiveTable:
 
     @property
     def finished(self) -> bool:
-        return self.aborted or (self.game is not None and self.game.outcome() is not None)
+        if self.game is None:
+            return self.aborted or self.ended is not None
+        return self.game.outcome() is not None
+
+    @property
+    def awaiting_reveal(self) -> tuple[int, ...]:
+        """The seats that must reveal their committed entropy before the game can start: only
+        once every seat is taken (every commitment is in), and never after an end."""
+        if self.game is not None or self.finished or self.free_seats:
+            return ()
+        return tuple(index for index, seat in enumerate(self.seats) if seat.owes_reveal)
 
     @property
     def free_seats(self) -> int:
@@ -205,7 +231,11 @@ class LiveTable:
     @property
     def phase(self) -> str:
         if self.game is None:
-            return "aborted" if self.aborted else "waiting"
+            if self.aborted:
+                return "aborted"
+            if self.ended is not None:
+                return "over"
+            return "reveal" if self.awaiting_reveal else "waiting"
         return self.game.phase
 
     def chance(self) -> Chance:
@@ -267,18 +297,20 @@ class LiveTable:
         seats = tuple(self.seats)
         if game is None:
             return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
-                              self.outcome())
+                              self.outcome(), self.deadline, self.awaiting_reveal)
         view = game.view(viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
                           game.outcome(), self.deadline)
 
     def outcome(self) -> Outcome | None:
-        """How the table ended: the game's outcome, or, for a table aborted before its game
-        started, the reason alone."""
+        """How the table ended: the game's outcome; for a table that ended before its game
+        started, aborted (the reason alone) or a reveal round that timed out (``ended``)."""
         if self.game is not None:
             return self.game.outcome()
-        return Outcome((), (), ABORTED) if self.aborted else None
+        if self.aborted:
+            return Outcome((), (), ABORTED)
+        return self.ended
 
     def state(self) -> TableState:
         return TableState(self.version, self.phase, self.free_seats, self.finished,
@@ -302,9 +334,15 @@ class LiveTable:
                                           str(payload.get("entropy", "")),
                                           str(payload.get("player_id", "")),
                                           int(payload.get("buy_in", 0)),
-                                          None if expires is None else float(expires))
+                                          None if expires is None else float(expires),
+                                          str(payload.get("entropy_commitment", "")))
             if payload.get("grant_jti"):
                 self.grant_jtis.add(str(payload["grant_jti"]))
+        elif entry.kind == "revealed" and entry.seat is not None:
+            self.seats[entry.seat] = replace(self.seats[entry.seat],
+                                             entropy=str(payload.get("entropy", "")))
+        elif entry.kind == "ended":
+            self.ended = ended_outcome(len(self.seats), payload)
         elif entry.kind == "left" and entry.seat is not None:
             if self.seats[entry.seat].token_hash:
                 self.revoked[self.seats[entry.seat].token_hash] = "left"
@@ -363,6 +401,16 @@ TOKEN_REISSUED = "token_reissued"
 """The entry kind of ReissueSeatToken: the seat's token is replaced, the old one revoked."""
 ABORTED_KIND = "aborted"
 """The entry an operator's AbortTable appends: the table ends, settled by the variant."""
+REVEAL_TIMEOUT = "reveal_timeout"
+"""The reason of an ``ended`` entry when seats did not reveal their committed entropy."""
+
+
+def ended_outcome(seats: int, payload: dict[str, Any]) -> Outcome:
+    """The outcome of a table that ended before any deal: nobody won, nothing was scored;
+    ``detail.withheld`` names the seats that did not reveal."""
+    withheld = [int(seat) for seat in payload.get("withheld", ())]
+    return Outcome((), (0,) * seats, str(payload.get("reason", REVEAL_TIMEOUT)),
+                   {"withheld": withheld, "dealt": False})
 
 
 def rebuild(record: TableRecord, variant: Variant, seats: int,

@@ -136,10 +136,16 @@ class Scheduler:
     async def _fire(self, table_id: str, version: int) -> bool:
         async with self.repo.hold(table_id) as live:
             game = live.game
-            if game is None or live.version != version or not game.to_move or live.finished:
+            if live.version != version or live.finished:
                 return False
-            seat = game.to_move[0]
-            move = game.default_move(seat)
+            reveal_round = bool(live.awaiting_reveal)
+            if not reveal_round:
+                if game is None or not game.to_move:
+                    return False
+                seat = game.to_move[0]
+                move = game.default_move(seat)
+        if reveal_round:  # the round's deadline: the table ends before any deal
+            return await self.commands.end_reveal_round(table_id, version)
         await self.commands.server_move(table_id, seat, move, version, "timeout")
         return True
 

@@ -61,7 +61,8 @@ def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
     return metadata
 
 
-SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "GetHistory"})
+SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "GetHistory",
+                        "RevealEntropy"})
 """Calls that act for the seat of their token: only these are charged to the seat."""
 
 
@@ -240,7 +241,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             self._check_api_key(context)
             binding = Binding(request.player_id, request.buy_in)
         seat, token, view = await self.manager.join(request.table_id, seat, name,
-                                                    bytes(request.entropy), binding)
+                                                    bytes(request.entropy), binding,
+                                                    bytes(request.entropy_commitment))
         response = pb.JoinTableResponse(seat=seat, seat_token=token,
                                         view=translate.view_to_pb(view))
         expires = view.seats[seat].token_expires
@@ -280,6 +282,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
                                                version=version)
         if expires is not None:
             response.seat_token_expires.CopyFrom(translate.timestamp(expires))
+        return response
+
+    @unary
+    async def RevealEntropy(self, request: pb.RevealEntropyRequest, context: Any
+                            ) -> pb.RevealEntropyResponse:
+        view = await self.manager.reveal(request.table_id, _seat_token(context),
+                                         bytes(request.entropy))
+        response = pb.RevealEntropyResponse(version=view.version)
+        translate.view_to_pb(view, into=response.view)
         return response
 
     @unary
@@ -397,6 +408,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 if "player_id" in entry.payload or "buy_in" in entry.payload:
                     message.binding.player_id = str(entry.payload.get("player_id", ""))
                     message.binding.buy_in = int(entry.payload.get("buy_in", 0))
+                message.entropy_commitment = bytes.fromhex(
+                    str(entry.payload.get("entropy_commitment", "")))
+            elif entry.kind == "revealed":
+                message.entropy = bytes.fromhex(str(entry.payload.get("entropy", "")))
+            elif entry.kind == "ended":
+                message.withheld_seats.extend(int(s) for s in entry.payload.get("withheld", ()))
             elif entry.kind == "aborted":
                 message.note = str(entry.payload.get("note", ""))
             if item.move is not None:

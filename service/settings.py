@@ -44,6 +44,8 @@ class Settings:
     results_poll: float = 1.0
     """Seconds a results feed stream waits for a wake-up before it reads the store anyway
     (a lost notification, or a replica without one, delays a result by at most this)."""
+    reveal_seconds: float = 60.0
+    """How long committed seats have to reveal their entropy once every seat is taken."""
     limits: Limits = field(default_factory=Limits)
     seat_token_ttl: float = 0.0
     """Seconds a seat token is valid once issued; 0: no expiry."""

@@ -157,11 +157,16 @@ class TableManager:
         return await self.commands.create(variant_id, options, bots, turn_seconds, test)
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
-                   binding: Binding | None = None) -> tuple[int, str, ViewResult]:
-        return await self.commands.join(table_id, seat, name, entropy, binding)
+                   binding: Binding | None = None, entropy_commitment: bytes = b""
+                   ) -> tuple[int, str, ViewResult]:
+        return await self.commands.join(table_id, seat, name, entropy, binding,
+                                        entropy_commitment)
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
         return await self.commands.reissue(table_id, seat)
+
+    async def reveal(self, table_id: str, token: str, entropy: bytes) -> ViewResult:
+        return await self.commands.reveal(table_id, token, entropy)
 
     async def leave(self, table_id: str, token: str) -> int:
         return await self.commands.leave(table_id, token)

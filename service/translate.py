@@ -158,8 +158,11 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
     if viewer is not None:
         message.viewer_seat = viewer
     if view is None:
-        if outcome is not None:  # aborted before the game started
+        message.awaiting_reveal.extend(result.awaiting_reveal)
+        if outcome is not None:  # ended before any deal
             set_outcome(message.outcome, outcome)
+        elif deadline is not None:  # the reveal round's
+            message.deadline.CopyFrom(timestamp(deadline))
         return message
     shoe = view.shoe or live.variant.shoe(live.record.options)
     message.to_move.extend(view.to_move)
@@ -192,7 +195,9 @@ def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:
         options={k: option_text(v) for k, v in record.options.items()}, seats=seats,
         free_seats=state.free_seats, phase=state.phase, version=state.version,
         finished=state.finished, created_at=timestamp(record.created_at),
-        seed_commitment=record.commitment, turn_seconds=record.turn_seconds)
+        seed_commitment=record.commitment, turn_seconds=record.turn_seconds,
+        awaiting_reveal=[i for i, s in enumerate(state.seats)
+                         if state.phase == "reveal" and s.get("owes_reveal")])
 
 
 def table_result(row: TableResult) -> pb.TableResult:

@@ -143,16 +143,18 @@ def test_watch_history_replay_verify_of_a_finished_game(run: Run, server: str) -
     asyncio.run(finish(server, table, token))
     watched = run("watch", table, f"--token={token}")
     assert watched.code == 0
-    assert re.search(r"^v4\s+started", watched.out, re.MULTILINE)
+    # the join took the last seat and revealed the seat's committed entropy (v4) at once
+    assert re.search(r"^v4\s+revealed", watched.out, re.MULTILINE)
+    assert re.search(r"^v5\s+started", watched.out, re.MULTILINE)
     assert "Game over" in watched.out
-    tail = run("watch", table, "--from", "8")
-    assert tail.code == 0 and "v4 " not in tail.out and "Game over" in tail.out
+    tail = run("watch", table, "--from", "9")
+    assert tail.code == 0 and "v5 " not in tail.out and "Game over" in tail.out
     history = run("history", table)
     assert history.code == 0
     lines = [line for line in history.out.splitlines() if re.match(r"v\d+ ", line)]
-    assert [line.split()[1] for line in lines[:4]] == ["created", "joined", "joined",
-                                                        "started"]
-    assert len(lines) == 10  # 4 set-up entries and 6 moves of a 3-card game
+    assert [line.split()[1] for line in lines[:5]] == ["created", "joined", "joined",
+                                                        "revealed", "started"]
+    assert len(lines) == 11  # 5 set-up entries and 6 moves of a 3-card game
     replay = run("history", table, "--replay")
     assert replay.code == 0
     assert len(re.findall(r"Round \d: ", replay.out)) == 3

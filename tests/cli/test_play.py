@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import signal
@@ -10,6 +11,8 @@ from collections.abc import Callable
 import pexpect
 import pytest
 
+from bezique.clients.sdk import AsyncTableClient
+from bezique.v1 import table_service_pb2 as pb
 from tests.cli.conftest import BIN, ROOT, Run, clean_env, require_variant
 
 PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, q to quit\): "
@@ -59,6 +62,19 @@ def test_play_highcard_against_a_server(server: str) -> None:
     assert moves == 5
     assert "Your hand:" in screen and "Seat 1 (highest bot)" in screen
     assert re.search(r"[♠♥♦♣]", screen)
+    # the player's seat committed to its entropy and revealed it before the deal
+    table = re.search(r"Table ([0-9a-f]{16}) ·", screen)
+    assert table is not None, screen
+    history = asyncio.run(history_of(server, table.group(1)))
+    kinds = [(e.entry_kind, e.seat if e.HasField("seat") else None) for e in history.entries]
+    assert kinds[:5] == [("created", None), ("joined", 1), ("joined", 0), ("revealed", 0),
+                         ("started", None)]
+    assert len(history.entries[2].entropy_commitment) == 32
+
+
+async def history_of(address: str, table_id: str) -> pb.GetHistoryResponse:
+    async with AsyncTableClient(address) as client:
+        return await client.history(table_id)
 
 
 def test_play_highcard_on_an_embedded_server() -> None:

@@ -342,3 +342,46 @@ def test_node_connect_and_grpc_web_transports_play_a_game_over_http(
     assert result["moves"] >= 1 and result["winners"], result
     assert result["errors"] == {"connect": {"code": "NotFound", "reason": "NOT_FOUND"},
                                 "grpc-web": {"code": "NotFound", "reason": "NOT_FOUND"}}
+
+
+REVEAL_SCRIPT = """
+import { createHash } from "node:crypto";
+import { TableClient } from "./dist/index.js";
+
+const a = new TableClient(process.argv[2]);
+const b = new TableClient(process.argv[2]);
+const created = await a.createTable("highcard", { options: { players: 2 } });
+const ann = await a.joinTable(created.tableId, { seat: 0, name: "ann" });
+const bob = await b.joinTable(created.tableId, { seat: 1, name: "bob" });
+const round = await b.getView(created.tableId);       // b revealed bob's entropy when it joined
+const view = await a.getView(created.tableId, ann.seatToken);  // a reveals ann's: the start
+const history = await a.getHistory(created.tableId);
+const digest = (bytes) => createHash("sha256").update(bytes).digest().toString("hex");
+console.log(JSON.stringify({
+  committed: [ann.committed, bob.committed], phase: round.phase,
+  awaiting: round.awaitingReveal, started: !view.waitingForPlayers, hand: view.hand.length,
+  kinds: history.entries.map((e) => e.entryKind),
+  commitments: history.entries.filter((e) => e.entryKind === "joined")
+    .map((e) => Buffer.from(e.entropyCommitment).toString("hex")),
+  mine: [digest(ann.entropy), digest(bob.entropy)],
+  tableId: created.tableId,
+  pins: [a.pins.get(`${created.tableId}/0`), b.pins.get(`${created.tableId}/1`)],
+}));
+a.close();
+b.close();
+"""
+
+
+def test_seats_commit_and_reveal_by_themselves(
+        node: str, server_address: str, stub: table_service_pb2_grpc.TableServiceStub) -> None:
+    from bezique.clients.contributions import contributions_digest
+
+    result = run_script(node, "reveal-check.mjs", REVEAL_SCRIPT, server_address)
+    assert result["committed"] == [True, True]
+    assert result["phase"] == "reveal" and result["awaiting"] == [0]
+    assert result["started"] and result["hand"] == 3
+    assert result["kinds"] == ["created", "joined", "joined", "revealed", "revealed", "started"]
+    assert result["commitments"] == result["mine"]
+    # both seats pinned the contributions they saw, the way the Python SDK and verify do
+    history = stub.GetHistory(pb.GetHistoryRequest(table_id=result["tableId"]))
+    assert result["pins"] == [contributions_digest(history.entries)] * 2

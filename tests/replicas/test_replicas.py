@@ -99,7 +99,11 @@ async def test_a_turn_clock_fires_exactly_once_across_replicas(
     first = await a.join(table.table_id)
     joining = time.time()
     await b.join(table.table_id)
-    view = await b.view(table.table_id, first.token)
+    # a reveals its seat's committed entropy once its replica shows the round; the game starts
+    await until(lambda: a.view(table.table_id, first.token),
+                lambda v: not v.waiting_for_players, "the game to start")
+    view = await until(lambda: b.view(table.table_id, first.token),
+                       lambda v: not v.waiting_for_players, "b to see the start")
     looked = time.time()
     assert view.HasField("deadline")
     # one second after the game started (or after a default move, if one was already made)
@@ -137,6 +141,7 @@ async def test_deadlines_that_passed_while_down_fire_on_restart(postgres_url: st
             history = await until(
                 lambda: client.history(table.table_id),
                 lambda h: any(e.entry_kind == "timeout" for e in h.entries), "the default move")
-            assert [e.entry_kind for e in history.entries][4] == "timeout"
+            kinds = [e.entry_kind for e in history.entries]
+            assert kinds[kinds.index("started") + 1] == "timeout"
     finally:
         await server.stop()

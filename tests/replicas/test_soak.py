@@ -13,6 +13,8 @@ async def test_short_soak_loses_nothing() -> None:
 
     report = await soak(6.0, 6, "highcard", {"players": "4", "hand_size": "8"})
     print(report.line())
-    assert report.moves > 100 and report.finished > 5
+    # a floor, not a speed: a 4-seat highcard table takes 32 moves, and on a loaded 2-core
+    # machine (seats now commit and reveal their entropy too) 6 s gave as few as 98 moves
+    assert report.moves >= 64 and report.finished >= 2
     assert not report.problems, report.problems
     assert set(report.errors) <= {"UNAVAILABLE", "ABORTED", "DEADLINE_EXCEEDED"}

@@ -52,10 +52,11 @@ def grind() -> tuple[bytes, frozenset[int]]:
 
 
 async def finished_table(client: AsyncTableClient, *, bots: dict[int, str], seed: bytes = b"",
-                         entropy: bytes | None = None) -> pb.GetHistoryResponse:
+                         entropy: bytes | None = None, commit: bool = True
+                         ) -> pb.GetHistoryResponse:
     table = await client.create_table("highcard", {"players": 2, "hand_size": HAND}, bots=bots,
                                       seed=seed)
-    humans = [await client.join(table.table_id, seat=seat, entropy=entropy)
+    humans = [await client.join(table.table_id, seat=seat, entropy=entropy, commit=commit)
               for seat in range(2) if seat not in bots]
     while True:
         view = await client.view(table.table_id)
@@ -97,10 +98,22 @@ async def test_verify_names_the_seats_that_contributed(
     _, client = served
     history = await finished_table(client, bots={1: "random"})
     joined = [e for e in history.entries if e.entry_kind == "joined"]
-    assert len(joined[0].entropy if joined[0].seat == 0 else joined[1].entropy) == 32
+    revealed = [e for e in history.entries if e.entry_kind == "revealed"]
+    # the SDK commits by default: the join holds the commitment, the reveal the entropy
+    assert [(e.seat, len(e.entropy)) for e in revealed] == [(0, 32)]
+    assert [(e.seat, len(e.entropy_commitment), e.entropy) for e in joined if e.seat == 0] \
+        == [(0, 32, b"")]
     assert [e.bot_policy for e in joined if e.seat == 1] == ["random"]
     result = verify_history(history)
     assert result.contributors == (0,) and result.bot_moves == HAND and not result.test_settings
+    assert result.committed == (0,)
+    # in the clear, as older clients send it: the join holds it, and verify tells them apart
+    clear = await finished_table(client, bots={1: "random"}, commit=False)
+    assert [len(e.entropy) for e in clear.entries if e.entry_kind == "joined" and e.seat == 0] \
+        == [32]
+    assert not [e for e in clear.entries if e.entry_kind == "revealed"]
+    checked = verify_history(clear)
+    assert checked.contributors == (0,) and checked.committed == ()
     # a seat may contribute nothing: the table still verifies, and says nobody contributed
     plain = await finished_table(client, bots={1: "random"}, entropy=b"")
     assert verify_history(plain).contributors == ()
@@ -144,7 +157,8 @@ async def test_every_tampering_fails_verify_and_names_the_entry(
     extra = changed.entries.add(version=len(changed.entries) + 1, entry_kind="left", seat=0)
     fails(changed, "follows the start", extra.version)
     # a swapped nonce: the deal no longer comes out of the seed
-    changed = tampered(history)
+    clear = await finished_table(client, bots={1: "random"}, commit=False)
+    changed = tampered(clear)
     joined = next(e for e in changed.entries if e.entry_kind == "joined" and e.entropy)
     joined.entropy = secrets.token_bytes(32)
     started = next(e for e in changed.entries if e.entry_kind == "started")
@@ -205,7 +219,7 @@ async def test_entropy_of_a_wrong_size_is_refused(
     table = await client.create_table("highcard")
     for entropy in (b"short", b"x" * 65):
         error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
-                                   client.join(table.table_id, entropy=entropy))
+                                   client.join(table.table_id, entropy=entropy, commit=False))
         assert details(error)["fields"] == ["entropy"]
 
 
@@ -224,7 +238,7 @@ async def test_a_seat_holds_the_server_to_the_entropy_and_commitment_it_saw(
     history = await client.history(table.table_id)
     mine = OwnSeat(seat.seat, seat.entropy, seat.commitment)
     assert verify_history(history, seat=mine).contributors == (0,)
-    with pytest.raises(VerificationError, match="not the entropy it sent"):
+    with pytest.raises(VerificationError, match="commitment in the history is not the one it sent"):
         verify_history(history, seat=OwnSeat(0, secrets.token_bytes(32), seat.commitment))
     with pytest.raises(VerificationError, match="shown when seat 0 joined"):
         verify_history(history, seat=OwnSeat(0, seat.entropy, "0" * 64))

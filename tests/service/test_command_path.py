@@ -27,7 +27,7 @@ from bezique_highcard import plugin as highcard_plugin
 from bezique_highcard.game import HighCard, HighCardGame
 from tests.conftest import details, eventually, server_config
 from tests.faults import FaultyStore
-from tests.service.test_rpcs import STACK, expect_error, two_seats
+from tests.service.test_rpcs import STACK, STARTED, expect_error, two_seats
 
 STORES = ["sqlite", "postgresql"]
 
@@ -128,7 +128,7 @@ async def test_a_move_whose_append_fails_is_never_seen(
         spectator: list[pb.WatchTableResponse] = []
         watching = asyncio.create_task(collect(resuming, table_id, None, spectator,
                                                resume=True))
-        await eventually(lambda: len(spectator) == 4, what="the backlog")
+        await eventually(lambda: len(spectator) == STARTED, what="the backlog")
         error: Callable[[], Exception] = (
             (lambda: VersionConflict(table_id, before.version, before.version + 1))
             if failure == "conflict" else (lambda: StoreError("the disk is gone")))

@@ -17,6 +17,11 @@ STACK = ["AS", "7S", "KH", "8H", "QD", "9D"] + [
 """A stacked shoe for highcard (2 seats x 3 cards): seat 0 gets AS 7S KH, seat 1 8H QD 9D."""
 
 
+STARTED = 6
+"""The version of the ``started`` entry at a ``two_seats`` table: created, two joins and, since
+the SDK commits to each seat's entropy, two reveals (made by the SDK once both seats are in)."""
+
+
 async def two_seats(client: AsyncTableClient, *, entropy: bytes | None = None,
                     **create: object) -> tuple[str, SeatHandle, SeatHandle]:
     """A two-seat highcard table, both seats joined (each with fresh entropy unless given)."""
@@ -274,7 +279,8 @@ async def test_history_is_redacted_until_the_end(client: AsyncTableClient) -> No
     assert list(after.test.stacked_shoe) == STACK
     dealt = [e for entry in after.entries for e in entry.events if e.kind == "deal"]
     assert sorted(c.code for c in dealt[1].cards) == ["8H", "9D", "QD"]
-    assert [e.entry_kind for e in after.entries][:4] == ["created", "joined", "joined", "started"]
+    assert [e.entry_kind for e in after.entries][:STARTED] == [
+        "created", "joined", "joined", "revealed", "revealed", "started"]
     assert [e.version for e in after.entries] == list(range(1, len(after.entries) + 1))
 
 

@@ -12,7 +12,7 @@ from bezique.service.server import RunningServer
 from bezique.service.watch import BEHIND
 from bezique.v1 import table_service_pb2 as pb
 from tests.conftest import eventually
-from tests.service.test_rpcs import STACK, expect_error, play_out, two_seats
+from tests.service.test_rpcs import STACK, STARTED, expect_error, play_out, two_seats
 
 
 async def collect(client: AsyncTableClient, table_id: str, token: str | None, start: int,
@@ -27,7 +27,7 @@ async def collect(client: AsyncTableClient, table_id: str, token: str | None, st
 
 async def test_watch_replays_the_backlog_then_follows_live(client: AsyncTableClient) -> None:
     table_id, first, second = await two_seats(client, stacked_shoe=STACK)
-    watcher = asyncio.create_task(collect(client, table_id, second.token, 0, 10))
+    watcher = asyncio.create_task(collect(client, table_id, second.token, 0, STARTED + 6))
     final = await play_out(client, table_id, first, second)
     updates = await asyncio.wait_for(watcher, 30)
     assert [u.version for u in updates] == list(range(1, final.version + 1))
@@ -44,7 +44,7 @@ async def test_a_cut_watch_resumes_with_no_gap_and_no_duplicate(
     stream = client.watch(table_id, None, 0, resume=False)
     async for update in stream:
         seen.append(update.version)
-        if update.version == 4:
+        if update.version == STARTED:
             break
     await stream.aclose()  # type: ignore[attr-defined]
     # two moves happen while nobody watches
@@ -73,7 +73,7 @@ async def test_the_sdk_resumes_after_the_server_cuts_the_stream(
 
     task = asyncio.create_task(watch())
     live = await server.manager.table(table_id)
-    await eventually(lambda: len(live.watchers) == 1 and seen == [1, 2, 3, 4],
+    await eventually(lambda: len(live.watchers) == 1 and seen == list(range(1, STARTED + 1)),
                      what="the backlog to arrive")
     # cut every stream of this table as a slow consumer would be cut
     server.manager.hub.end_all(live, BEHIND)
@@ -98,14 +98,15 @@ async def test_watch_errors(client: AsyncTableClient) -> None:
 async def test_many_watchers_share_one_rendering(client: AsyncTableClient, server: RunningServer,
                                                  watchers: int) -> None:
     table_id, first, second = await two_seats(client)
-    tasks = [asyncio.create_task(collect(client, table_id, None, 0, 6)) for _ in range(watchers)]
+    tasks = [asyncio.create_task(collect(client, table_id, None, 0, STARTED + 2))
+             for _ in range(watchers)]
     live = await server.manager.table(table_id)
     await eventually(lambda: len(live.watchers) == watchers, 30, "every watcher to be live")
     for seat in (first, second):
         view = await client.view(table_id, seat.token)
         await client.submit(seat, view.legal_moves[0], view.version)
     results = await asyncio.wait_for(asyncio.gather(*tasks), 30)
-    assert all([u.version for u in r] == [1, 2, 3, 4, 5, 6] for r in results)
+    assert all([u.version for u in r] == list(range(1, STARTED + 3)) for r in results)
 
 
 async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
@@ -123,7 +124,8 @@ async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
 
         task = asyncio.create_task(watch())
         live = await server.manager.table(table_id)
-        await eventually(lambda: bool(live.watchers) and len(seen) == 4, what="the backlog")
+        await eventually(lambda: bool(live.watchers) and len(seen) == STARTED,
+                         what="the backlog")
         await server.stop()
         with pytest.raises(grpc.aio.AioRpcError) as cut:
             await asyncio.wait_for(task, 30)

@@ -6,10 +6,10 @@
  * `authorization: Bearer <token>`; a call without a token is a spectator's.
  */
 
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 
 import { create } from "@bufbuild/protobuf";
-import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 
 import {
@@ -22,6 +22,7 @@ import {
   type JoinTableResponse,
   type ReissueSeatTokenResponse,
   type Move,
+  type RevealEntropyResponse,
   type SubmitMoveResponse,
   type TableSummary,
   type VariantInfo,
@@ -55,6 +56,48 @@ export function optionText(value: OptionValue | undefined): string {
   return String(value);
 }
 
+/**
+ * What joinTable answers, and what the seat keeps: the entropy it contributes and whether it
+ * sent only its sha256 (`committed`): then the entropy stays secret until every seat is taken,
+ * and the client reveals it by itself (see revealOwed).
+ */
+export type JoinedSeat = JoinTableResponse & {
+  readonly entropy: Uint8Array;
+  readonly committed: boolean;
+  readonly tableId: string;
+};
+
+/**
+ * The digest a seat pins before it reveals: every seat's contribution (a commitment, entropy in
+ * the clear, or nothing) as the log shows it when the reveal round opens, the `joined` and
+ * `left` entries before the first `revealed`, `started` or `ended` one (docs/fairness.md).
+ */
+export function contributionsDigest(entries: readonly HistoryEntry[]): string {
+  const seats = new Map<number, [number, Uint8Array]>();
+  for (const entry of entries) {
+    const kind = entry.entryKind;
+    if (kind === "revealed" || kind === "started" || kind === "ended") break;
+    if (entry.seat === undefined) continue;
+    if (kind === "joined") {
+      if (entry.entropyCommitment.length > 0) seats.set(entry.seat, [2, entry.entropyCommitment]);
+      else if (entry.entropy.length > 0) seats.set(entry.seat, [1, entry.entropy]);
+      else seats.set(entry.seat, [0, new Uint8Array()]);
+    } else if (kind === "left") {
+      seats.delete(entry.seat);
+    }
+  }
+  const hash = createHash("sha256").update("bezique/contributions/v1");
+  for (const seat of [...seats.keys()].sort((a, b) => a - b)) {
+    const [kind, data] = seats.get(seat) ?? [0, new Uint8Array()];
+    const head = Buffer.alloc(5);
+    head.writeUInt16BE(seat, 0);
+    head.writeUInt8(kind, 2);
+    head.writeUInt16BE(data.length, 3);
+    hash.update(head).update(data);
+  }
+  return hash.digest("hex");
+}
+
 function baseUrl(target: string): string {
   return /^https?:\/\//.test(target) ? target : `http://${target}`;
 }
@@ -65,6 +108,13 @@ export class TableClient {
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly session: Http2SessionManager;
+  /** table id -> seat -> [token, entropy]: seats that committed and have not revealed yet. */
+  private readonly unrevealed = new Map<string, Map<number, [string, Uint8Array]>>();
+  /**
+   * `${tableId}/${seat}` -> the contributions digest the seat saw before it revealed: keep it
+   * to hold the server to it afterwards (`bezique verify --proof`).
+   */
+  readonly pins = new Map<string, string>();
 
   constructor(settings: ClientSettings | string) {
     const resolved: ClientSettings = typeof settings === "string" ? { target: settings } : settings;
@@ -129,13 +179,20 @@ export class TableClient {
    * Take a seat (the given one, or the first free): the token is in the answer, once. The seat
    * contributes `entropy` to every deal of the table: 32 fresh random bytes unless given (a
    * platform may pass its player's own; an empty array contributes none).
+   *
+   * With `commit` (the default) only its sha256 is sent now, and the client reveals the entropy
+   * itself when a view of the table asks for it (every seat taken). `commit: false` sends it in
+   * the clear, as older clients did: then the table is fair against the operator only if an
+   * honest seat joins after every seat the operator controls.
    */
-  joinTable(
+  async joinTable(
     tableId: string,
     settings: {
       seat?: number;
       name?: string;
       entropy?: Uint8Array;
+      /** Send only sha256 of the entropy now and reveal it once every seat is taken (default). */
+      commit?: boolean;
       /** Platform (API key): the player the seat is bound to. */
       playerId?: string;
       /** Platform (API key): the seat's starting stack, chips (betting variants). */
@@ -143,24 +200,83 @@ export class TableClient {
       /** A join grant the platform signed, in place of the API key. */
       grant?: string;
     } = {},
-  ): Promise<JoinTableResponse> {
-    return this.rpc.joinTable(
+  ): Promise<JoinedSeat> {
+    const entropy = settings.entropy ?? new Uint8Array(randomBytes(32));
+    const committed = (settings.commit ?? true) && entropy.length > 0;
+    const answer = await this.rpc.joinTable(
       {
         tableId,
         seat: settings.seat,
         displayName: settings.name ?? "",
-        entropy: settings.entropy ?? new Uint8Array(randomBytes(32)),
+        entropy: committed ? new Uint8Array() : entropy,
+        entropyCommitment: committed
+          ? new Uint8Array(createHash("sha256").update(entropy).digest()) : new Uint8Array(),
         playerId: settings.playerId ?? "",
         buyIn: settings.buyIn ?? 0n,
         joinGrant: settings.grant ?? "",
       },
       this.options(),
     );
+    if (committed) {
+      const owed = this.unrevealed.get(tableId) ?? new Map<number, [string, Uint8Array]>();
+      owed.set(answer.seat, [answer.seatToken, entropy]);
+      this.unrevealed.set(tableId, owed);
+      if (answer.view !== undefined) await this.revealOwed(answer.view);
+    }
+    return Object.assign(answer, { entropy, committed, tableId });
+  }
+
+  /**
+   * Reveal the entropy a seat committed to at joinTable, once every seat is taken. Safe to
+   * repeat: a reveal already made changes nothing. First every seat's contribution, as the
+   * table shows it, is pinned (`pins`), so the operator cannot swap another seat's commitment
+   * once this entropy is out.
+   */
+  async revealEntropy(tableId: string, token: string, entropy: Uint8Array): Promise<RevealEntropyResponse> {
+    const shown = await this.getHistory(tableId, token);
+    const answer = await this.rpc.revealEntropy({ tableId, entropy }, this.options(token));
+    const seat = answer.view?.viewerSeat;
+    if (seat !== undefined) this.pins.set(`${tableId}/${seat}`, contributionsDigest(shown.entries));
+    return answer;
+  }
+
+  /**
+   * Reveal every seat of this client that `view.awaitingReveal` lists; true when any was (the
+   * view is then out of date). Seats of a table that started or ended are forgotten.
+   */
+  async revealOwed(view: View): Promise<boolean> {
+    const owed = this.unrevealed.get(view.tableId);
+    if (owed === undefined) return false;
+    if (view.awaitingReveal.length === 0) {
+      if (!view.waitingForPlayers || view.outcome !== undefined) this.unrevealed.delete(view.tableId);
+      return false;
+    }
+    let revealed = false;
+    for (const seat of view.awaitingReveal) {
+      const held = owed.get(seat);
+      if (held === undefined) continue;
+      try {
+        await this.revealEntropy(view.tableId, held[0], held[1]);
+      } catch (error) {
+        // the round ended meanwhile (its deadline): the next view says so
+        if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;
+      }
+      owed.delete(seat);
+      revealed = true;
+    }
+    if (owed.size === 0) this.unrevealed.delete(view.tableId);
+    return revealed;
   }
 
   /** Platform (API key): a new token for a seat; the old one stops working at once. */
-  reissueSeatToken(tableId: string, seat: number): Promise<ReissueSeatTokenResponse> {
-    return this.rpc.reissueSeatToken({ tableId, seat }, this.options());
+  async reissueSeatToken(tableId: string, seat: number): Promise<ReissueSeatTokenResponse> {
+    const answer = await this.rpc.reissueSeatToken({ tableId, seat }, this.options());
+    const owed = this.unrevealed.get(tableId)?.get(seat);
+    if (owed !== undefined) {
+      // a reveal this client still owes for the seat is made with the new token
+      this.unrevealed.get(tableId)?.set(seat, [answer.seatToken, owed[1]]);
+    }
+    return answer;
   }
 
   /** Give the token's seat back before the game starts; resolves to the log version. */
@@ -168,11 +284,16 @@ export class TableClient {
     return (await this.rpc.leaveTable({ tableId }, this.options(token))).version;
   }
 
-  /** The view of the token's seat (a spectator's without a token). */
+  /**
+   * The view of the token's seat (a spectator's without a token); when it asks this client's
+   * seats to reveal their entropy, they do, and the view is read again.
+   */
   async getView(tableId: string, token?: string): Promise<View> {
-    const { view } = await this.rpc.getView({ tableId }, this.options(token));
-    if (view === undefined) throw new Error("GetView answered without a view");
-    return view;
+    for (let attempt = 0; ; attempt += 1) {
+      const { view } = await this.rpc.getView({ tableId }, this.options(token));
+      if (view === undefined) throw new Error("GetView answered without a view");
+      if (attempt > 0 || !(await this.revealOwed(view))) return view;
+    }
   }
 
   /**
@@ -198,7 +319,11 @@ export class TableClient {
     if (signal?.aborted) forward();
     signal?.addEventListener("abort", forward, { once: true });
     try {
-      yield* this.rpc.watchTable({ tableId, fromVersion }, this.options(token, stop.signal, false));
+      for await (const update of this.rpc.watchTable(
+        { tableId, fromVersion }, this.options(token, stop.signal, false))) {
+        if (update.view !== undefined) await this.revealOwed(update.view);
+        yield update;
+      }
     } finally {
       signal?.removeEventListener("abort", forward);
       stop.abort();

@@ -1,0 +1,46 @@
+"""What a seat pins before it reveals its entropy: a digest of every seat's contribution as
+the table showed them when the reveal round opened (a commitment, entropy sent in the clear,
+or nothing).
+
+Without it, an operator who writes the log could, after the honest reveals, rewrite another
+seat's commitment (a puppet's) and open it to whatever deals best; the history would still be
+consistent. A seat that kept this digest holds him to the contributions it saw
+(``bezique verify --proof``). Pure over history entries, so the SDK and the verifier share it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from bezique.v1 import table_service_pb2 as pb
+
+LABEL = b"bezique/contributions/v1"
+NONE, CLEAR, COMMITTED = 0, 1, 2
+"""How a seat contributed: nothing (or a bot), entropy in the clear, a commitment."""
+
+
+def contributions_digest(entries: Iterable[pb.HistoryEntry]) -> str:
+    """sha256, hex, over the seats' contributions as they stand when the reveal round opens:
+    the ``joined`` and ``left`` entries before the first ``revealed`` or ``started`` one. Each
+    seat in order: seat (2 bytes) || kind (1 byte) || length (2 bytes) || the commitment or the
+    entropy (nothing for a seat that contributed none)."""
+    seats: dict[int, tuple[int, bytes]] = {}
+    for entry in entries:
+        if entry.entry_kind in ("revealed", "started", "ended"):
+            break
+        if entry.entry_kind == "joined" and entry.HasField("seat"):
+            if entry.entropy_commitment:
+                seats[entry.seat] = (COMMITTED, bytes(entry.entropy_commitment))
+            elif entry.entropy:
+                seats[entry.seat] = (CLEAR, bytes(entry.entropy))
+            else:
+                seats[entry.seat] = (NONE, b"")
+        elif entry.entry_kind == "left" and entry.HasField("seat"):
+            seats.pop(entry.seat, None)
+    digest = hashlib.sha256(LABEL)
+    for seat in sorted(seats):
+        kind, data = seats[seat]
+        digest.update(seat.to_bytes(2, "big") + bytes([kind]) + len(data).to_bytes(2, "big")
+                      + data)
+    return digest.hexdigest()
