@@ -25,6 +25,7 @@ from rich.text import Text
 from bezique.clients import render
 from bezique.clients.safe import visible
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients.sdk import with_amount as sdk_with_amount
 from bezique.v1 import table_service_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -215,8 +216,13 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
                 raise CliError(f"no legal move {args.index} at version {view.version} "
                                f"(the view offers {offered})")
             move = view.legal_moves[args.index - 1]
+            if args.amount is not None:
+                try:
+                    move = sdk_with_amount(move, args.amount)
+                except ValueError as exc:
+                    raise CliError(f"move {args.index}: {exc}") from None
         else:
-            move = pb.Move(kind=args.kind, amount=args.amount, label=args.label or "",
+            move = pb.Move(kind=args.kind, amount=args.amount or 0, label=args.label or "",
                            cards=[pb.Card(id=i)
                                   for i in resolve_cards(args.card or [], args.kind, view)])
         version = args.expected_version if args.expected_version is not None else view.version
@@ -412,7 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
     move.add_argument("--kind", help="the move's kind (play, declare, pass, raise, ...)")
     move.add_argument("--card", action="append", metavar="CODE_OR_ID",
                       help="a card of the move, by code (AS, TH) or id")
-    move.add_argument("--amount", type=int, default=0, help="chips, for betting moves")
+    move.add_argument("--amount", type=int,
+                      help="chips, for betting moves: with INDEX, any amount in the range the "
+                           "move offers (a quart-bezique raise to any level in range)")
     move.add_argument("--label", help="a named choice, e.g. royal_marriage")
     move.add_argument("--expected-version", type=int,
                       help="the version the move is for (default: the current one)")

@@ -22,7 +22,13 @@ from rich.text import Text
 
 from bezique.clients.render import event_text, game_over, seat_names, view_renderable
 from bezique.clients.safe import visible
-from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients.sdk import (
+    AsyncTableClient,
+    SeatHandle,
+    amount_allowed,
+    amount_range,
+    with_amount,
+)
 from bezique.v1 import table_service_pb2 as pb
 
 QUIT = "quit"
@@ -229,8 +235,36 @@ class Game:
             self.console.print(f"[red]'{escape(answer.strip())}' is not a move: type a number "
                                f"from 1 to {count}{passing}, or q to quit.[/red]")
 
+    async def ask_amount(self, move: pb.Move) -> int | None:
+        """The amount for a move offered with a range (Enter: its suggested amount); None
+        when the player backs out with ``b`` to choose another move."""
+        span = amount_range(move)
+        assert span is not None
+        low, high, step = span
+        steps = f" in steps of {step}" if step > 1 else ""
+        while True:
+            try:
+                answer = (await read_line(
+                    self.read, f"{move.kind.capitalize()} to how much? ({low}-{high}{steps}, "
+                    f"Enter for {move.amount}, b to go back): ")).strip().lower()
+            except EOFError:
+                return None
+            if answer in ("b", "back"):
+                return None
+            if not answer:
+                return move.amount
+            if answer.lstrip("-").isdigit() and amount_allowed(move, int(answer)):
+                return int(answer)
+            self.console.print(f"[red]'{escape(answer)}' is not an amount you may choose: type "
+                               f"a whole number from {low} to {high}{steps}.[/red]")
+
     async def move(self, number: int) -> None:
         chosen = self.view.legal_moves[number - 1]
+        if chosen.HasField("amount_range"):
+            amount = await self.ask_amount(chosen)
+            if amount is None:
+                return  # back to the board: the loop asks again
+            chosen = with_amount(chosen, amount)
         try:
             response = await self.client.submit(self.seat, chosen, self.view.version)
         except grpc.aio.AioRpcError as error:

@@ -158,7 +158,12 @@ def move_text(move: pb.Move) -> Text:
     if move.cards:
         text.append(" ")
         text.append_text(cards_text(move.cards))
-    if move.amount:
+    if move.HasField("amount_range"):
+        span = move.amount_range
+        steps = f" in steps of {span.step}" if span.step > 1 else ""
+        text.append(f" to any amount from {span.minimum} to {span.maximum}{steps}",
+                    style="yellow")
+    elif move.amount:
         text.append(f" {move.amount}", style="yellow")
     return text
 

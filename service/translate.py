@@ -83,6 +83,10 @@ def set_move(into: pb.Move, shoe: Shoe, move: Move) -> None:
     stored)."""
     into.kind, into.amount, into.label = move.kind, move.amount, move.label
     into.cards.extend(cards(shoe, move.cards))
+    span = move.amount_range
+    if span is not None:
+        into.amount_range.minimum, into.amount_range.maximum = span.minimum, span.maximum
+        into.amount_range.step = span.step
 
 
 def move_from_pb(message: pb.Move) -> Move:
