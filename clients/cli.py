@@ -175,10 +175,17 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+async def words_of(client: AsyncTableClient, variant_id: str) -> render.Words:
+    """The vocabulary the server's ListVariants gives for ``variant_id`` (none if unknown)."""
+    found = [info for info in await client.list_variants() if info.id == variant_id]
+    return render.Words.of(found[0] if found else None)
+
+
 async def cmd_view(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         view = await client.view(args.table, args.token or None)
-    console.print(render.view_renderable(view))
+        words = await words_of(client, view.variant_id)
+    console.print(render.view_renderable(view, words=words))
     return 0
 
 
@@ -227,6 +234,7 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
                                   for i in resolve_cards(args.card or [], args.kind, view)])
         version = args.expected_version if args.expected_version is not None else view.version
         response = await client.submit(seat, move, version, uuid.uuid4().hex)
+        words = await words_of(client, view.variant_id)
     names = render.seat_names(response.view.seats,
                               response.view.viewer_seat
                               if response.view.HasField("viewer_seat") else None)
@@ -234,7 +242,7 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
     line.append_text(render.move_text(move))
     console.print(line)
     for event in response.events:
-        console.print(Text("  · ").append_text(render.event_text(event, names)))
+        console.print(Text("  · ").append_text(render.event_text(event, names, words=words)))
     return 0
 
 
@@ -243,6 +251,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
         view = await client.view(args.table, args.token or None)
         viewer = view.viewer_seat if view.HasField("viewer_seat") else None
         names = render.seat_names(view.seats, viewer)
+        words = await words_of(client, view.variant_id)
         async for update in client.watch(args.table, args.token or None, args.from_version):
             if update.HasField("view"):
                 names = render.seat_names(update.view.seats, viewer)
@@ -251,7 +260,8 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
                 line.append(f" {render.who(names, update.seat)}")
             console.print(line)
             for event in update.events:
-                console.print(Text("      · ").append_text(render.event_text(event, names)))
+                console.print(Text("      · ").append_text(
+                    render.event_text(event, names, words=words)))
             if update.HasField("view") and render.game_over(update.view):
                 console.print(render.outcome_text(update.view.outcome, names))
                 return 0
@@ -263,8 +273,9 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
+        words = await words_of(client, history.variant_id)
     if args.replay:
-        for line in replay_lines(history):
+        for line in replay_lines(history, words):
             console.print(line)
         return 0
     names: dict[int, str] = {}

@@ -20,7 +20,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from bezique.clients.render import event_text, game_over, seat_names, view_renderable
+from bezique.clients.render import (
+    NO_WORDS,
+    Words,
+    event_text,
+    game_over,
+    seat_names,
+    view_renderable,
+)
 from bezique.clients.safe import visible
 from bezique.clients.sdk import (
     AsyncTableClient,
@@ -149,8 +156,11 @@ class Game:
     """One seat's game in progress: the latest view, the recent events, the watch feed."""
 
     def __init__(self, client: AsyncTableClient, seat: SeatHandle, view: pb.View,
-                 console: Console, read: Callable[[str], str], embedded: bool = False) -> None:
+                 console: Console, read: Callable[[str], str], embedded: bool = False,
+                 words: Words = NO_WORDS) -> None:
         self.embedded = embedded
+        self.words = words
+        """The variant's vocabulary, from ListVariants."""
         """Whether the server lives in this program (then the table ends with it)."""
         self.client = client
         self.seat = seat
@@ -183,7 +193,7 @@ class Game:
             return
         self.shown = version
         for event in events:
-            line = event_text(event, self.names)
+            line = event_text(event, self.names, words=self.words)
             self.recent.append(line)
             self.console.print(Text.assemble(("  · ", "dim"), line))
 
@@ -220,7 +230,8 @@ class Game:
         """Show the board and read a move number (or q), re-asking on anything else."""
         pass_at = pass_number(self.view.legal_moves)
         self.console.print(view_renderable(self.view, recent=list(self.recent),
-                                           pass_key=PASS_KEYS if pass_at else ""))
+                                           pass_key=PASS_KEYS if pass_at else "",
+                                           words=self.words))
         count = len(self.view.legal_moves)
         passing = f", {PASS_KEYS} to pass" if pass_at else ""
         while True:
@@ -298,7 +309,8 @@ class Game:
                 elif not await self.next_update():
                     self.console.print("[red]The server closed the table's feed.[/red]")
                     return 1
-            self.console.print(view_renderable(self.view, recent=list(self.recent)))
+            self.console.print(view_renderable(self.view, recent=list(self.recent),
+                                               words=self.words))
             return 0
         finally:
             feed.cancel()
@@ -326,7 +338,7 @@ async def play_at(address: str, settings: PlaySettings, console: Console,
                       f"{escape(visible(created.seed_commitment[:16]))}…", soft_wrap=True)
         view = await client.view(created.table_id, seat.token)
         return await Game(client, seat, view, console, read,
-                          embedded=settings.server is None).run()
+                          embedded=settings.server is None, words=Words.of(info)).run()
 
 
 async def play(settings: PlaySettings, console: Console,

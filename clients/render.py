@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -24,22 +25,53 @@ from bezique.v1 import table_service_pb2 as pb
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = frozenset("HD")
 RANKS = {"T": "10"}
-ZONE_TITLES = {"trick": "Current trick", "last_trick": "Last trick", "trump": "Trump card",
-               "melds": "Melds", "table": "On the table", "stock": "Stock",
-               "hand": "Hand"}
-VERBS = {"play": "plays", "trick": "takes the trick", "round_won": "wins the round",
-         "deal": "is dealt", "draw": "draws", "declare": "declares", "pass": "passes",
-         "dealer": "deals", "fold": "folds", "call": "calls", "raise": "raises", "bet": "bets",
-         "check": "checks", "ante": "antes", "claim": "claims", "lot": "draws for the deal",
-         "shuffle": "shuffles", "cut": "cuts", "pot_won": "wins from the pot",
-         "reveal": "shows", "sit_out": "sits the deal out",
-         "exchange_seven": "exchanges the seven of trumps",
-         "show_seven": "shows the seven of trumps"}
 FOLDED_LABEL = "folded (revealed at the end)"
 """Said of a hand that folded, shown because the game ended: the revealed seed makes every
 deal derivable, so the history shows it (rules/quart-bezique.md, docs/fairness.md)."""
 END_NOTE = ("The game is over and its seed revealed, so every deal can be recomputed: the "
             "history shows every hand, folded ones included.")
+
+
+@dataclass(frozen=True)
+class Words:
+    """A variant's vocabulary (``VariantInfo.vocabulary``) as the renderers use it: each
+    lookup falls back to the raw key with underscores as spaces, so a variant that declares no
+    words still reads, only less well."""
+
+    phases: Mapping[str, str] = field(default_factory=dict)
+    events: Mapping[str, str] = field(default_factory=dict)
+    zones: Mapping[str, str] = field(default_factory=dict)
+    details: Mapping[str, str] = field(default_factory=dict)
+    moves: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, info: pb.VariantInfo | None) -> Words:
+        """The words a ListVariants entry declares (every string made safe to print)."""
+        if info is None or not info.HasField("vocabulary"):
+            return NO_WORDS
+        vocabulary = cleaned(info.vocabulary)
+        return cls(dict(vocabulary.phases), dict(vocabulary.events), dict(vocabulary.zones),
+                   dict(vocabulary.details), dict(vocabulary.moves))
+
+    def phase(self, name: str) -> str:
+        return self.phases.get(name) or name.replace("_", " ") or "-"
+
+    def event(self, kind: str) -> str:
+        return self.events.get(kind) or kind.replace("_", " ")
+
+    def zone(self, name: str) -> str:
+        return self.zones.get(name) or name.replace("/", " ").replace("_", " ").capitalize()
+
+    def detail(self, key: str) -> str:
+        return self.details.get(key) or key.replace("_", " ")
+
+    def move(self, kind: str) -> str:
+        """What a move kind does, or "" when the variant does not say."""
+        return self.moves.get(kind, "")
+
+
+NO_WORDS = Words()
+
 # Detail keys the board shows in its own places rather than in the "details" line.
 BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})
 
@@ -168,13 +200,17 @@ def move_text(move: pb.Move) -> Text:
     return text
 
 
-def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = False) -> Text:
+def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = False,
+               words: Words = NO_WORDS) -> Text:
     """One event as a line: who, what, which cards, how much, and its public details; with
     ``folded``, the dealt hand is labelled :data:`FOLDED_LABEL`."""
     event = cleaned(event)
     seat = event.seat if event.HasField("seat") else None
-    text = Text(who(names, seat), style="green" if seat is not None else "magenta")
-    text.append(" " + VERBS.get(event.kind, event.kind.replace("_", " ")))
+    if seat is None:  # a table-wide event: its label is the sentence ("The deal ends")
+        label = words.event(event.kind)
+        text = Text(label[:1].upper() + label[1:], style="magenta")
+    else:
+        text = Text(f"{who(names, seat)} {words.event(event.kind)}", style="green")
     if event.label:
         text.append(" " + event.label.replace("_", " "), style="cyan")
     if event.cards or event.hidden_count:
@@ -187,7 +223,7 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        shown = ", ".join(f"{k}={value_text(v, 24)}" for k, v in detail.items())
+        shown = ", ".join(f"{words.detail(k)}={value_text(v, 24)}" for k, v in detail.items())
         text.append(f"  {shown}", style="dim")
     return text
 
@@ -227,11 +263,11 @@ def _deadline_text(view: pb.View, now: dt.datetime | None) -> str:
     return f"⏱ {max(0, round(left))}s left"
 
 
-def header_text(view: pb.View, names: Mapping[int, str], now: dt.datetime | None = None
-                ) -> Text:
+def header_text(view: pb.View, names: Mapping[int, str], now: dt.datetime | None = None,
+                words: Words = NO_WORDS) -> Text:
     detail = detail_dict(view.detail)
     text = Text(f"Table {view.table_id}", style="bold")
-    text.append(f" · {view.variant_id} · phase {view.phase or '-'} · version {view.version}")
+    text.append(f" · {view.variant_id} · {words.phase(view.phase)} · version {view.version}")
     if "deal" in detail:
         text.append(f" · deal {value_text(detail['deal'])}")
     if isinstance(detail.get("dealer"), int):
@@ -284,8 +320,9 @@ def seats_table(view: pb.View, names: Mapping[int, str]) -> Table:
     return table
 
 
-def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]) -> Text:
-    title = ZONE_TITLES.get(zone.name, zone.name.replace("/", " ").replace("_", " ").title())
+def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any],
+              words: Words = NO_WORDS) -> Text:
+    title = words.zone(zone.name)
     if zone.HasField("owner"):
         title += f" of {who(names, zone.owner)}"
     text = Text(f"{title}: ", style="bold")
@@ -305,15 +342,18 @@ def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]
     return text
 
 
-def details_text(detail: Mapping[str, Any]) -> Text | None:
-    shown = [f"{key.replace('_', ' ')}: {value_text(value)}" for key, value in detail.items()
+def details_text(detail: Mapping[str, Any], words: Words = NO_WORDS) -> Text | None:
+    shown = [f"{words.detail(key)}: {value_text(value)}" for key, value in detail.items()
              if key not in BOARD_KEYS and not key.endswith("_seats")
              and value not in (None, False, [], {}, "")]
     return Text(" · ".join(shown), style="dim") if shown else None
 
 
-def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "") -> Text:
-    """The moves numbered from 1; with ``pass_key``, the ``pass`` move says its shortcut."""
+def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
+                     words: Words = NO_WORDS) -> Text:
+    """The moves numbered from 1; with ``pass_key``, the ``pass`` move says its shortcut; the
+    first move of each kind says what it does, when the variant's vocabulary explains it."""
+    explained: set[str] = set()
     lines = Text()
     for number, move in enumerate(moves, 1):
         if number > 1:
@@ -322,24 +362,29 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "") -> Text:
         lines.append_text(move_text(move))
         if pass_key and move.kind == "pass":
             lines.append(f"  ({pass_key})", style="bold yellow")
+        if move.kind not in explained and words.move(move.kind):
+            explained.add(move.kind)  # once per kind: the first such move says what it does
+            lines.append(f"  — {words.move(move.kind)}", style="dim")
     return lines
 
 
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
-                    now: dt.datetime | None = None, pass_key: str = "") -> RenderableType:
+                    now: dt.datetime | None = None, pass_key: str = "",
+                    words: Words = NO_WORDS) -> RenderableType:
     """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
     with ``pass_key``, the key that passes shown next to ``pass``)."""
     view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
     detail = detail_dict(view.detail)
-    parts: list[RenderableType] = [header_text(view, names, now), seats_table(view, names)]
-    zones = Text("\n").join(zone_text(zone, names, detail) for zone in view.zones)
+    parts: list[RenderableType] = [header_text(view, names, now, words),
+                                   seats_table(view, names)]
+    zones = Text("\n").join(zone_text(zone, names, detail, words) for zone in view.zones)
     if view.pot:
         zones.append(("\n" if zones else "") + f"Pot: {view.pot}", style="bold yellow")
     if zones:
         parts.append(zones)
-    extra = details_text(detail)
+    extra = details_text(detail, words)
     if extra is not None:
         parts.append(extra)
     if recent:
@@ -354,7 +399,7 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
         parts.append(outcome_text(view.outcome, names))
     elif show_moves and view.legal_moves:
         parts.append(Text("Your legal moves:", style="bold"))
-        parts.append(legal_moves_text(view.legal_moves, pass_key))
+        parts.append(legal_moves_text(view.legal_moves, pass_key, words))
     return Panel(Group(*parts), title=view.variant_id, title_align="left")
 
 

@@ -420,6 +420,47 @@ def check_options(variant: object, options: Mapping[str, Any]) -> None:
         check(options)
 
 
+# --------------------------------------------------------------------------- vocabulary
+
+
+def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
+    return MappingProxyType(dict(labels or {}))
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Vocabulary:
+    """A variant's words for people, so a generic client reads its game as well as a built-in
+    one: ``phases`` (phase -> label, "betting"), ``events`` (event kind -> what the seat does,
+    "wins from the pot"), ``zones`` (zone name -> title, "Current trick"), ``details`` (detail
+    key -> label, "min bet") and ``moves`` (move kind -> a sentence that explains it, shown
+    with the legal moves). Any key left out is shown as it comes, underscores as spaces."""
+
+    phases: Mapping[str, str]
+    events: Mapping[str, str]
+    zones: Mapping[str, str]
+    details: Mapping[str, str]
+    moves: Mapping[str, str]
+
+    def __init__(self, *, phases: Mapping[str, str] | None = None,
+                 events: Mapping[str, str] | None = None,
+                 zones: Mapping[str, str] | None = None,
+                 details: Mapping[str, str] | None = None,
+                 moves: Mapping[str, str] | None = None) -> None:
+        for name, labels in (("phases", phases), ("events", events), ("zones", zones),
+                             ("details", details), ("moves", moves)):
+            object.__setattr__(self, name, _labels(labels))
+
+
+NO_VOCABULARY = Vocabulary()
+
+
+def vocabulary_of(variant: object) -> Vocabulary:
+    """The variant's optional ``vocabulary`` attribute, or an empty one (a plugin written
+    before vocabularies existed needs no change)."""
+    found = getattr(variant, "vocabulary", None)
+    return found if isinstance(found, Vocabulary) else NO_VOCABULARY
+
+
 # --------------------------------------------------------------------------- protocols
 
 

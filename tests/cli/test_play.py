@@ -102,14 +102,14 @@ def test_play_a_whole_bezique_deal(server: str) -> None:
                   "-o", "claims=false")
     moves, screen = play_to_the_end(child)
     assert moves >= 16  # at least the player's 16 cards of the deal
-    assert "deal end" in screen and "Trump card" in screen and "Melds of" in screen
+    assert "The deal ends" in screen and "Trump card" in screen and "Melds of" in screen
 
 
 def test_play_a_whole_quart_bezique_deal(server: str) -> None:
     require_variant(server, "quart-bezique", "variants/quart")
     child = spawn("--server", server, "play", "quart-bezique", "-o", "deals=1")
     _, screen = play_to_the_end(child)  # no move is due if every bot folds first
-    assert "table end" in screen and "Stack" in screen
+    assert "The table ends" in screen and "Stack" in screen
 
 
 @pytest.mark.parametrize("answer", ["", "  ", "1.5"])

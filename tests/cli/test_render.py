@@ -8,7 +8,7 @@ from google.protobuf import struct_pb2
 from rich.console import Console
 
 from bezique.clients.play import QUIT, choose_policy, parse_choice, pass_number, seat_count
-from bezique.clients.render import card_label, detail_dict, value_text, view_renderable
+from bezique.clients.render import Words, card_label, detail_dict, value_text, view_renderable
 from bezique.v1 import table_service_pb2 as pb
 
 
@@ -71,7 +71,8 @@ def test_board_shows_hand_zones_pot_clock_and_numbered_moves() -> None:
     view.detail.update({"trump": "D", "dealer": 1, "trick_seats": [1]})
     view.deadline.FromSeconds(4102444800)
     out = io.StringIO()
-    Console(file=out, width=100, color_system=None).print(view_renderable(view))
+    words = Words(zones={"trick": "Current trick", "melds": "Melds"})
+    Console(file=out, width=100, color_system=None).print(view_renderable(view, words=words))
     text = out.getvalue()
     for expected in ("trumps ♦", "dealer: Seat 1 (bot)", "Current trick: K♦ (Seat 1 (bot))",
                      "Melds of Seat 1 (bot): Q♠", "Pot: 30", "Your hand: A♠ 10♥",
