@@ -104,6 +104,22 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
     return "\n".join(lines)
 
 
+def token_hint(args: argparse.Namespace, error: grpc.RpcError) -> str:
+    """A hint when a seat token from the environment is refused: BEZIQUE_TOKEN is often left
+    over from another table."""
+    code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
+    token = getattr(args, "token", "")
+    if code != grpc.StatusCode.PERMISSION_DENIED or not token:
+        return ""
+    if token != os.environ.get("BEZIQUE_TOKEN"):
+        return ("hint: the --token given holds no seat at this table; `bezique join` prints "
+                "the token of the seat it takes")
+    table = getattr(args, "table", "") or "this table"
+    return (f"hint: the token comes from BEZIQUE_TOKEN, which may be left over from another "
+            f"table: pass --token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` "
+            "to look on as a spectator")
+
+
 def _status_details(error: grpc.RpcError) -> list[Any]:
     trailing: Any = error.trailing_metadata() if isinstance(error, grpc.aio.AioRpcError) else ()
     for key, value in trailing or ():
@@ -189,6 +205,20 @@ async def cmd_view(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def no_moves_reason(view: pb.View) -> str:
+    """Why a view offers no move: the end, the wait for players, a spectator's view, or
+    someone else's turn (never "not your turn" to a game that is over)."""
+    if view.HasField("outcome"):
+        return "the game is over"
+    if view.waiting_for_players:
+        return "the table is waiting for players"
+    if not view.HasField("viewer_seat"):
+        return "this is a spectator's view (pass --token to act for your seat)"
+    names = render.seat_names(view.seats, view.viewer_seat)
+    movers = ", ".join(names.get(s, f"Seat {s}") for s in view.to_move)
+    return f"it is not your turn (to move: {movers or 'nobody'})"
+
+
 def resolve_cards(given: Sequence[str], kind: str, view: pb.View) -> list[int]:
     """Card ids from ids or codes; a code is matched against the legal moves of that kind,
     then the hand (with two packs, the same code names two cards)."""
@@ -217,12 +247,13 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         view = await client.view(args.table, seat.token)
         if args.index is not None:
-            count = len(view.legal_moves)
+            moves = render.shown_moves(view)
+            count = len(moves)
             if not 1 <= args.index <= count:
-                offered = f"1..{count}" if count else "none: it is not your turn"
+                offered = f"1..{count}" if count else f"none: {no_moves_reason(view)}"
                 raise CliError(f"no legal move {args.index} at version {view.version} "
                                f"(the view offers {offered})")
-            move = view.legal_moves[args.index - 1]
+            move = moves[args.index - 1]
             if args.amount is not None:
                 try:
                     move = sdk_with_amount(move, args.amount)
@@ -472,6 +503,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except grpc.RpcError as exc:
         errors.print(f"bezique {args.command}: {describe_rpc_error(exc, server_of(args))}",
                      markup=False, soft_wrap=True)
+        hint = token_hint(args, exc)
+        if hint:
+            errors.print(hint, markup=False, soft_wrap=True)
         return 1
 
 

@@ -97,22 +97,47 @@ def detail_dict(message: struct_pb2.Struct) -> dict[str, Any]:
 
 
 def value_text(value: Any, limit: int = 48) -> str:
-    """A detail value, short: lists joined, suit letters as symbols, long ones cut."""
+    """A detail value, short and for people: lists joined (an empty one as "-", a list of
+    lists as its parts separated by "; "), a record by its ``name`` (and ``points``), names
+    with underscores as spaces, suit letters and card codes as symbols, long ones cut."""
     value = plain(value)
     if isinstance(value, bool):
         text = "yes" if value else "no"
     elif isinstance(value, list):
-        text = "[" + ", ".join(value_text(v, limit) for v in value) + "]"
+        if not value:
+            text = "-"
+        elif all(isinstance(v, list) for v in value):
+            text = "; ".join(value_text(v, limit) for v in value)
+        else:
+            text = ", ".join(value_text(v, limit) for v in value)
     elif isinstance(value, dict):
-        text = "{" + ", ".join(f"{k}: {value_text(v, limit)}" for k, v in value.items()) + "}"
+        if isinstance(value.get("name"), str):
+            text = value["name"].replace("_", " ")
+            if isinstance(value.get("points"), int):
+                text += f" {value['points']}"
+        else:
+            text = ", ".join(f"{str(k).replace('_', ' ')} {value_text(v, limit)}"
+                             for k, v in sorted(value.items()))
     elif value is None:
         text = "-"
     elif isinstance(value, str) and len(value) == 2 and value[0] in "789TJQKA" \
             and value[1] in SUITS:
         text = card_label(value)
+    elif isinstance(value, str) and len(value) == 1 and value in SUITS:
+        text = SUITS[value]
+    elif isinstance(value, str):
+        text = value.replace("_", " ")
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def ordered_details(detail: Mapping[str, Any], words: Words) -> list[tuple[str, Any]]:
+    """A detail's items in a stable order: the keys the vocabulary lists, in its order, then
+    the rest alphabetically (a Struct's keys come in no fixed order)."""
+    known = [key for key in words.details if key in detail]
+    rest = sorted(key for key in detail if key not in words.details)
+    return [(key, detail[key]) for key in known + rest]
 
 
 # ------------------------------------------------------------------------------- cards
@@ -206,11 +231,14 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
     ``folded``, the dealt hand is labelled :data:`FOLDED_LABEL`."""
     event = cleaned(event)
     seat = event.seat if event.HasField("seat") else None
+    label = words.event(event.kind)
+    in_label = "{amount}" in label  # the variant puts the amount in its own sentence
+    if in_label:
+        label = label.replace("{amount}", str(event.amount))
     if seat is None:  # a table-wide event: its label is the sentence ("The deal ends")
-        label = words.event(event.kind)
         text = Text(label[:1].upper() + label[1:], style="magenta")
     else:
-        text = Text(f"{who(names, seat)} {words.event(event.kind)}", style="green")
+        text = Text(f"{who(names, seat)} {label}", style="green")
     if event.label:
         text.append(" " + event.label.replace("_", " "), style="cyan")
     if event.cards or event.hidden_count:
@@ -218,12 +246,13 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
         text.append_text(cards_text(event.cards, event.hidden_count))
     if folded:
         text.append(f" — {FOLDED_LABEL}", style="yellow")
-    if event.amount:
+    if event.amount and not in_label:
         text.append(f" ({event.amount:+d})" if event.amount > 0 else f" ({event.amount})",
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        shown = ", ".join(f"{words.detail(k)}={value_text(v, 24)}" for k, v in detail.items())
+        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24)}"
+                          for k, v in ordered_details(detail, words))
         text.append(f"  {shown}", style="dim")
     return text
 
@@ -343,29 +372,106 @@ def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]
 
 
 def details_text(detail: Mapping[str, Any], words: Words = NO_WORDS) -> Text | None:
-    shown = [f"{words.detail(key)}: {value_text(value)}" for key, value in detail.items()
+    shown = [f"{words.detail(key)}: {value_text(value)}"
+             for key, value in ordered_details(detail, words)
              if key not in BOARD_KEYS and not key.endswith("_seats")
              and value not in (None, False, [], {}, "")]
     return Text(" · ".join(shown), style="dim") if shown else None
 
 
+CARD_ORDER = ("SHCD", "789TJQKA")
+"""Suit order (♠ ♥ ♣ ♦, colours alternating) and rank order, as the hand is sorted."""
+
+
+def _card_key(card: pb.Card) -> tuple[int, int]:
+    return CARD_ORDER[0].find(card.code[-1:]), CARD_ORDER[1].find(card.code[:1])
+
+
+def own_zone_cards(view: pb.View) -> dict[int, str]:
+    """Card id -> name of the viewer's own zone it lies in (melds on the table, say): a move
+    using such a card is told apart from one with the same card from the hand."""
+    if not view.HasField("viewer_seat"):
+        return {}
+    return {card.id: zone.name for zone in view.zones
+            if zone.HasField("owner") and zone.owner == view.viewer_seat
+            and zone.name != "hand" for card in zone.cards}
+
+
+def shown_moves(view: pb.View) -> list[pb.Move]:
+    """The legal moves as the player sees and numbers them: kinds in the order the variant
+    offers them, card moves in the hand's order (suit, then rank), and a move that looks the
+    same as one before (an identical card of another pack, from the same place) left out:
+    either is the same move for the player."""
+    kinds: dict[str, int] = {}
+    for move in view.legal_moves:
+        kinds.setdefault(move.kind, len(kinds))
+    placed = own_zone_cards(view)
+    seen: set[tuple[object, ...]] = set()
+    shown: list[pb.Move] = []
+    for move in view.legal_moves:
+        look = (move.kind, move.label, move.amount,
+                tuple(sorted((card.code, placed.get(card.id, "")) for card in move.cards)))
+        if look in seen:
+            continue
+        seen.add(look)
+        shown.append(move)
+
+    def key(move: pb.Move) -> tuple[object, ...]:
+        return (kinds[move.kind], move.label, sorted(_card_key(c) for c in move.cards),
+                move.amount)
+
+    return sorted(shown, key=key)
+
+
+def _move_line(move: pb.Move, placed: Mapping[int, str], words: Words) -> Text:
+    text = move_text(move)
+    from_zone = [card for card in move.cards if card.id in placed]
+    if from_zone:
+        where = words.zone(placed[from_zone[0].id]).lower()
+        text.append(f" (from your {where})", style="dim")
+    return text
+
+
+COMPACT_KIND = 4
+"""A kind with more moves than this is shown on one line ("play: 1 A♠  2 10♥ ..."), so a
+13-card hand does not push the board past a 24-row terminal."""
+
+
 def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
-                     words: Words = NO_WORDS) -> Text:
-    """The moves numbered from 1; with ``pass_key``, the ``pass`` move says its shortcut; the
-    first move of each kind says what it does, when the variant's vocabulary explains it."""
+                     words: Words = NO_WORDS, placed: Mapping[int, str] | None = None
+                     ) -> Text:
+    """The moves numbered from 1 in the order given (see :func:`shown_moves`). A kind with
+    few moves gets a line each, and the first says what the kind does when the variant's
+    vocabulary explains it; a kind with many shares one line. With ``pass_key``, the ``pass``
+    move says its shortcut."""
+    placed = placed or {}
+    counts: dict[str, int] = {}
+    for move in moves:
+        counts[move.kind] = counts.get(move.kind, 0) + 1
     explained: set[str] = set()
-    lines = Text()
+    lines: list[Text] = []
+    compact: dict[str, Text] = {}
     for number, move in enumerate(moves, 1):
-        if number > 1:
-            lines.append("\n")
-        lines.append(f"{number:>3}. ", style="bold cyan")
-        lines.append_text(move_text(move))
+        if counts[move.kind] > COMPACT_KIND:
+            line = compact.get(move.kind)
+            if line is None:
+                line = compact[move.kind] = Text(f"  {move.kind.replace('_', ' ')}:",
+                                                  style="bold")
+                lines.append(line)
+            line.append(f"  {number}", style="bold cyan")
+            line.append(" ")
+            bare = pb.Move(label=move.label, cards=move.cards, amount=move.amount)
+            line.append_text(_move_line(bare, placed, words)[1:])
+            continue
+        line = Text(f"{number:>3}. ", style="bold cyan")
+        line.append_text(_move_line(move, placed, words))
         if pass_key and move.kind == "pass":
-            lines.append(f"  ({pass_key})", style="bold yellow")
+            line.append(f"  ({pass_key})", style="bold yellow")
         if move.kind not in explained and words.move(move.kind):
             explained.add(move.kind)  # once per kind: the first such move says what it does
-            lines.append(f"  — {words.move(move.kind)}", style="dim")
-    return lines
+            line.append(f"  — {words.move(move.kind)}", style="dim")
+        lines.append(line)
+    return Text("\n").join(lines)
 
 
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
@@ -399,7 +505,8 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
         parts.append(outcome_text(view.outcome, names))
     elif show_moves and view.legal_moves:
         parts.append(Text("Your legal moves:", style="bold"))
-        parts.append(legal_moves_text(view.legal_moves, pass_key, words))
+        parts.append(legal_moves_text(shown_moves(view), pass_key, words,
+                                      own_zone_cards(view)))
     return Panel(Group(*parts), title=view.variant_id, title_align="left")
 
 

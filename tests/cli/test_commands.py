@@ -199,6 +199,6 @@ def test_move_by_index_takes_any_amount_in_the_offered_range(run: Run) -> None:
     assert by_kind.code == 1 and "amount 5 is outside the offered range 10..990" in by_kind.err
     moved = run("move", table, number, "--amount", "37", f"--token={token}")
     assert moved.code == 0, moved.err
-    assert "raises (+37)" in moved.out and "level=37" in moved.out
+    assert "raises, putting in 37" in moved.out and "level: 37" in moved.out
     for result in (outside, by_kind, moved):
         no_traceback(result)

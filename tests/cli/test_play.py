@@ -12,7 +12,7 @@ import pytest
 
 from tests.cli.conftest import BIN, ROOT, Run, clean_env, require_variant
 
-PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, q to quit\): "
+PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, h for help, q to quit\): "
 AMOUNT = (r"(\w+) to how much\? \((\d+)-(\d+)(?: in steps of \d+)?, Enter for (\d+), "
           r"b to go back\): ")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -80,7 +80,8 @@ def test_bad_input_is_refused_and_q_quits(server: str) -> None:
     count = child.match.group(1)
     for answer in ("x", "0", str(int(count) + 1)):
         child.sendline(answer)
-        child.expect(rf"'{answer}' is not a move: type a number from 1 to {count}, or q")
+        child.expect(rf"'{answer}' is not a move: type a number from 1 to {count}, h for help, "
+                     "or q")
         child.expect(PROMPT)
     child.sendline("q")
     child.expect(r"You left table \w+")
@@ -210,7 +211,7 @@ def test_a_quart_raise_takes_any_amount_typed_in_range(server: str) -> None:
         child.expect(AMOUNT)
         chosen = low + 7 if low + 7 <= high else high
         child.sendline(str(chosen))
-        child.expect(rf"raises(?:\x1b\[[0-9;]*m)* \(\+{chosen}\)")  # the amount is coloured
+        child.expect(rf"raises, putting in {chosen}\b")
         child.sendline("q")
         child.close(force=True)
         return
