@@ -264,15 +264,22 @@ class Game:
 
     def board(self, pass_at: int | None) -> RenderableType:
         """The board, with as many recent events as let it fit the terminal's height (a
-        24-row terminal must show the whole board and the prompt)."""
+        24-row terminal must show the whole board and the prompt), and without the details
+        line if even that is too tall."""
         room = self.console.size.height - 1  # the prompt's line
-        recent = list(self.recent)
+        recent, details = list(self.recent), True
         while True:
             board = view_renderable(self.view, recent=recent,
-                                    pass_key=PASS_KEYS if pass_at else "", words=self.words)
-            if not recent or len(self.console.render_lines(board, pad=False)) <= room:
+                                    pass_key=PASS_KEYS if pass_at else "", words=self.words,
+                                    show_details=details)
+            if len(self.console.render_lines(board, pad=False)) <= room:
                 return board
-            recent = recent[1:]
+            if recent:
+                recent = recent[1:]  # the oldest events go first (they scrolled past above)
+            elif details:
+                details = False  # then the details line (h and the events tell the rest)
+            else:
+                return board
 
     async def ask(self) -> int | str:
         """Show the board and read a move number (or q, or h), re-asking on anything else."""

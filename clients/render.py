@@ -132,12 +132,11 @@ def value_text(value: Any, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def ordered_details(detail: Mapping[str, Any], words: Words) -> list[tuple[str, Any]]:
-    """A detail's items in a stable order: the keys the vocabulary lists, in its order, then
-    the rest alphabetically (a Struct's keys come in no fixed order)."""
-    known = [key for key in words.details if key in detail]
-    rest = sorted(key for key in detail if key not in words.details)
-    return [(key, detail[key]) for key in known + rest]
+def ordered_details(detail: Mapping[str, Any], words: Words = NO_WORDS
+                    ) -> list[tuple[str, Any]]:
+    """A detail's items in a stable order, by key (a Struct's keys, and a vocabulary's map on
+    the wire, come in no fixed order)."""
+    return [(key, detail[key]) for key in sorted(detail)]
 
 
 # ------------------------------------------------------------------------------- cards
@@ -371,11 +370,16 @@ def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]
     return text
 
 
-def details_text(detail: Mapping[str, Any], words: Words = NO_WORDS) -> Text | None:
+def details_text(detail: Mapping[str, Any], words: Words = NO_WORDS, seats: int = 0
+                 ) -> Text | None:
+    """The view's other details on one line; a list with one value per seat (``seats``) is
+    left out: the seats table is where per-seat facts are read, and the line must stay short
+    for a 24-row terminal."""
     shown = [f"{words.detail(key)}: {value_text(value)}"
              for key, value in ordered_details(detail, words)
-             if key not in BOARD_KEYS and not key.endswith("_seats")
-             and value not in (None, False, [], {}, "")]
+             if key not in BOARD_KEYS and not key.endswith("_seats") and key != "seats"
+             and value not in (None, False, [], {}, "")
+             and not (seats and isinstance(value, list) and len(value) == seats)]
     return Text(" · ".join(shown), style="dim") if shown else None
 
 
@@ -476,7 +480,7 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
 
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
                     now: dt.datetime | None = None, pass_key: str = "",
-                    words: Words = NO_WORDS) -> RenderableType:
+                    words: Words = NO_WORDS, show_details: bool = True) -> RenderableType:
     """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
     with ``pass_key``, the key that passes shown next to ``pass``)."""
     view = cleaned(view)
@@ -490,7 +494,7 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
         zones.append(("\n" if zones else "") + f"Pot: {view.pot}", style="bold yellow")
     if zones:
         parts.append(zones)
-    extra = details_text(detail, words)
+    extra = details_text(detail, words, len(view.seats)) if show_details else None
     if extra is not None:
         parts.append(extra)
     if recent:

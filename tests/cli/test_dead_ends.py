@@ -183,12 +183,12 @@ def test_help_key_explains_the_keys_and_quart_moves(server: str) -> None:
         # beside the moves: what each kind does
         assert "fold — give up this deal" in said(board)
         if "show" in kinds:
-            assert "show — match the highest contribution" in said(board)
+            assert "show — match the level; the hands still in are compared" in said(board)
         child.sendline("h")
         child.expect(PROMPT)
         helped = said(child.before)
         assert "Keys: a move's number then Enter plays it" in helped
-        assert "fold: give up this deal" in helped and "raise: raise the level" in helped
+        assert "fold: give up this deal" in helped and "raise: lift the level" in helped
         assert "asks how much next" in helped
         if "show" not in kinds:  # play on until show is offered, then ask again
             raise_at = next(n for n, t in moves_of(board).items() if t.startswith("raise"))
@@ -204,10 +204,10 @@ def test_help_key_explains_the_keys_and_quart_moves(server: str) -> None:
                 child.sendline("q")
                 child.expect(pexpect.EOF)
                 continue
-            assert "show — match the highest contribution" in said(board)
+            assert "show — match the level; the hands still in are compared" in said(board)
             child.sendline("h")
             child.expect(PROMPT)
-            assert "show: match the highest contribution" in said(child.before)
+            assert "show: match the level; the hands still in are compared" in said(child.before)
         child.sendline("q")
         child.expect(pexpect.EOF)
         return

@@ -12,6 +12,7 @@ from bezique.clients.render import (
     Words,
     card_label,
     detail_dict,
+    event_text,
     legal_moves_text,
     ordered_details,
     own_zone_cards,
@@ -96,13 +97,17 @@ def test_board_shows_hand_zones_pot_clock_and_numbered_moves() -> None:
 
 
 def test_detail_keys_come_in_a_stable_order() -> None:
-    """The vocabulary's order first, then the rest alphabetically, whatever order the Struct
-    gives them in."""
-    words = Words(details={"stack": "stack", "level": "level"})
+    """By key, whatever order the Struct gives them in."""
     for order in (["level", "zeta", "alpha", "stack"], ["alpha", "stack", "zeta", "level"]):
         detail = {key: 1 for key in order}
-        assert [key for key, _ in ordered_details(detail, words)] == [
-            "stack", "level", "alpha", "zeta"]
+        assert [key for key, _ in ordered_details(detail)] == [
+            "alpha", "level", "stack", "zeta"]
+    event = pb.Event(kind="raise", seat=0, amount=5)
+    event.detail.update({"stack": 1, "level": 2, "all_in": False})
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(event_text(
+        event, {0: "Seat 0"}, words=Words(details={"all_in": "all-in"})))
+    assert out.getvalue().strip() == "Seat 0 raise (+5)  all-in: no, level: 2, stack: 1"
 
 
 def test_moves_in_hand_order_and_identical_cards_once() -> None:

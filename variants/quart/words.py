@@ -31,10 +31,9 @@ VOCABULARY = Vocabulary(
              "min_bet": "min raise", "players_in": "players in", "raise_range": "raise to",
              "to_call": "to call", "trump": "trumps",
              "trump_doubles_combinations": "trump doubles combinations"},
-    moves={"fold": "give up this deal and what you have put in",
-           "bet": "call: put in enough to match the highest contribution",
-           "show": "match the highest contribution and make everyone still in show their "
-                   "hands; the best hand with a combination takes the pot",
-           "raise": "raise the level: everyone still in must match it, or fold",
-           "allin": "put in your whole stack (you can then only win what it covers)"},
+    moves={"fold": "give up this deal and what you put in",
+           "bet": "call: match the level",
+           "show": "match the level; the hands still in are compared",
+           "raise": "lift the level; the others match it or fold",
+           "allin": "put in your whole stack"},
 )
