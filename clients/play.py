@@ -1,7 +1,9 @@
 """``bezique play``: a person plays a whole game against the server's bots in a terminal.
 
-No full-screen app: the board is printed with rich whenever it is the player's turn, the bots'
-moves scroll past as they come in over WatchTable, and the player answers a numbered prompt.
+No full-screen app: the board is printed with rich whenever it is the player's turn, fitted to
+the terminal's height; the bots' moves scroll past as they come in over WatchTable, and the
+player answers a numbered prompt. The player's lines are read all the time, so ``q`` (leave)
+and ``h`` (help) work while the others play too.
 Without a server address, a server runs in-process (memory store) for the length of the game.
 """
 
@@ -397,20 +399,16 @@ class Game:
                                f"{clock}.")
 
     async def wait(self) -> int | None:
-        """Wait for the table while it is not the player's turn, answering q and h; the exit
-        code when the player leaves or the feed ends early, else None."""
+        """Wait for the table while it is not the player's turn, answering q and h (and any
+        other line with who is awaited); the exit code when the player leaves (q, or the end
+        of his input), else None. A feed that ends early is replaced by polling the view."""
         if self.out_of_chips() and not self.told_out:
             self.told_out = True
             self.console.print("[bold yellow]You have no chips left: you are out of this "
                                "game. The others play on; watch them (press Enter to go on "
                                "watching) or type q to leave.[/bold yellow]")
-        if self.feed_ended:
-            if game_over(self.view):
-                return None
-            await asyncio.sleep(POLL_SECONDS / 10)
-            await self.poll()
-            return None
-        kind, item = await self.take(POLL_SECONDS)
+        # without the feed (it ended or broke), the view is polled more often
+        kind, item = await self.take(POLL_SECONDS / 10 if self.feed_ended else POLL_SECONDS)
         if kind == "poll":
             await self.poll()
         elif kind == KEY:
