@@ -95,7 +95,15 @@ def random_game(
             raise ConformanceError(f"{variant.id}: seat {seat} is to move with no legal move")
         move = chosen[seat].choose(game.view(seat), legal, rng)
         before = game.census() if observe else None
-        events = game.apply(seat, move)
+        try:
+            events = game.apply(seat, move)
+        except VariantError as exc:
+            offer = match_move(move, legal)
+            if offer is None:
+                raise ConformanceError(f"{variant.id}: the {chosen[seat].name} policy chose "
+                                       f"{move}, which is not among the legal moves") from exc
+            raise ConformanceError(f"{variant.id} game {game_no}: legal {move} (offered as "
+                                   f"{offer}) refused: {exc}") from exc
         played.moves.append((seat, move))
         played.events.append(events)
         if observe and before is not None:

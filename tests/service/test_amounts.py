@@ -4,9 +4,12 @@ and the history keeps the exact amount played."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grpc
 import pytest
 
+from bezique.clients.render import detail_dict
 from bezique.clients.sdk import AsyncTableClient, SeatHandle, with_amount
 from bezique.v1 import table_service_pb2 as pb
 from tests.conftest import ServerProcess, details, spawn_server
@@ -72,3 +75,28 @@ async def test_a_raise_to_any_level_in_range_is_accepted_and_one_outside_refused
         assert raises == [37, 123]
         # the logged moves are exact amounts, without a range
         assert not any(entry.move.HasField("amount_range") for entry in history.entries)
+
+
+async def test_a_log_of_exact_raise_levels_replays_after_a_restart(
+        server_process_factory: list[ServerProcess], tmp_path: Path) -> None:
+    """A log holds exact amounts only: levels the old fixed list offered (20, 30) and one it
+    never did (47) are replayed from the store by a fresh server, to the same table."""
+    store = f"sqlite:{tmp_path / 'tables.sqlite'}"
+    first_server = spawn_server("--store", store, "--test-mode")
+    server_process_factory.append(first_server)
+    async with AsyncTableClient(first_server.address, retries=0) as client:
+        table = await client.create_table("quart-bezique", {"players": "3"}, first_dealer=2)
+        seats = [await client.join(table.table_id, s, f"p{s}") for s in range(3)]
+        for seat, level in ((0, 20), (1, 30), (2, 47)):
+            view = await client.view(table.table_id, seats[seat].token)
+            await client.submit(seats[seat], pb.Move(kind="raise", amount=level), view.version)
+        before = await client.view(table.table_id, seats[0].token)
+    assert first_server.terminate() == 0
+    second_server = spawn_server("--store", store, "--test-mode")
+    server_process_factory.append(second_server)
+    async with AsyncTableClient(second_server.address, retries=0) as client:
+        after = await client.view(table.table_id, seats[0].token)
+        history = await client.history(table.table_id)
+    assert after.version == before.version and after.detail["level"] == 47
+    assert detail_dict(after.detail)["contributions"] == [20, 30, 47]
+    assert [e.move.amount for e in history.entries if e.move.kind == "raise"] == [20, 30, 47]
