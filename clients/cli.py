@@ -26,6 +26,7 @@ from rich.text import Text
 from bezique.clients import render
 from bezique.clients.safe import visible
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients.sdk import with_amount as sdk_with_amount
 from bezique.v1 import table_service_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -141,6 +142,22 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
     return "\n".join(lines)
 
 
+def token_hint(args: argparse.Namespace, error: grpc.RpcError) -> str:
+    """A hint when a seat token from the environment is refused: BEZIQUE_TOKEN is often left
+    over from another table."""
+    code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
+    token = getattr(args, "token", "")
+    if code != grpc.StatusCode.PERMISSION_DENIED or not token:
+        return ""
+    if token != os.environ.get("BEZIQUE_TOKEN"):
+        return ("hint: the --token given holds no seat at this table; `bezique join` prints "
+                "the token of the seat it takes")
+    table = getattr(args, "table", "") or "this table"
+    return (f"hint: the token comes from BEZIQUE_TOKEN, which may be left over from another "
+            f"table: pass --token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` "
+            "to look on as a spectator")
+
+
 def _status_details(error: grpc.RpcError) -> list[Any]:
     trailing: Any = error.trailing_metadata() if isinstance(error, grpc.aio.AioRpcError) else ()
     for key, value in trailing or ():
@@ -240,13 +257,34 @@ async def cmd_reissue(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+async def words_of(client: AsyncTableClient, variant_id: str) -> render.Words:
+    """The vocabulary the server's ListVariants gives for ``variant_id`` (none if unknown)."""
+    found = [info for info in await client.list_variants() if info.id == variant_id]
+    return render.Words.of(found[0] if found else None)
+
+
 async def cmd_view(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         remember_proof(client, args, args.table)
         view = await client.view(args.table, args.token or None)
         say_pinned(console, client, args, args.table)
-    console.print(render.view_renderable(view))
+        words = await words_of(client, view.variant_id)
+    console.print(render.view_renderable(view, words=words))
     return 0
+
+
+def no_moves_reason(view: pb.View) -> str:
+    """Why a view offers no move: the end, the wait for players, a spectator's view, or
+    someone else's turn (never "not your turn" to a game that is over)."""
+    if view.HasField("outcome"):
+        return "the game is over"
+    if view.waiting_for_players:
+        return "the table is waiting for players"
+    if not view.HasField("viewer_seat"):
+        return "this is a spectator's view (pass --token to act for your seat)"
+    names = render.seat_names(view.seats, view.viewer_seat)
+    movers = ", ".join(names.get(s, f"Seat {s}") for s in view.to_move)
+    return f"it is not your turn (to move: {movers or 'nobody'})"
 
 
 def resolve_cards(given: Sequence[str], kind: str, view: pb.View) -> list[int]:
@@ -279,18 +317,25 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
         view = await client.view(args.table, seat.token)
         say_pinned(console, client, args, args.table)
         if args.index is not None:
-            count = len(view.legal_moves)
+            moves = render.shown_moves(view)
+            count = len(moves)
             if not 1 <= args.index <= count:
-                offered = f"1..{count}" if count else "none: it is not your turn"
+                offered = f"1..{count}" if count else f"none: {no_moves_reason(view)}"
                 raise CliError(f"no legal move {args.index} at version {view.version} "
                                f"(the view offers {offered})")
-            move = view.legal_moves[args.index - 1]
+            move = moves[args.index - 1]
+            if args.amount is not None:
+                try:
+                    move = sdk_with_amount(move, args.amount)
+                except ValueError as exc:
+                    raise CliError(f"move {args.index}: {exc}") from None
         else:
-            move = pb.Move(kind=args.kind, amount=args.amount, label=args.label or "",
+            move = pb.Move(kind=args.kind, amount=args.amount or 0, label=args.label or "",
                            cards=[pb.Card(id=i)
                                   for i in resolve_cards(args.card or [], args.kind, view)])
         version = args.expected_version if args.expected_version is not None else view.version
         response = await client.submit(seat, move, version, uuid.uuid4().hex)
+        words = await words_of(client, view.variant_id)
     names = render.seat_names(response.view.seats,
                               response.view.viewer_seat
                               if response.view.HasField("viewer_seat") else None)
@@ -298,7 +343,7 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
     line.append_text(render.move_text(move))
     console.print(line)
     for event in response.events:
-        console.print(Text("  · ").append_text(render.event_text(event, names)))
+        console.print(Text("  · ").append_text(render.event_text(event, names, words=words)))
     return 0
 
 
@@ -309,6 +354,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
         say_pinned(console, client, args, args.table)
         viewer = view.viewer_seat if view.HasField("viewer_seat") else None
         names = render.seat_names(view.seats, viewer)
+        words = await words_of(client, view.variant_id)
         async for update in client.watch(args.table, args.token or None, args.from_version):
             if update.HasField("view"):
                 names = render.seat_names(update.view.seats, viewer)
@@ -317,7 +363,8 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
                 line.append(f" {render.who(names, update.seat)}")
             console.print(line)
             for event in update.events:
-                console.print(Text("      · ").append_text(render.event_text(event, names)))
+                console.print(Text("      · ").append_text(
+                    render.event_text(event, names, words=words)))
             if update.HasField("view") and render.game_over(update.view):
                 console.print(render.outcome_text(update.view.outcome, names))
                 return 0
@@ -329,8 +376,9 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
 
     async with client_of(args) as client:
         history = await client.history(args.table, args.token or None)
+        words = await words_of(client, history.variant_id)
     if args.replay:
-        for line in replay_lines(history):
+        for line in replay_lines(history, words):
             console.print(line)
         return 0
     names: dict[int, str] = {}
@@ -527,7 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     move.add_argument("--kind", help="the move's kind (play, declare, pass, raise, ...)")
     move.add_argument("--card", action="append", metavar="CODE_OR_ID",
                       help="a card of the move, by code (AS, TH) or id")
-    move.add_argument("--amount", type=int, default=0, help="chips, for betting moves")
+    move.add_argument("--amount", type=int,
+                      help="chips, for betting moves: with INDEX, any amount in the range the "
+                           "move offers (a quart-bezique raise to any level in range)")
     move.add_argument("--label", help="a named choice, e.g. royal_marriage")
     move.add_argument("--expected-version", type=int,
                       help="the version the move is for (default: the current one)")
@@ -573,6 +623,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except grpc.RpcError as exc:
         errors.print(f"bezique {args.command}: {describe_rpc_error(exc, server_of(args))}",
                      markup=False, soft_wrap=True)
+        hint = token_hint(args, exc)
+        if hint:
+            errors.print(hint, markup=False, soft_wrap=True)
         return 1
 
 

@@ -1,7 +1,9 @@
 """``bezique play``: a person plays a whole game against the server's bots in a terminal.
 
-No full-screen app: the board is printed with rich whenever it is the player's turn, the bots'
-moves scroll past as they come in over WatchTable, and the player answers a numbered prompt.
+No full-screen app: the board is printed with rich whenever it is the player's turn, fitted to
+the terminal's height; the bots' moves scroll past as they come in over WatchTable, and the
+player answers a numbered prompt. The player's lines are read all the time, so ``q`` (leave)
+and ``h`` (help) work while the others play too.
 Without a server address, a server runs in-process (memory store) for the length of the game.
 """
 
@@ -16,13 +18,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.text import Text
 
-from bezique.clients.render import event_text, game_over, seat_names, view_renderable
+from bezique.clients.render import (
+    NO_WORDS,
+    Words,
+    detail_dict,
+    event_text,
+    game_over,
+    seat_names,
+    shown_moves,
+    view_renderable,
+)
 from bezique.clients.safe import visible
-from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients.sdk import (
+    AsyncTableClient,
+    SeatHandle,
+    amount_allowed,
+    amount_range,
+    with_amount,
+)
 from bezique.v1 import table_service_pb2 as pb
 
 QUIT = "quit"
@@ -97,32 +114,6 @@ def seat_count(info: pb.VariantInfo, options: Mapping[str, str]) -> int:
     return info.min_seats
 
 
-async def read_line(read: Callable[[str], str], prompt: str) -> str:
-    """``read(prompt)`` on a daemon thread, so the bots and the feed go on meanwhile and an
-    interrupt does not wait for the player to press Enter."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[str] = loop.create_future()
-
-    def settle(result: str | None, error: BaseException | None) -> None:
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result or "")
-
-    def work() -> None:
-        try:
-            result, error = read(prompt), None
-        except BaseException as exc:  # EOFError above all; handed to the waiting coroutine
-            result, error = None, exc
-        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
-            loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=work, name="bezique-prompt", daemon=True).start()
-    return await future
-
-
 @contextlib.asynccontextmanager
 async def embedded_server(bot_delay: float) -> AsyncIterator[str]:
     """A server in this process on a free local port, with a memory store."""
@@ -139,13 +130,48 @@ async def embedded_server(bot_delay: float) -> AsyncIterator[str]:
         await running.stop()
 
 
+KEY = "key"
+UPDATE = "update"
+HELP_KEYS = ("h", "?", "help")
+Inbox = asyncio.Queue[tuple[str, "pb.WatchTableResponse | str | None"]]
+
+
+def start_reader(read: Callable[[str], str], inbox: Inbox) -> None:
+    """Read the player's lines on a daemon thread for the whole game and put each on the
+    inbox (None at end of input), so ``q`` and ``h`` work while others play too, and an
+    interrupt does not wait for Enter. The prompts are printed by the game, not by ``read``."""
+    loop = asyncio.get_running_loop()
+
+    def put(line: str | None) -> None:
+        inbox.put_nowait((KEY, line))
+
+    def work() -> None:
+        while True:
+            try:
+                line: str | None = read("")
+            except BaseException:  # EOFError above all: the player's input is gone
+                line = None
+            try:
+                loop.call_soon_threadsafe(put, line)
+            except RuntimeError:  # the loop closed: nobody waits any more
+                return
+            if line is None:
+                return
+
+    threading.Thread(target=work, name="bezique-keys", daemon=True).start()
+
+
 class Game:
-    """One seat's game in progress: the latest view, the recent events, the watch feed."""
+    """One seat's game in progress: the latest view, the recent events, and one inbox where
+    the watch feed's updates and the player's lines arrive in order."""
 
     def __init__(self, client: AsyncTableClient, seat: SeatHandle, view: pb.View,
-                 console: Console, read: Callable[[str], str], embedded: bool = False) -> None:
+                 console: Console, read: Callable[[str], str], embedded: bool = False,
+                 words: Words = NO_WORDS) -> None:
         self.embedded = embedded
         """Whether the server lives in this program (then the table ends with it)."""
+        self.words = words
+        """The variant's vocabulary, from ListVariants."""
         self.client = client
         self.seat = seat
         self.view = view
@@ -153,19 +179,21 @@ class Game:
         self.read = read
         self.recent: deque[Text] = deque(maxlen=8)
         self.shown = 0  # the newest version whose events were printed
-        self.updates: asyncio.Queue[pb.WatchTableResponse | None] = asyncio.Queue()
+        self.inbox: Inbox = asyncio.Queue()
+        self.told_out = False  # whether the player was told he has no chips left
+        self.feed_ended = False
 
     @property
     def names(self) -> dict[int, str]:
         return seat_names(self.view.seats, self.seat.seat)
 
     async def feed(self) -> None:
-        """Put every update of the table on the queue (None when the stream ends)."""
+        """Put every update of the table on the inbox (None when the stream ends)."""
         try:
             async for update in self.client.watch(self.seat.table_id, self.seat.token, 0):
-                await self.updates.put(update)
+                await self.inbox.put((UPDATE, update))
         finally:
-            await self.updates.put(None)
+            await self.inbox.put((UPDATE, None))
 
     def take_view(self, view: pb.View) -> None:
         if view.version >= self.view.version:
@@ -177,7 +205,7 @@ class Game:
             return
         self.shown = version
         for event in events:
-            line = event_text(event, self.names)
+            line = event_text(event, self.names, words=self.words)
             self.recent.append(line)
             self.console.print(Text.assemble(("  · ", "dim"), line))
 
@@ -191,46 +219,155 @@ class Game:
         return (not game_over(view) and self.seat.seat in view.to_move
                 and bool(view.legal_moves) and self.shown >= view.version)
 
-    async def next_update(self) -> bool:
-        """Wait for the next update (polling the view now and then); False if the feed ended
-        before the game did (the server ends it once the game is over)."""
+    def out_of_chips(self) -> bool:
+        """Whether the player's stack is empty with nothing of his in the pot, in a game of
+        stacks that goes on: he can win nothing more, only watch (an all-in seat still has
+        chips in the pot, so it is not out)."""
+        view = self.view
+        seats = {state.seat: state for state in view.seats}
+        mine = seats.get(self.seat.seat)
+        if mine is None or mine.stack or game_over(view) or view.waiting_for_players:
+            return False
+        if not any(state.stack for state in view.seats):
+            return False  # a game without stacks (scores only)
+        put_in = detail_dict(view.detail).get("contributions")
+        if isinstance(put_in, list) and self.seat.seat < len(put_in) and put_in[self.seat.seat]:
+            return False
+        return self.seat.seat not in view.to_move
+
+    async def take(self, timeout: float | None) -> tuple[str, pb.WatchTableResponse | str | None]:
+        """The next item of the inbox; ``("poll", None)`` when ``timeout`` passes first."""
         try:
-            update = await asyncio.wait_for(self.updates.get(), POLL_SECONDS)
+            return await asyncio.wait_for(self.inbox.get(), timeout)
         except TimeoutError:
-            self.take_view(await self.client.view(self.seat.table_id, self.seat.token))
-            self.shown = max(self.shown, self.view.version)  # the feed lags: do not wait on it
-            return True
-        if update is None:
-            return game_over(self.view)
-        self.absorb(update)
-        while not self.updates.empty():
-            queued = self.updates.get_nowait()
-            if queued is None:
-                return game_over(self.view)
-            self.absorb(queued)
-        return True
+            return "poll", None
+
+    async def poll(self) -> None:
+        """Read the view: the feed may lag (or have ended), and a board must not wait on it."""
+        self.take_view(await self.client.view(self.seat.table_id, self.seat.token))
+        self.shown = max(self.shown, self.view.version)
+
+    def help(self) -> None:
+        """What the keys do and what each move kind on offer does."""
+        lines = ["[bold]Keys[/bold]: a move's number then Enter plays it; "
+                 f"{PASS_KEYS} passes when pass is offered; h or ? shows this; q leaves "
+                 "the table (at any time, also while the others play)."]
+        kinds = dict.fromkeys(move.kind for move in self.view.legal_moves)
+        for kind in kinds:
+            what = self.words.move(kind)
+            if what:
+                lines.append(f"[bold]{escape(kind.replace('_', ' '))}[/bold]: {escape(what)}")
+        if any(move.HasField("amount_range") for move in self.view.legal_moves):
+            lines.append("A move with a range asks how much next: type any amount in it, "
+                         "Enter for the suggested one, or b to go back.")
+        lines.append("The board: the header says the table, phase and whose turn it is; "
+                     "the seats table your score or stack; Recent events what just happened.")
+        self.console.print("\n".join(lines))
+
+    def board(self, pass_at: int | None) -> RenderableType:
+        """The board, with as many recent events as let it fit the terminal's height (a
+        24-row terminal must show the whole board and the prompt), and without the details
+        line if even that is too tall."""
+        room = self.console.size.height - 1  # the prompt's line
+        recent, details = list(self.recent), True
+        while True:
+            board = view_renderable(self.view, recent=recent,
+                                    pass_key=PASS_KEYS if pass_at else "", words=self.words,
+                                    show_details=details)
+            if len(self.console.render_lines(board, pad=False)) <= room:
+                return board
+            if recent:
+                recent = recent[1:]  # the oldest events go first (they scrolled past above)
+            elif details:
+                details = False  # then the details line (h and the events tell the rest)
+            else:
+                return board
 
     async def ask(self) -> int | str:
-        """Show the board and read a move number (or q), re-asking on anything else."""
-        pass_at = pass_number(self.view.legal_moves)
-        self.console.print(view_renderable(self.view, recent=list(self.recent),
-                                           pass_key=PASS_KEYS if pass_at else ""))
-        count = len(self.view.legal_moves)
+        """Show the board and read a move number (or q, or h), re-asking on anything else."""
+        moves = shown_moves(self.view)
+        pass_at = pass_number(moves)
+        self.console.print(self.board(pass_at))
+        count = len(moves)
         passing = f", {PASS_KEYS} to pass" if pass_at else ""
+        prompt = f"Your move (1-{count}{passing}, h for help, q to quit): "
         while True:
-            try:
-                answer = await read_line(self.read,
-                                         f"Your move (1-{count}{passing}, q to quit): ")
-            except EOFError:
+            answer = await self.line(prompt)
+            if answer is None:
                 return QUIT
+            if answer.strip().lower() in HELP_KEYS:
+                self.help()
+                continue
             choice = parse_choice(answer, count, pass_at)
             if choice is not None:
                 return choice
             self.console.print(f"[red]'{escape(answer.strip())}' is not a move: type a number "
-                               f"from 1 to {count}{passing}, or q to quit.[/red]")
+                               f"from 1 to {count}{passing}, h for help, or q to quit.[/red]")
+
+    async def line(self, prompt: str) -> str | None:
+        """Print ``prompt`` and wait for the player's line (None at end of input). Updates
+        that arrive meanwhile are kept and told once the answer is in."""
+        self.console.print(prompt, end="", markup=False, highlight=False)
+        held: list[pb.WatchTableResponse | None] = []
+        try:
+            while True:
+                kind, item = await self.take(None)
+                if kind == KEY:
+                    return None if item is None else str(item)
+                held.append(item if isinstance(item, pb.WatchTableResponse) else None)
+        finally:
+            for update in held:
+                if update is None:
+                    self.feed_ended = True
+                else:
+                    self.absorb(update)
+
+    async def ask_amount(self, move: pb.Move) -> int | None:
+        """The amount for a move offered with a range (Enter: its suggested amount); None
+        when the player backs out with ``b`` to choose another move."""
+        span = amount_range(move)
+        assert span is not None
+        low, high, step = span
+        steps = f" in steps of {step}" if step > 1 else ""
+        while True:
+            line = await self.line(f"{move.kind.capitalize()} to how much? ({low}-{high}{steps}, "
+                                   f"Enter for {move.amount}, b to go back): ")
+            if line is None:
+                return None
+            answer = line.strip().lower()
+            if answer in ("b", "back"):
+                return None
+            if not answer:
+                return move.amount
+            if answer.lstrip("-").isdigit() and amount_allowed(move, int(answer)):
+                return int(answer)
+            self.console.print(f"[red]'{escape(answer)}' is not an amount you may choose: type "
+                               f"a whole number from {low} to {high}{steps}.[/red]")
+
+    async def confirm_claim(self, move: pb.Move) -> bool:
+        """A claim ends the match on the spot, won or lost: say so, with the player's score and
+        the target when the view has them, and ask before sending it."""
+        what = self.words.move(move.kind) or ("claim the match: it ends at once, won or lost, "
+                                             "on your count")
+        detail = detail_dict(self.view.detail)
+        mine = next((s for s in self.view.seats if s.seat == self.seat.seat), None)
+        facts = ""
+        if mine is not None and isinstance(detail.get("target"), int):
+            facts = f" Your score is {mine.score}; the target is {detail['target']}."
+        self.console.print(f"[yellow]Claim: {escape(what)}.{escape(facts)}[/yellow]")
+        answer = await self.line("Claim now? (y/N): ")
+        return answer is not None and answer.strip().lower() in ("y", "yes")
 
     async def move(self, number: int) -> None:
-        chosen = self.view.legal_moves[number - 1]
+        chosen = shown_moves(self.view)[number - 1]
+        if chosen.HasField("amount_range"):
+            amount = await self.ask_amount(chosen)
+            if amount is None:
+                return  # back to the board: the loop asks again
+            chosen = with_amount(chosen, amount)
+        if chosen.kind == "claim" and not await self.confirm_claim(chosen):
+            self.console.print("No claim made.")
+            return
         try:
             response = await self.client.submit(self.seat, chosen, self.view.version)
         except grpc.aio.AioRpcError as error:
@@ -245,26 +382,82 @@ class Game:
         self.tell(response.version, list(response.events))
         self.take_view(response.view)
 
+    def leave(self) -> None:
+        table = escape(visible(self.seat.table_id))
+        if self.embedded:
+            self.console.print(f"You left table {table}. Its server ran inside this program, "
+                               "so the table is gone with it.")
+        elif game_over(self.view):
+            self.console.print(f"You left table {table}; its game is over.")
+        elif self.out_of_chips():
+            self.console.print(f"You left table {table}; the others play on without you.")
+        else:
+            clock = (" its turn clock will move for you when it runs out" if
+                     self.view.HasField("deadline") else
+                     " it waits for your seat's move (rejoin with the seat's token)")
+            self.console.print(f"You left table {table}; it stays open on the server, and"
+                               f"{clock}.")
+
+    async def wait(self) -> int | None:
+        """Wait for the table while it is not the player's turn, answering q and h (and any
+        other line with who is awaited); the exit code when the player leaves (q, or the end
+        of his input), else None. A feed that ends early is replaced by polling the view."""
+        if self.out_of_chips() and not self.told_out:
+            self.told_out = True
+            self.console.print("[bold yellow]You have no chips left: you are out of this "
+                               "game. The others play on; watch them (press Enter to go on "
+                               "watching) or type q to leave.[/bold yellow]")
+        # without the feed (it ended or broke), the view is polled more often
+        kind, item = await self.take(POLL_SECONDS / 10 if self.feed_ended else POLL_SECONDS)
+        if kind == "poll":
+            await self.poll()
+        elif kind == KEY:
+            answer = None if item is None else str(item).strip().lower()
+            if answer is None or answer in ("q", "quit", "exit"):
+                self.leave()
+                return 0
+            if answer in HELP_KEYS:
+                self.help()
+            elif answer:
+                self.console.print(self.waiting_text())
+        elif item is None:
+            self.feed_ended = True
+            if not game_over(self.view):
+                await self.poll()
+        elif isinstance(item, pb.WatchTableResponse):
+            self.absorb(item)
+        return None
+
+    def waiting_text(self) -> str:
+        """Why no move is asked for now (never "not your turn" once the game is over)."""
+        view = self.view
+        if game_over(view):
+            return "The game is over."
+        if view.waiting_for_players:
+            return "The table is waiting for players; h for help, q to leave."
+        if self.out_of_chips():
+            return "You are out of chips and watching; q to leave."
+        movers = ", ".join(self.names.get(s, f"Seat {s}") for s in view.to_move)
+        return f"Waiting for {escape(movers) or 'the table'}; h for help, q to leave."
+
     async def run(self) -> int:
         feed = asyncio.get_running_loop().create_task(self.feed())
+        start_reader(self.read, self.inbox)
         try:
             while not (game_over(self.view) and self.shown >= self.view.version):
                 if self.my_turn():
                     choice = await self.ask()
                     if choice == QUIT:
-                        table = escape(visible(self.seat.table_id))
-                        self.console.print(
-                            f"You left table {table}; the game ends with this program (its "
-                            "server ran inside it)." if self.embedded else
-                            f"You left table {table}; it stays open on the server, waiting "
-                            "for your seat's move.")
+                        self.leave()
                         return 0
                     assert isinstance(choice, int)
                     await self.move(choice)
-                elif not await self.next_update():
-                    self.console.print("[red]The server closed the table's feed.[/red]")
-                    return 1
-            self.console.print(view_renderable(self.view, recent=list(self.recent)))
+                    continue
+                code = await self.wait()
+                if code is not None:
+                    return code
+            self.console.print(view_renderable(self.view, recent=list(self.recent),
+                                               words=self.words))
             return 0
         finally:
             feed.cancel()
@@ -292,7 +485,7 @@ async def play_at(address: str, settings: PlaySettings, console: Console,
                       f"{escape(visible(created.seed_commitment[:16]))}…", soft_wrap=True)
         view = await client.view(created.table_id, seat.token)
         return await Game(client, seat, view, console, read,
-                          embedded=settings.server is None).run()
+                          embedded=settings.server is None, words=Words.of(info)).run()
 
 
 async def play(settings: PlaySettings, console: Console,

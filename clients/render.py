@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -24,22 +25,53 @@ from bezique.v1 import table_service_pb2 as pb
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = frozenset("HD")
 RANKS = {"T": "10"}
-ZONE_TITLES = {"trick": "Current trick", "last_trick": "Last trick", "trump": "Trump card",
-               "melds": "Melds", "table": "On the table", "stock": "Stock",
-               "hand": "Hand"}
-VERBS = {"play": "plays", "trick": "takes the trick", "round_won": "wins the round",
-         "deal": "is dealt", "draw": "draws", "declare": "declares", "pass": "passes",
-         "dealer": "deals", "fold": "folds", "call": "calls", "raise": "raises", "bet": "bets",
-         "check": "checks", "ante": "antes", "claim": "claims", "lot": "draws for the deal",
-         "shuffle": "shuffles", "cut": "cuts", "pot_won": "wins from the pot",
-         "reveal": "shows", "sit_out": "sits the deal out",
-         "exchange_seven": "exchanges the seven of trumps",
-         "show_seven": "shows the seven of trumps"}
 FOLDED_LABEL = "folded (revealed at the end)"
 """Said of a hand that folded, shown because the game ended: the revealed seed makes every
 deal derivable, so the history shows it (rules/quart-bezique.md, docs/fairness.md)."""
 END_NOTE = ("The game is over and its seed revealed, so every deal can be recomputed: the "
             "history shows every hand, folded ones included.")
+
+
+@dataclass(frozen=True)
+class Words:
+    """A variant's vocabulary (``VariantInfo.vocabulary``) as the renderers use it: each
+    lookup falls back to the raw key with underscores as spaces, so a variant that declares no
+    words still reads, only less well."""
+
+    phases: Mapping[str, str] = field(default_factory=dict)
+    events: Mapping[str, str] = field(default_factory=dict)
+    zones: Mapping[str, str] = field(default_factory=dict)
+    details: Mapping[str, str] = field(default_factory=dict)
+    moves: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, info: pb.VariantInfo | None) -> Words:
+        """The words a ListVariants entry declares (every string made safe to print)."""
+        if info is None or not info.HasField("vocabulary"):
+            return NO_WORDS
+        vocabulary = cleaned(info.vocabulary)
+        return cls(dict(vocabulary.phases), dict(vocabulary.events), dict(vocabulary.zones),
+                   dict(vocabulary.details), dict(vocabulary.moves))
+
+    def phase(self, name: str) -> str:
+        return self.phases.get(name) or name.replace("_", " ") or "-"
+
+    def event(self, kind: str) -> str:
+        return self.events.get(kind) or kind.replace("_", " ")
+
+    def zone(self, name: str) -> str:
+        return self.zones.get(name) or name.replace("/", " ").replace("_", " ").capitalize()
+
+    def detail(self, key: str) -> str:
+        return self.details.get(key) or key.replace("_", " ")
+
+    def move(self, kind: str) -> str:
+        """What a move kind does, or "" when the variant does not say."""
+        return self.moves.get(kind, "")
+
+
+NO_WORDS = Words()
+
 # Detail keys the board shows in its own places rather than in the "details" line.
 BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})
 
@@ -65,22 +97,46 @@ def detail_dict(message: struct_pb2.Struct) -> dict[str, Any]:
 
 
 def value_text(value: Any, limit: int = 48) -> str:
-    """A detail value, short: lists joined, suit letters as symbols, long ones cut."""
+    """A detail value, short and for people: lists joined (an empty one as "-", a list of
+    lists as its parts separated by "; "), a record by its ``name`` (and ``points``), names
+    with underscores as spaces, suit letters and card codes as symbols, long ones cut."""
     value = plain(value)
     if isinstance(value, bool):
         text = "yes" if value else "no"
     elif isinstance(value, list):
-        text = "[" + ", ".join(value_text(v, limit) for v in value) + "]"
+        if not value:
+            text = "-"
+        elif all(isinstance(v, list) for v in value):
+            text = "; ".join(value_text(v, limit) for v in value)
+        else:
+            text = ", ".join(value_text(v, limit) for v in value)
     elif isinstance(value, dict):
-        text = "{" + ", ".join(f"{k}: {value_text(v, limit)}" for k, v in value.items()) + "}"
+        if isinstance(value.get("name"), str):
+            text = value["name"].replace("_", " ")
+            if isinstance(value.get("points"), int):
+                text += f" {value['points']}"
+        else:
+            text = ", ".join(f"{str(k).replace('_', ' ')} {value_text(v, limit)}"
+                             for k, v in sorted(value.items()))
     elif value is None:
         text = "-"
     elif isinstance(value, str) and len(value) == 2 and value[0] in "789TJQKA" \
             and value[1] in SUITS:
         text = card_label(value)
+    elif isinstance(value, str) and len(value) == 1 and value in SUITS:
+        text = SUITS[value]
+    elif isinstance(value, str):
+        text = value.replace("_", " ")
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def ordered_details(detail: Mapping[str, Any], words: Words = NO_WORDS
+                    ) -> list[tuple[str, Any]]:
+    """A detail's items in a stable order, by key (a Struct's keys, and a vocabulary's map on
+    the wire, come in no fixed order)."""
+    return [(key, detail[key]) for key in sorted(detail)]
 
 
 # ------------------------------------------------------------------------------- cards
@@ -158,18 +214,30 @@ def move_text(move: pb.Move) -> Text:
     if move.cards:
         text.append(" ")
         text.append_text(cards_text(move.cards))
-    if move.amount:
+    if move.HasField("amount_range"):
+        span = move.amount_range
+        steps = f" in steps of {span.step}" if span.step > 1 else ""
+        text.append(f" to any amount from {span.minimum} to {span.maximum}{steps}",
+                    style="yellow")
+    elif move.amount:
         text.append(f" {move.amount}", style="yellow")
     return text
 
 
-def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = False) -> Text:
+def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = False,
+               words: Words = NO_WORDS) -> Text:
     """One event as a line: who, what, which cards, how much, and its public details; with
     ``folded``, the dealt hand is labelled :data:`FOLDED_LABEL`."""
     event = cleaned(event)
     seat = event.seat if event.HasField("seat") else None
-    text = Text(who(names, seat), style="green" if seat is not None else "magenta")
-    text.append(" " + VERBS.get(event.kind, event.kind.replace("_", " ")))
+    label = words.event(event.kind)
+    in_label = "{amount}" in label  # the variant puts the amount in its own sentence
+    if in_label:
+        label = label.replace("{amount}", str(event.amount))
+    if seat is None:  # a table-wide event: its label is the sentence ("The deal ends")
+        text = Text(label[:1].upper() + label[1:], style="magenta")
+    else:
+        text = Text(f"{who(names, seat)} {label}", style="green")
     if event.label:
         text.append(" " + event.label.replace("_", " "), style="cyan")
     if event.cards or event.hidden_count:
@@ -177,12 +245,13 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
         text.append_text(cards_text(event.cards, event.hidden_count))
     if folded:
         text.append(f" — {FOLDED_LABEL}", style="yellow")
-    if event.amount:
+    if event.amount and not in_label:
         text.append(f" ({event.amount:+d})" if event.amount > 0 else f" ({event.amount})",
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        shown = ", ".join(f"{k}={value_text(v, 24)}" for k, v in detail.items())
+        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24)}"
+                          for k, v in ordered_details(detail, words))
         text.append(f"  {shown}", style="dim")
     return text
 
@@ -222,11 +291,11 @@ def _deadline_text(view: pb.View, now: dt.datetime | None) -> str:
     return f"⏱ {max(0, round(left))}s left"
 
 
-def header_text(view: pb.View, names: Mapping[int, str], now: dt.datetime | None = None
-                ) -> Text:
+def header_text(view: pb.View, names: Mapping[int, str], now: dt.datetime | None = None,
+                words: Words = NO_WORDS) -> Text:
     detail = detail_dict(view.detail)
     text = Text(f"Table {view.table_id}", style="bold")
-    text.append(f" · {view.variant_id} · phase {view.phase or '-'} · version {view.version}")
+    text.append(f" · {view.variant_id} · {words.phase(view.phase)} · version {view.version}")
     if "deal" in detail:
         text.append(f" · deal {value_text(detail['deal'])}")
     if isinstance(detail.get("dealer"), int):
@@ -290,8 +359,9 @@ def seats_table(view: pb.View, names: Mapping[int, str]) -> Table:
     return table
 
 
-def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]) -> Text:
-    title = ZONE_TITLES.get(zone.name, zone.name.replace("/", " ").replace("_", " ").title())
+def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any],
+              words: Words = NO_WORDS) -> Text:
+    title = words.zone(zone.name)
     if zone.HasField("owner"):
         title += f" of {who(names, zone.owner)}"
     text = Text(f"{title}: ", style="bold")
@@ -311,41 +381,131 @@ def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]
     return text
 
 
-def details_text(detail: Mapping[str, Any]) -> Text | None:
-    shown = [f"{key.replace('_', ' ')}: {value_text(value)}" for key, value in detail.items()
-             if key not in BOARD_KEYS and not key.endswith("_seats")
-             and value not in (None, False, [], {}, "")]
+def details_text(detail: Mapping[str, Any], words: Words = NO_WORDS, seats: int = 0
+                 ) -> Text | None:
+    """The view's other details on one line; a list with one value per seat (``seats``) is
+    left out: the seats table is where per-seat facts are read, and the line must stay short
+    for a 24-row terminal."""
+    shown = [f"{words.detail(key)}: {value_text(value)}"
+             for key, value in ordered_details(detail, words)
+             if key not in BOARD_KEYS and not key.endswith("_seats") and key != "seats"
+             and value not in (None, False, [], {}, "")
+             and not (seats and isinstance(value, list) and len(value) == seats)]
     return Text(" · ".join(shown), style="dim") if shown else None
 
 
-def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "") -> Text:
-    """The moves numbered from 1; with ``pass_key``, the ``pass`` move says its shortcut."""
-    lines = Text()
+CARD_ORDER = ("SHCD", "789TJQKA")
+"""Suit order (♠ ♥ ♣ ♦, colours alternating) and rank order, as the hand is sorted."""
+
+
+def _card_key(card: pb.Card) -> tuple[int, int]:
+    return CARD_ORDER[0].find(card.code[-1:]), CARD_ORDER[1].find(card.code[:1])
+
+
+def own_zone_cards(view: pb.View) -> dict[int, str]:
+    """Card id -> name of the viewer's own zone it lies in (melds on the table, say): a move
+    using such a card is told apart from one with the same card from the hand."""
+    if not view.HasField("viewer_seat"):
+        return {}
+    return {card.id: zone.name for zone in view.zones
+            if zone.HasField("owner") and zone.owner == view.viewer_seat
+            and zone.name != "hand" for card in zone.cards}
+
+
+def shown_moves(view: pb.View) -> list[pb.Move]:
+    """The legal moves as the player sees and numbers them: kinds in the order the variant
+    offers them, card moves in the hand's order (suit, then rank), and a move that looks the
+    same as one before (an identical card of another pack, from the same place) left out:
+    either is the same move for the player."""
+    kinds: dict[str, int] = {}
+    for move in view.legal_moves:
+        kinds.setdefault(move.kind, len(kinds))
+    placed = own_zone_cards(view)
+    seen: set[tuple[object, ...]] = set()
+    shown: list[pb.Move] = []
+    for move in view.legal_moves:
+        look = (move.kind, move.label, move.amount,
+                tuple(sorted((card.code, placed.get(card.id, "")) for card in move.cards)))
+        if look in seen:
+            continue
+        seen.add(look)
+        shown.append(move)
+
+    def key(move: pb.Move) -> tuple[object, ...]:
+        return (kinds[move.kind], move.label, sorted(_card_key(c) for c in move.cards),
+                move.amount)
+
+    return sorted(shown, key=key)
+
+
+def _move_line(move: pb.Move, placed: Mapping[int, str], words: Words) -> Text:
+    text = move_text(move)
+    from_zone = [card for card in move.cards if card.id in placed]
+    if from_zone:
+        where = words.zone(placed[from_zone[0].id]).lower()
+        text.append(f" (from your {where})", style="dim")
+    return text
+
+
+COMPACT_KIND = 4
+"""A kind with more moves than this is shown on one line ("play: 1 A♠  2 10♥ ..."), so a
+13-card hand does not push the board past a 24-row terminal."""
+
+
+def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
+                     words: Words = NO_WORDS, placed: Mapping[int, str] | None = None
+                     ) -> Text:
+    """The moves numbered from 1 in the order given (see :func:`shown_moves`). A kind with
+    few moves gets a line each, and the first says what the kind does when the variant's
+    vocabulary explains it; a kind with many shares one line. With ``pass_key``, the ``pass``
+    move says its shortcut."""
+    placed = placed or {}
+    counts: dict[str, int] = {}
+    for move in moves:
+        counts[move.kind] = counts.get(move.kind, 0) + 1
+    explained: set[str] = set()
+    lines: list[Text] = []
+    compact: dict[str, Text] = {}
     for number, move in enumerate(moves, 1):
-        if number > 1:
-            lines.append("\n")
-        lines.append(f"{number:>3}. ", style="bold cyan")
-        lines.append_text(move_text(move))
+        if counts[move.kind] > COMPACT_KIND:
+            line = compact.get(move.kind)
+            if line is None:
+                line = compact[move.kind] = Text(f"  {move.kind.replace('_', ' ')}:",
+                                                  style="bold")
+                lines.append(line)
+            line.append(f"  {number}", style="bold cyan")
+            line.append(" ")
+            bare = pb.Move(label=move.label, cards=move.cards, amount=move.amount)
+            line.append_text(_move_line(bare, placed, words)[1:])
+            continue
+        line = Text(f"{number:>3}. ", style="bold cyan")
+        line.append_text(_move_line(move, placed, words))
         if pass_key and move.kind == "pass":
-            lines.append(f"  ({pass_key})", style="bold yellow")
-    return lines
+            line.append(f"  ({pass_key})", style="bold yellow")
+        if move.kind not in explained and words.move(move.kind):
+            explained.add(move.kind)  # once per kind: the first such move says what it does
+            line.append(f"  — {words.move(move.kind)}", style="dim")
+        lines.append(line)
+    return Text("\n").join(lines)
 
 
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
-                    now: dt.datetime | None = None, pass_key: str = "") -> RenderableType:
+                    now: dt.datetime | None = None, pass_key: str = "",
+                    words: Words = NO_WORDS, show_details: bool = True) -> RenderableType:
     """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
     with ``pass_key``, the key that passes shown next to ``pass``)."""
     view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
     detail = detail_dict(view.detail)
-    parts: list[RenderableType] = [header_text(view, names, now), seats_table(view, names)]
-    zones = Text("\n").join(zone_text(zone, names, detail) for zone in view.zones)
+    parts: list[RenderableType] = [header_text(view, names, now, words),
+                                   seats_table(view, names)]
+    zones = Text("\n").join(zone_text(zone, names, detail, words) for zone in view.zones)
     if view.pot:
         zones.append(("\n" if zones else "") + f"Pot: {view.pot}", style="bold yellow")
     if zones:
         parts.append(zones)
-    extra = details_text(detail)
+    extra = details_text(detail, words, len(view.seats)) if show_details else None
     if extra is not None:
         parts.append(extra)
     if recent:
@@ -360,7 +520,8 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
         parts.append(outcome_text(view.outcome, names))
     elif show_moves and view.legal_moves:
         parts.append(Text("Your legal moves:", style="bold"))
-        parts.append(legal_moves_text(view.legal_moves, pass_key))
+        parts.append(legal_moves_text(shown_moves(view), pass_key, words,
+                                      own_zone_cards(view)))
     return Panel(Group(*parts), title=view.variant_id, title_align="left")
 
 

@@ -19,6 +19,8 @@ from rich.text import Text
 
 from bezique.clients.render import (
     END_NOTE,
+    NO_WORDS,
+    Words,
     card_text,
     cards_text,
     detail_dict,
@@ -44,16 +46,17 @@ class _Story:
     """What the teller remembers between events."""
 
     names: dict[int, str] = field(default_factory=dict)
+    words: Words = NO_WORDS
     deal: int = 0
     tricks: int = 0
     plays: list[tuple[int | None, pb.Card]] = field(default_factory=list)
     draws: list[Text] = field(default_factory=list)
 
 
-def replay_lines(history: pb.GetHistoryResponse) -> Iterator[Text]:
-    """The narrative, one rich Text per line."""
+def replay_lines(history: pb.GetHistoryResponse, words: Words = NO_WORDS) -> Iterator[Text]:
+    """The narrative, one rich Text per line, in the variant's ``words``."""
     history = cleaned(history)
-    story = _Story()
+    story = _Story(words=words)
     folded = folded_deals(history)
     options = ", ".join(f"{k}={v}" for k, v in sorted(history.options.items()))
     head = Text(f"Table {history.table_id}: {history.variant_id}", style="bold")
@@ -149,7 +152,8 @@ def _tell(story: _Story, event: pb.Event, folded: bool = False) -> Iterator[Text
     elif event.kind in GAME_ENDS:
         yield _scores_line("The game ends", detail, story)
     else:
-        yield Text("    ").append_text(event_text(event, story.names, folded=folded))
+        yield Text("    ").append_text(event_text(event, story.names, folded=folded,
+                                                  words=story.words))
 
 
 def _trick_line(story: _Story, event: pb.Event, seat: int | None) -> Text:
@@ -178,7 +182,7 @@ def _scores_line(title: str, detail: dict[str, object], story: _Story) -> Text:
         if isinstance(values, list):
             shown = ", ".join(f"{who(story.names, i)} {value_text(v)}"
                               for i, v in enumerate(values))
-            text.append(f" · {key}: {shown}")
+            text.append(f" · {story.words.detail(key)}: {shown}")
     winners = detail.get("winners")
     if isinstance(winners, list) and winners:
         text.append(" · winners: " + ", ".join(who(story.names, w) for w in winners

@@ -97,6 +97,37 @@ def move_request(move: pb.Move) -> pb.Move:
                    amount=move.amount, label=move.label)
 
 
+def amount_range(move: pb.Move) -> tuple[int, int, int] | None:
+    """The (minimum, maximum, step) of a move offered with a range of amounts, else None."""
+    if not move.HasField("amount_range"):
+        return None
+    span = move.amount_range
+    return span.minimum, span.maximum, max(1, span.step)
+
+
+def amount_allowed(move: pb.Move, amount: int) -> bool:
+    """Whether ``amount`` may be submitted with the offered ``move`` (its exact amount, or one
+    in its range)."""
+    span = amount_range(move)
+    if span is None:
+        return amount == move.amount
+    low, high, step = span
+    return low <= amount <= high and (amount - low) % step == 0
+
+
+def with_amount(move: pb.Move, amount: int) -> pb.Move:
+    """The offered ``move`` with ``amount`` in its range, ready to submit; ValueError (naming
+    the range) for an amount the offer does not allow, before any call is made."""
+    if not amount_allowed(move, amount):
+        span = amount_range(move)
+        allowed = (str(move.amount) if span is None else
+                   f"{span[0]} to {span[1]}" + (f" in steps of {span[2]}" if span[2] > 1 else ""))
+        raise ValueError(f"{move.kind} takes an amount of {allowed}, not {amount}")
+    chosen = move_request(move)
+    chosen.amount = amount
+    return chosen
+
+
 class AsyncTableClient:
     """Every TableService call, with auth metadata, retries and watch resumption."""
 

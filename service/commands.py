@@ -63,6 +63,8 @@ from bezique.variants.api import (
     Variant,
     buy_in_range,
     check_options,
+    match_move,
+    range_missed,
     resolve_options,
 )
 from bezique.variants.chance import commitment
@@ -679,7 +681,11 @@ class CommandPath:
                     request_id: str, kind: str) -> MoveResult:
         game = live.game
         legal = game.legal_moves(seat) if game is not None else ()
-        if expected != live.version or game is None or move not in legal:
+        # an offer with an amount range stands for every amount in it; what is applied and
+        # logged is the concrete move (the variant's apply still checks it)
+        offered = match_move(move, legal)
+        move = move.with_amount(move.amount) if move.amount_range is not None else move
+        if expected != live.version or game is None or offered is None:
             # A repeat of a stored move finds the table moved on (the version it expected is
             # gone), so a fresh move that can be applied needs no lookup at all.
             if request_id:
@@ -743,13 +749,22 @@ class CommandPath:
             cards = " ".join(shoe.code(c) if 0 <= c < len(shoe) else f"#{c}"
                              for c in m.cards[:8])
             more = f" (+{len(m.cards) - 8} cards)" if len(m.cards) > 8 else ""
-            return " ".join(p for p in (m.kind[:40], m.label[:40], cards + more,
-                                        str(m.amount) if m.amount else "") if p)
+            amount = (f"amount {m.amount_range}" if m.amount_range is not None
+                      else str(m.amount) if m.amount else "")
+            return " ".join(p for p in (m.kind[:40], m.label[:40], cards + more, amount) if p)
 
         if not legal:
             why = ("the game is over" if live.finished else
                    f"it is not seat {seat}'s turn (to move: {list(game.to_move)})")
         else:
+            span = range_missed(move, legal)
+            if span is not None:
+                return IllegalMove(
+                    f"move '{describe(move)}' refused in phase {game.phase!r}: amount "
+                    f"{move.amount} is outside the offered range {span}",
+                    [describe(m) for m in legal], field="move.amount", metadata={
+                        "field": "move.amount", "amount_min": str(span.minimum),
+                        "amount_max": str(span.maximum), "amount_step": str(span.step)})
             why = "it is not one of your legal moves"
         return IllegalMove(f"move '{describe(move)}' refused in phase {game.phase!r}: {why}",
                            [describe(m) for m in legal])

@@ -179,8 +179,9 @@ class FailedPrecondition(ServiceError):
 class IllegalMove(FailedPrecondition):
     """A move that is not among the seat's legal moves; ``legal`` lists them (as text)."""
 
-    def __init__(self, message: str, legal: Sequence[str]) -> None:
-        super().__init__(message, field="move", reason="ILLEGAL_MOVE")
+    def __init__(self, message: str, legal: Sequence[str], *, field: str = "move",
+                 metadata: dict[str, str] | None = None) -> None:
+        super().__init__(message, field=field, reason="ILLEGAL_MOVE", metadata=metadata)
         self.legal = list(legal)
 
 

@@ -11,7 +11,17 @@ from bezique.service.errors import InvalidArgument
 from bezique.service.live import Seat, ViewResult
 from bezique.service.store import TableRecord, TableResult, TableState
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import Event, Move, OptionSpec, OptionType, Outcome, Variant, View
+from bezique.variants.api import (
+    Event,
+    Move,
+    OptionSpec,
+    OptionType,
+    Outcome,
+    Variant,
+    View,
+    Vocabulary,
+    vocabulary_of,
+)
 from bezique.variants.cards import Shoe
 from bezique.variants.registry import Origin, origin_of_module
 
@@ -49,7 +59,14 @@ def variant_info(variant: Variant, policies: Iterable[str],
                           version=variant.version,
                           options=[option_schema(s) for s in variant.options],
                           bot_policies=list(policies), distribution=origin.name,
-                          distribution_version=origin.version)
+                          distribution_version=origin.version,
+                          vocabulary=vocabulary_pb(vocabulary_of(variant)))
+
+
+def vocabulary_pb(words: Vocabulary) -> pb.Vocabulary:
+    return pb.Vocabulary(phases=dict(words.phases), events=dict(words.events),
+                         zones=dict(words.zones), details=dict(words.details),
+                         moves=dict(words.moves))
 
 
 def _jsonable(value: Any) -> Any:
@@ -83,6 +100,10 @@ def set_move(into: pb.Move, shoe: Shoe, move: Move) -> None:
     stored)."""
     into.kind, into.amount, into.label = move.kind, move.amount, move.label
     into.cards.extend(cards(shoe, move.cards))
+    span = move.amount_range
+    if span is not None:
+        into.amount_range.minimum, into.amount_range.maximum = span.minimum, span.maximum
+        into.amount_range.step = span.step
 
 
 def move_from_pb(message: pb.Move) -> Move:

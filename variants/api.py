@@ -3,7 +3,8 @@
 A :class:`Variant` holds a game's *facts* (id, title, seats, options, shoe); a :class:`Game` is one
 table's *state*. Every action is a frozen :class:`Move`; everything that happens is a frozen
 :class:`Event` that says who may see it. The server offers ``game.legal_moves(seat)`` and accepts
-exactly those, so the legal moves are the single source of truth.
+exactly those (a move offered with an :class:`AmountRange` stands for every amount in it), so
+the legal moves are the single source of truth.
 
 This module imports nothing from grpc, protobuf or storage: the rules core is pure.
 """
@@ -81,17 +82,62 @@ class LogVersionError(VariantError):
 
 
 @dataclass(frozen=True, slots=True)
+class AmountRange:
+    """The amounts an offered move may carry: ``minimum`` to ``maximum`` in steps of ``step``
+    counted from ``minimum``. A variant offers one move with a range (a raise "to any sum") where
+    a list of every amount would be long; the server accepts any amount in it, and the variant's
+    ``apply`` still has the last word."""
+
+    minimum: int
+    maximum: int
+    step: int = 1
+
+    def __post_init__(self) -> None:
+        if self.step < 1 or self.maximum < self.minimum:
+            raise ValueError(f"need minimum <= maximum and step >= 1, got {self.minimum}, "
+                             f"{self.maximum}, {self.step}")
+
+    def __contains__(self, amount: object) -> bool:
+        return (isinstance(amount, int) and not isinstance(amount, bool)
+                and self.minimum <= amount <= self.maximum
+                and (amount - self.minimum) % self.step == 0)
+
+    def nearest(self, amount: int) -> int:
+        """The allowed amount closest to ``amount`` from below (the minimum if below it)."""
+        if amount <= self.minimum:
+            return self.minimum
+        top = min(amount, self.maximum)
+        return top - (top - self.minimum) % self.step
+
+    def pick(self, rng: random.Random) -> int:
+        """A uniformly random allowed amount."""
+        return self.minimum + self.step * rng.randrange((self.maximum - self.minimum)
+                                                        // self.step + 1)
+
+    def __str__(self) -> str:
+        text = f"{self.minimum}..{self.maximum}"
+        return text if self.step == 1 else f"{text} step {self.step}"
+
+
+@dataclass(frozen=True, slots=True)
 class Move:
     """One action of a seat.
 
     ``kind`` names the action (``play``, ``declare``, ``pass``, ``raise``, ...); ``cards`` are
     card ids; ``amount`` is an integer quantity (chips); ``label`` names a choice such as a meld.
+
+    ``amount_range`` is set only on a move a variant *offers* in ``legal_moves``: the seat may
+    submit the same move with any amount in the range (``amount`` is then the suggested one,
+    usually the minimum). It is an annotation of the offer, not part of the move's identity:
+    it is left out of equality and hashing, so the offered move equals the concrete move at its
+    suggested amount, and logs hold concrete moves only.
     """
 
     kind: str
     cards: tuple[int, ...] = ()
     amount: int = 0
     label: str = ""
+    amount_range: AmountRange | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         parts = [self.kind]
@@ -99,18 +145,61 @@ class Move:
             parts.append(self.label)
         if self.cards:
             parts.append("cards=" + ",".join(map(str, self.cards)))
-        if self.amount:
+        if self.amount_range is not None:
+            parts.append(f"amount={self.amount_range}")
+        elif self.amount:
             parts.append(f"amount={self.amount}")
         return " ".join(parts)
 
+    def with_amount(self, amount: int) -> Move:
+        """This move made concrete with ``amount`` (no range: what is submitted and logged)."""
+        return Move(self.kind, self.cards, amount, self.label)
+
+    def accepts(self, move: Move) -> bool:
+        """Whether the submitted ``move`` is this offered one: equal, or the same kind, cards
+        and label with an amount in this move's range."""
+        if move == self:
+            return True
+        return (self.amount_range is not None and move.amount in self.amount_range
+                and move.kind == self.kind and move.cards == self.cards
+                and move.label == self.label)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "cards": list(self.cards), "amount": self.amount,
-                "label": self.label}
+        data: dict[str, Any] = {"kind": self.kind, "cards": list(self.cards),
+                                "amount": self.amount, "label": self.label}
+        if self.amount_range is not None:
+            span = self.amount_range
+            data["amount_range"] = [span.minimum, span.maximum, span.step]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Move:
+        span = data.get("amount_range")
         return cls(str(data["kind"]), tuple(int(c) for c in data.get("cards", ())),
-                   int(data.get("amount", 0)), str(data.get("label", "")))
+                   int(data.get("amount", 0)), str(data.get("label", "")),
+                   None if span is None else AmountRange(*(int(v) for v in span)))
+
+
+def match_move(move: Move, legal: Sequence[Move]) -> Move | None:
+    """The offered move in ``legal`` that the submitted ``move`` is (see
+    :meth:`Move.accepts`), or None: what the server checks before it calls ``apply``."""
+    if move in legal:
+        return move
+    for offered in legal:
+        if offered.amount_range is not None and offered.accepts(move):
+            return offered
+    return None
+
+
+def range_missed(move: Move, legal: Sequence[Move]) -> AmountRange | None:
+    """The range of an offered move that ``move`` matches but for its amount, or None: why a
+    move is refused when only its amount is wrong (the error then names the range)."""
+    for offered in legal:
+        span = offered.amount_range
+        if (span is not None and move.kind == offered.kind and move.cards == offered.cards
+                and move.label == offered.label and move.amount not in span):
+            return span
+    return None
 
 
 EVERYONE: frozenset[int] | None = None
@@ -355,6 +444,47 @@ def start_game(variant: Variant, options: Options, chance: Chance, first_dealer:
     return variant.start(options, chance, first_dealer, buy_ins=dict(buy_ins))
 
 
+# --------------------------------------------------------------------------- vocabulary
+
+
+def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
+    return MappingProxyType(dict(labels or {}))
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Vocabulary:
+    """A variant's words for people, so a generic client reads its game as well as a built-in
+    one: ``phases`` (phase -> label, "betting"), ``events`` (event kind -> what the seat does,
+    "wins from the pot"), ``zones`` (zone name -> title, "Current trick"), ``details`` (detail
+    key -> label, "min bet") and ``moves`` (move kind -> a sentence that explains it, shown
+    with the legal moves). Any key left out is shown as it comes, underscores as spaces."""
+
+    phases: Mapping[str, str]
+    events: Mapping[str, str]
+    zones: Mapping[str, str]
+    details: Mapping[str, str]
+    moves: Mapping[str, str]
+
+    def __init__(self, *, phases: Mapping[str, str] | None = None,
+                 events: Mapping[str, str] | None = None,
+                 zones: Mapping[str, str] | None = None,
+                 details: Mapping[str, str] | None = None,
+                 moves: Mapping[str, str] | None = None) -> None:
+        for name, labels in (("phases", phases), ("events", events), ("zones", zones),
+                             ("details", details), ("moves", moves)):
+            object.__setattr__(self, name, _labels(labels))
+
+
+NO_VOCABULARY = Vocabulary()
+
+
+def vocabulary_of(variant: object) -> Vocabulary:
+    """The variant's optional ``vocabulary`` attribute, or an empty one (a plugin written
+    before vocabularies existed needs no change)."""
+    found = getattr(variant, "vocabulary", None)
+    return found if isinstance(found, Vocabulary) else NO_VOCABULARY
+
+
 # --------------------------------------------------------------------------- protocols
 
 
@@ -477,10 +607,13 @@ class RandomPolicy:
     """Uniformly random legal play: the baseline every variant gets for free."""
 
     name = "random"
-    description = "Chooses uniformly among the legal moves."
+    description = "Chooses uniformly among the legal moves (and an amount in a move's range)."
 
     def choose(self, view: View, legal: Sequence[Move], rng: random.Random) -> Move:
-        return legal[rng.randrange(len(legal))]
+        move = legal[rng.randrange(len(legal))]
+        span = move.amount_range
+        # an offer with a range: any amount in it (the rng is drawn only for such a move)
+        return move if span is None else move.with_amount(span.pick(rng))
 
 
 # --------------------------------------------------------------------------- aborting

@@ -36,6 +36,7 @@ from bezique.variants.api import (
     abort_game,
     buy_in_range,
     check_options,
+    match_move,
     resolve_options,
     start_game,
 )
@@ -100,7 +101,15 @@ def random_game(
             raise ConformanceError(f"{variant.id}: seat {seat} is to move with no legal move")
         move = chosen[seat].choose(game.view(seat), legal, rng)
         before = game.census() if observe else None
-        events = game.apply(seat, move)
+        try:
+            events = game.apply(seat, move)
+        except VariantError as exc:
+            offer = match_move(move, legal)
+            if offer is None:
+                raise ConformanceError(f"{variant.id}: the {chosen[seat].name} policy chose "
+                                       f"{move}, which is not among the legal moves") from exc
+            raise ConformanceError(f"{variant.id} game {game_no}: legal {move} (offered as "
+                                   f"{offer}) refused: {exc}") from exc
         played.moves.append((seat, move))
         played.events.append(events)
         if observe and before is not None:
@@ -245,7 +254,7 @@ def check_views(variant: Variant, game: Game, seats: int, where: str) -> None:
         if (seat in game.to_move) != bool(legal):
             raise ConformanceError(f"{variant.id} {where}: seat {seat} legal={len(legal)} "
                                    f"but to_move={game.to_move}")
-        if legal and game.default_move(seat) not in legal:
+        if legal and match_move(game.default_move(seat), legal) is None:
             raise ConformanceError(f"{variant.id} {where}: default move of {seat} is not legal")
 
 
@@ -271,7 +280,8 @@ def _state_of(game: Game, seats: int) -> tuple[object, ...]:
 
 def _illegal_probes(game: Game, seat: int, seats: int,
                     rng: random.Random) -> list[tuple[int, Move]]:
-    legal = set(game.legal_moves(seat))
+    offered = game.legal_moves(seat)
+    legal = set(offered)
     probes: list[tuple[int, Move]] = [(seat, Move("no-such-move")),
                                       (seat, Move("play", (len(game.shoe) + 5,)))]
     for move in legal:
@@ -280,10 +290,20 @@ def _illegal_probes(game: Game, seat: int, seats: int,
             if Move(move.kind, other, move.amount, move.label) not in legal:
                 probes.append((seat, Move(move.kind, other, move.amount, move.label)))
                 break
-    for move in legal:
-        if Move(move.kind, move.cards, move.amount + 10**9, move.label) not in legal:
-            probes.append((seat, Move(move.kind, move.cards, move.amount + 10**9, move.label)))
+    for move in offered:
+        huge = move.with_amount(move.amount + 10**9)
+        if match_move(huge, offered) is None:
+            probes.append((seat, huge))
             break
+    for move in offered:  # a range's edges from outside, and an amount between its steps
+        span = move.amount_range
+        if span is None:
+            continue
+        outside = [span.minimum - 1, span.maximum + 1]
+        if span.step > 1:
+            outside.append(span.minimum + 1)
+        probes += [(seat, move.with_amount(amount)) for amount in outside
+                   if match_move(move.with_amount(amount), offered) is None]
     others = [s for s in range(seats) if s not in game.to_move]
     if others and legal:
         probes.append((rng.choice(others), next(iter(legal))))
@@ -311,17 +331,36 @@ def check_illegal_refused(variant: Variant, game: Game, seats: int, rng: random.
             raise ConformanceError(f"{variant.id} {where}: the refused {move} changed the state")
 
 
+def _amounts_to_try(move: Move) -> list[Move]:
+    """The concrete moves a legal move stands for, as far as a check tries them: itself, or
+    for a range its minimum, its maximum, one step above the minimum and one in the middle."""
+    span = move.amount_range
+    if span is None:
+        return [move]
+    middle = span.nearest((span.minimum + span.maximum) // 2)
+    amounts = dict.fromkeys((span.minimum, span.maximum, span.nearest(span.minimum + span.step),
+                             middle, move.amount))
+    return [move.with_amount(amount) for amount in amounts]
+
+
 def check_every_legal_move_applies(variant: Variant, game: Game, where: str) -> None:
-    """Each legal move of the seat to move applies (on a copy) without error."""
+    """Each legal move of the seat to move applies (on a copy) without error; a move offered
+    with an amount range applies at its edges and between them."""
     if not game.to_move:
         return
     seat = game.to_move[0]
-    for move in game.legal_moves(seat):
-        copy: Game = pickle.loads(pickle.dumps(game))
-        try:
-            copy.apply(seat, move)
-        except VariantError as exc:
-            raise ConformanceError(f"{variant.id} {where}: legal {move} refused: {exc}") from exc
+    for offered in game.legal_moves(seat):
+        span = offered.amount_range
+        if span is not None and offered.amount not in span:
+            raise ConformanceError(f"{variant.id} {where}: {offered} suggests the amount "
+                                   f"{offered.amount}, outside its own range")
+        for move in _amounts_to_try(offered):
+            copy: Game = pickle.loads(pickle.dumps(game))
+            try:
+                copy.apply(seat, move)
+            except VariantError as exc:
+                raise ConformanceError(f"{variant.id} {where}: legal {move} (offered as "
+                                       f"{offered}) refused: {exc}") from exc
 
 
 LIKELY_CAUSE = ("likely randomness outside the chance source (random, time, uuid, id(), "

@@ -180,3 +180,27 @@ def test_the_console_script_exits_with_the_code(server: str) -> None:
     listed = subprocess.run([str(BIN / "bezique"), "--server", server, "variants"],
                             capture_output=True, text=True, timeout=30, env=clean_env())
     assert listed.returncode == 0 and "highcard" in listed.stdout
+
+
+def test_move_by_index_takes_any_amount_in_the_offered_range(run: Run) -> None:
+    """A Quart raise is one numbered move offered with a range; ``--amount`` picks the level,
+    and one outside the range is refused before the call, naming the range; by kind, the
+    server refuses it and names the range."""
+    created = run("create", "quart-bezique", "--option", "players=2", "--first-dealer", "1")
+    assert created.code == 0, created.err
+    table = field(created, "table")
+    token = field(run("join", table, "--seat", "0"), "token")
+    run("join", table, "--seat", "1")
+    view = run("view", table, f"--token={token}")
+    found = re.search(r"(\d+)\. raise to any amount from 10 to 990", view.out)
+    assert found, view.out
+    number = found.group(1)
+    outside = run("move", table, number, "--amount", "991", f"--token={token}")
+    assert outside.code == 2 and "raise takes an amount of 10 to 990, not 991" in outside.err
+    by_kind = run("move", table, "--kind", "raise", "--amount", "5", f"--token={token}")
+    assert by_kind.code == 1 and "amount 5 is outside the offered range 10..990" in by_kind.err
+    moved = run("move", table, number, "--amount", "37", f"--token={token}")
+    assert moved.code == 0, moved.err
+    assert "raises, putting in 37" in moved.out and "level: 37" in moved.out
+    for result in (outside, by_kind, moved):
+        no_traceback(result)

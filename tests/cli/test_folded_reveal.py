@@ -10,11 +10,14 @@ import re
 
 from rich.console import Console
 
-from bezique.clients.render import END_NOTE, FOLDED_LABEL
+from bezique.clients.render import END_NOTE, FOLDED_LABEL, Words
 from bezique.clients.replay import folded_deals, replay_lines
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.v1 import table_service_pb2 as pb
+from bezique.variants.quart.words import VOCABULARY
 from tests.cli.conftest import Run, require_variant
+
+QUART_WORDS = Words(events=dict(VOCABULARY.events))
 
 
 def history(finished: bool) -> pb.GetHistoryResponse:
@@ -46,7 +49,7 @@ def printed(lines: object) -> str:
 def test_a_folded_hand_is_labelled_once_the_game_has_ended() -> None:
     ended = history(finished=True)
     assert folded_deals(ended) == {(2, 2)}  # seat 1's first hand only, not its next one
-    text = printed(replay_lines(ended))
+    text = printed(replay_lines(ended, QUART_WORDS))
     assert END_NOTE in text
     assert re.search(rf"Seat 1 \(p1\) is dealt K♥ — {re.escape(FOLDED_LABEL)}", text)
     assert text.count(FOLDED_LABEL) == 1  # seat 0's hand and seat 1's next hand: no label

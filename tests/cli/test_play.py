@@ -15,7 +15,9 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
 from tests.cli.conftest import BIN, ROOT, Run, clean_env, require_variant
 
-PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, q to quit\): "
+PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, h for help, q to quit\): "
+AMOUNT = (r"(\w+) to how much\? \((\d+)-(\d+)(?: in steps of \d+)?, Enter for (\d+), "
+          r"b to go back\): ")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -41,10 +43,13 @@ def play_to_the_end(child: pexpect.spawn, seed: int = 7, limit: int = 400,
     moves = 0
     shown: list[str] = []
     while True:
-        found = child.expect([PROMPT, r"Game over"])
+        found = child.expect([PROMPT, r"Game over", AMOUNT])
         shown.append(child.before)
         if found == 1:
             break
+        if found == 2:  # a move with a range of amounts: any amount in it
+            child.sendline(str(rng.randint(int(child.match.group(2)), int(child.match.group(3)))))
+            continue
         moves += 1
         assert moves <= limit, "the game does not end"
         key = answer(child)
@@ -91,7 +96,8 @@ def test_bad_input_is_refused_and_q_quits(server: str) -> None:
     count = child.match.group(1)
     for answer in ("x", "0", str(int(count) + 1)):
         child.sendline(answer)
-        child.expect(rf"'{answer}' is not a move: type a number from 1 to {count}, or q")
+        child.expect(rf"'{answer}' is not a move: type a number from 1 to {count}, h for help, "
+                     "or q")
         child.expect(PROMPT)
     child.sendline("q")
     child.expect(r"You left table \w+")
@@ -113,14 +119,14 @@ def test_play_a_whole_bezique_deal(server: str) -> None:
                   "-o", "claims=false")
     moves, screen = play_to_the_end(child)
     assert moves >= 16  # at least the player's 16 cards of the deal
-    assert "deal end" in screen and "Trump card" in screen and "Melds of" in screen
+    assert "The deal ends" in screen and "Trump card" in screen and "Melds of" in screen
 
 
 def test_play_a_whole_quart_bezique_deal(server: str) -> None:
     require_variant(server, "quart-bezique", "variants/quart")
     child = spawn("--server", server, "play", "quart-bezique", "-o", "deals=1")
     _, screen = play_to_the_end(child)  # no move is due if every bot folds first
-    assert "table end" in screen and "Stack" in screen
+    assert "The table ends" in screen and "Stack" in screen
 
 
 @pytest.mark.parametrize("answer", ["", "  ", "1.5"])
@@ -188,3 +194,41 @@ def test_without_a_pass_enter_and_p_are_not_moves(server: str) -> None:
         child.expect(PROMPT)
     child.sendline("q")
     child.expect(pexpect.EOF)
+
+
+def test_a_quart_raise_takes_any_amount_typed_in_range(server: str) -> None:
+    """The raise is one numbered move; the amount is asked next, re-asked when out of range,
+    and ``b`` goes back to the moves."""
+    require_variant(server, "quart-bezique", "variants/quart")
+    attempts = 20
+    for _ in range(attempts):  # the bots may fold or the lot may leave no raise to us: again
+        child = spawn("--server", server, "play", "quart-bezique", "-o", "deals=1",
+                      "-o", "players=2")
+        if child.expect([PROMPT, "Game over"]) == 1:
+            child.expect(pexpect.EOF)
+            continue
+        moves = ANSI.sub("", child.before)
+        found = re.search(r"(\d+)\. raise to any amount from (\d+) to (\d+)", moves)
+        if found is None:
+            child.sendline("q")
+            child.expect(pexpect.EOF)
+            continue
+        number, low, high = (int(g) for g in found.groups())
+        child.sendline(str(number))
+        child.expect(AMOUNT)
+        assert (int(child.match.group(2)), int(child.match.group(3))) == (low, high)
+        child.sendline("b")  # back: the moves are offered again
+        child.expect(PROMPT)
+        child.sendline(str(number))
+        child.expect(AMOUNT)
+        child.sendline(str(high + 1))
+        child.expect(f"'{high + 1}' is not an amount you may choose: type a whole number "
+                     f"from {low} to {high}")
+        child.expect(AMOUNT)
+        chosen = low + 7 if low + 7 <= high else high
+        child.sendline(str(chosen))
+        child.expect(rf"raises, putting in {chosen}\b")
+        child.sendline("q")
+        child.close(force=True)
+        return
+    raise AssertionError(f"no raise was offered in {attempts} games")

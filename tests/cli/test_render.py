@@ -8,7 +8,18 @@ from google.protobuf import struct_pb2
 from rich.console import Console
 
 from bezique.clients.play import QUIT, choose_policy, parse_choice, pass_number, seat_count
-from bezique.clients.render import card_label, detail_dict, value_text, view_renderable
+from bezique.clients.render import (
+    Words,
+    card_label,
+    detail_dict,
+    event_text,
+    legal_moves_text,
+    ordered_details,
+    own_zone_cards,
+    shown_moves,
+    value_text,
+    view_renderable,
+)
 from bezique.v1 import table_service_pb2 as pb
 
 
@@ -21,8 +32,13 @@ def test_detail_values_read_as_written() -> None:
     detail.update({"deal": 2, "scores": [10, 0], "trump": "H", "hand": ["QS", "JD"]})
     assert detail_dict(detail) == {"deal": 2, "scores": [10, 0], "trump": "H",
                                    "hand": ["QS", "JD"]}
-    assert value_text(["QS", "JD"]) == "[Q♠, J♦]"
+    assert value_text(["QS", "JD"]) == "Q♠, J♦"
     assert value_text(None) == "-" and value_text(True) == "yes"
+    # no raw lists or records (issue 16): a list of lists by its parts, a record by its name
+    assert value_text([[], ["common_marriage"]]) == "-; common marriage"
+    assert value_text([{"name": "koronka", "points": 6, "cards": ["KS", "QS", "JS"]},
+                       {"name": "bezique", "points": 4}]) == "koronka 6, bezique 4"
+    assert value_text({"b": 1, "a": "x_y"}) == "a x y, b 1"  # keys in a stable order
     assert value_text("x" * 100, 10) == "x" * 9 + "…"
 
 
@@ -71,9 +87,46 @@ def test_board_shows_hand_zones_pot_clock_and_numbered_moves() -> None:
     view.detail.update({"trump": "D", "dealer": 1, "trick_seats": [1]})
     view.deadline.FromSeconds(4102444800)
     out = io.StringIO()
-    Console(file=out, width=100, color_system=None).print(view_renderable(view))
+    words = Words(zones={"trick": "Current trick", "melds": "Melds"})
+    Console(file=out, width=100, color_system=None).print(view_renderable(view, words=words))
     text = out.getvalue()
     for expected in ("trumps ♦", "dealer: Seat 1 (bot)", "Current trick: K♦ (Seat 1 (bot))",
                      "Melds of Seat 1 (bot): Q♠", "Pot: 30", "Your hand: A♠ 10♥",
                      "1. play A♠", "2. raise 20", "s left", "To move: Seat 0 (you)"):
         assert expected in text, expected
+
+
+def test_detail_keys_come_in_a_stable_order() -> None:
+    """By key, whatever order the Struct gives them in."""
+    for order in (["level", "zeta", "alpha", "stack"], ["alpha", "stack", "zeta", "level"]):
+        detail = {key: 1 for key in order}
+        assert [key for key, _ in ordered_details(detail)] == [
+            "alpha", "level", "stack", "zeta"]
+    event = pb.Event(kind="raise", seat=0, amount=5)
+    event.detail.update({"stack": 1, "level": 2, "all_in": False})
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(event_text(
+        event, {0: "Seat 0"}, words=Words(details={"all_in": "all-in"})))
+    assert out.getvalue().strip() == "Seat 0 raise (+5)  all-in: no, level: 2, stack: 1"
+
+
+def test_moves_in_hand_order_and_identical_cards_once() -> None:
+    """Two packs hold identical cards: playing either from the hand is the same move for the
+    player, so it is listed once; a card from the player's melds is told apart."""
+    view = pb.View(viewer_seat=0, legal_moves=[
+        pb.Move(kind="play", cards=[pb.Card(code="KH", id=7)]),
+        pb.Move(kind="play", cards=[pb.Card(code="AS", id=1)]),
+        pb.Move(kind="play", cards=[pb.Card(code="AS", id=33)]),
+        pb.Move(kind="play", cards=[pb.Card(code="9S", id=2)]),
+        pb.Move(kind="play", cards=[pb.Card(code="KH", id=40)]),
+        pb.Move(kind="pass")],
+        zones=[pb.Zone(name="melds", owner=0, cards=[pb.Card(code="KH", id=40)])])
+    shown = shown_moves(view)
+    assert [(m.kind, [c.id for c in m.cards]) for m in shown] == [
+        ("play", [2]), ("play", [1]), ("play", [7]), ("play", [40]), ("pass", [])]
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(
+        legal_moves_text(shown, words=Words(zones={"melds": "Melds"}),
+                         placed=own_zone_cards(view)))
+    text = out.getvalue()
+    assert "4. play K♥ (from your melds)" in text and text.count("A♠") == 1

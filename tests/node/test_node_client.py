@@ -385,3 +385,45 @@ def test_seats_commit_and_reveal_by_themselves(
     # both seats pinned the contributions they saw, the way the Python SDK and verify do
     history = stub.GetHistory(pb.GetHistoryRequest(table_id=result["tableId"]))
     assert result["pins"] == [contributions_digest(history.entries)] * 2
+
+
+AMOUNT_SCRIPT = """
+import { create } from "@bufbuild/protobuf";
+import { MoveSchema, TableClient, errorInfo, errorReason, ErrorReason, withAmount }
+  from "./dist/index.js";
+
+const client = new TableClient(process.argv[2]);
+const created = await client.createTable("quart-bezique", { options: { players: 2 } });
+const seats = [await client.joinTable(created.tableId, { seat: 0 }),
+               await client.joinTable(created.tableId, { seat: 1 })];
+let view = await client.getView(created.tableId, seats[0].seatToken);
+const mover = seats[view.toMove[0]];
+view = await client.getView(created.tableId, mover.seatToken);
+const offer = view.legalMoves.find((move) => move.kind === "raise");
+const range = offer.amountRange;
+let refusedLocally = "";
+try { withAmount(offer, range.maximum + 1n); } catch (error) { refusedLocally = error.message; }
+let refused = {};
+try {
+  await client.submitMove(created.tableId, mover.seatToken,
+    create(MoveSchema, { kind: "raise", amount: range.maximum + 1n }), view.version);
+} catch (error) {
+  refused = { reason: ErrorReason[errorReason(error)], metadata: errorInfo(error)?.metadata };
+}
+const chosen = range.minimum + 27n;
+const moved = await client.submitMove(created.tableId, mover.seatToken,
+  withAmount(offer, chosen), view.version);
+console.log(JSON.stringify({
+  minimum: Number(range.minimum), maximum: Number(range.maximum), step: Number(range.step),
+  refusedLocally, refused, level: moved.view.detail.level, chosen: Number(chosen) }));
+"""
+
+
+def test_a_raise_takes_any_amount_in_range_from_typescript(
+        node: str, server_address: str) -> None:
+    result = run_script(node, "amount-check.mjs", AMOUNT_SCRIPT, server_address)
+    assert (result["minimum"], result["maximum"], result["step"]) == (10, 990, 1)
+    assert result["refusedLocally"] == "raise takes an amount of 10 to 990, not 991"
+    assert result["refused"] == {"reason": "ILLEGAL_MOVE", "metadata": {
+        "field": "move.amount", "amount_min": "10", "amount_max": "990", "amount_step": "1"}}
+    assert result["level"] == result["chosen"] == 37

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bezique.variants.api import IllegalMoveError, Move, NotYourTurnError
+from bezique.variants.api import AmountRange, IllegalMoveError, Move, NotYourTurnError
 from bezique.variants.quart.betting import (
     LAST_STANDING,
     OPEN,
@@ -53,8 +53,9 @@ def test_raise_makes_earlier_players_make_up_the_difference() -> None:
 
 def test_any_raise_amount_in_range_is_accepted() -> None:
     game, _ = stacked_game({}, dealer=3, hands={})
-    listed = {m.amount for m in game.legal_moves(0) if m.kind == "raise"}
-    assert 37 not in listed
+    offers = [m for m in game.legal_moves(0) if m.kind == "raise"]
+    assert len(offers) == 1 and offers[0].amount_range == AmountRange(10, 990)
+    assert offers[0].accepts(RAISE(37)) and not offers[0].accepts(RAISE(9))
     play(game, (0, RAISE(37)))
     assert game.betting is not None and game.betting.level == 37
     with pytest.raises(IllegalMoveError):
@@ -64,11 +65,17 @@ def test_any_raise_amount_in_range_is_accepted() -> None:
     play(game, (1, RAISE(990)))  # all-in as the highest raise
 
 
+def _raise_span(legal: tuple[Move, ...]) -> AmountRange | None:
+    """The range of the one raise offered."""
+    [offer] = [m for m in legal if m.kind == "raise"]
+    return offer.amount_range
+
+
 def test_max_bet_limits_each_raise() -> None:
     game, _ = stacked_game({"max_bet": 50}, dealer=3, hands={})
-    assert max(m.amount for m in game.legal_moves(0) if m.kind == "raise") == 50
+    assert _raise_span(game.legal_moves(0)) == AmountRange(10, 50)
     play(game, (0, RAISE(50)))
-    assert max(m.amount for m in game.legal_moves(1) if m.kind == "raise") == 100
+    assert _raise_span(game.legal_moves(1)) == AmountRange(60, 100)
     with pytest.raises(IllegalMoveError):
         game.apply(1, RAISE(101))
 

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import bezique.variants.chance as chance_module
-from bezique.variants.api import Move, resolve_options
+from bezique.variants.api import AmountRange, Move, resolve_options
 from bezique.variants.chance import SeededChance
 from bezique.variants.quart.betting import LAST_STANDING, OPEN, SHOWDOWN, Betting
-from bezique.variants.quart.game import RAISE_STEPS, QuartGame, _raises
+from bezique.variants.quart.game import QuartGame, _raise_offer
 from tests.quart.helpers import QUART, TRUMP
 
 
@@ -138,22 +138,15 @@ def test_advance_passes_the_turn_as_the_rules_state_it(monkeypatch: pytest.Monke
 # --------------------------------------------------------------------------- the raises
 
 
-def _plain_raises(level: int, min_bet: int, low: int, high: int) -> tuple[Move, ...]:
-    """The representative raises, as the docstring of the game module states them."""
-    levels = {low, high}
-    for step in RAISE_STEPS:
-        stepped = level + step * min_bet
-        if low <= stepped <= high:
-            levels.add(stepped)
-    return tuple(Move("raise", amount=new_level) for new_level in sorted(levels))
-
-
-def test_the_cached_raise_ladder_offers_the_plain_raises() -> None:
-    for level in (0, 1, 7, 10, 40, 995):
-        for min_bet in (1, 3, 10, 25):
-            low = level + min_bet
-            for high in range(low, level + 12 * min_bet + 3):
-                assert _raises(level, min_bet, high) == _plain_raises(level, min_bet, low, high)
+def test_the_raise_is_one_offer_with_the_whole_range() -> None:
+    """One raise, from the minimum level to the stack (or the table limit), step 1, suggesting
+    the minimum; the cached offer is the same value a fresh one would be."""
+    for level in (0, 7, 40):
+        for min_bet in (1, 10):
+            for high in (level + min_bet, level + 12 * min_bet + 3):
+                offer = _raise_offer(level + min_bet, high)
+                assert offer == Move("raise", amount=level + min_bet)
+                assert offer.amount_range == AmountRange(level + min_bet, high, 1)
 
 
 # --------------------------------------------------------------------------- the shuffle

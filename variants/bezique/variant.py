@@ -8,6 +8,7 @@ from __future__ import annotations
 from bezique.variants.api import Event, Options, OptionSpec, OptionType, resolve_options
 from bezique.variants.bezique.game import BeziqueGame
 from bezique.variants.bezique.rules import LEGACY_DECLARE_PROMPT, Rules
+from bezique.variants.bezique.words import VOCABULARY
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
 
@@ -61,6 +62,8 @@ class BeziqueVariant:
     version = 2
     """2: the ``declare_prompt`` option (version 1 prompted ``when_possible``; its logs, stored
     without the option, replay exactly so, see :meth:`start`)."""
+    vocabulary = VOCABULARY
+    """Labels for generic clients (ListVariants sends them)."""
     description = ("Multi-pack Bezique: melds on the table, the seven of trumps, strict play "
                    "once the stock is gone, brisques at the end of each deal.")
 

@@ -53,14 +53,19 @@ class HeuristicPolicy:
             budget, target = max(total // 3, 6 * min_bet), level + 2 * min_bet
         else:
             budget, target = 3 * min_bet, min_bet
-        raises = [m for m in legal if m.kind == "raise" and m.amount <= budget]
-        if raises and (level == 0 or level < target // 2 + min_bet) and strength >= 11:
-            fitting = [m for m in raises if m.amount <= target] or raises[:1]
-            return fitting[-1]
+        offer = next((m for m in legal if m.kind == "raise"), None)
+        span = None if offer is None else offer.amount_range
+        lowest = None if offer is None else (offer.amount if span is None else span.minimum)
+        can_raise = lowest is not None and lowest <= budget
+        if offer is not None and can_raise and (level == 0 or level < target // 2 + min_bet) \
+                and strength >= 11:
+            # raise to the target, within the budget and the offered range
+            goal = min(max(target, lowest or 0), budget)
+            return offer if span is None else offer.with_amount(span.nearest(goal))
         if calls and level <= budget:
             return calls[0]
-        if level == 0 and raises:
-            return raises[0]
+        if level == 0 and offer is not None and can_raise:
+            return offer if span is None else offer.with_amount(span.minimum)
         if "allin" in by_kind and total <= budget:
             return by_kind["allin"]
         if calls and to_call == 0:

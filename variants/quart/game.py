@@ -9,11 +9,11 @@ Moves (all with empty ``cards`` and ``label``):
   after the raise (antes not counted), from ``level + min_bet`` to ``level + max_bet`` and at most
   the contribution plus the stack.
 
-**The one exception to "legal_moves lists every legal move":** the raises in ``legal_moves`` are
-a representative list (the minimum, a few multiples of ``min_bet`` above the level, and the
-highest, which is the all-in when the stack is the limit), but :meth:`QuartGame.apply` accepts
-*every* integer raise level in the allowed range. Anything outside the range, or any other
-malformed move, is refused with IllegalMoveError and changes nothing.
+``legal_moves`` offers one ``raise`` with an :class:`~bezique.variants.api.AmountRange` from the
+lowest to the highest allowed level (step 1; the highest is the all-in when the stack is the
+limit) and ``amount`` at the lowest; :meth:`QuartGame.apply` accepts *every* integer level in that
+range. Anything outside the range, or any other malformed move, is refused with
+IllegalMoveError and changes nothing.
 
 Chance: the first dealer is drawn by lot (purposes ``lot/1``, ``lot/2``, ... one per card drawn;
 lowest rank deals, 9 < 10 < J < Q < K < A, ties draw again) unless ``first_dealer`` is given;
@@ -29,7 +29,6 @@ revealed, every deal with it, and the history shows every hand (rules §7).
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,6 +38,7 @@ from typing import Any
 from bezique.variants.api import (
     ABORTED,
     EMPTY,
+    AmountRange,
     Census,
     Event,
     GameOverError,
@@ -67,9 +67,8 @@ CARRY_OVER = "carry_over"
 SPLIT = "split"
 NO_COMBINATION_CHOICES = (CARRY_OVER, SPLIT)
 HAND_SIZE = 4
-RAISE_STEPS = (2, 3, 5, 10)
 MOVE_KINDS = frozenset({"fold", "bet", "show", "raise", "allin"})
-# Moves are frozen values: the fixed ones are built once, raises once per level.
+# Moves are frozen values: the fixed ones are built once, raise offers once per range.
 FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
 
 
@@ -112,28 +111,10 @@ def _suits_of(shoe: Shoe) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=4096)
-def _raise_move(level: int) -> Move:
-    return Move("raise", amount=level)
-
-
-@lru_cache(maxsize=4096)
-def _raise_ladder(level: int, min_bet: int) -> tuple[tuple[int, ...], tuple[Move, ...]]:
-    """The raise levels offered below any maximum, lowest first, and their moves: the minimum
-    raise ``level + min_bet``, then ``RAISE_STEPS`` multiples of ``min_bet`` above ``level``."""
-    levels = (level + min_bet, *(level + step * min_bet for step in RAISE_STEPS))
-    return levels, tuple([_raise_move(new_level) for new_level in levels])
-
-
-def _raises(level: int, min_bet: int, high: int) -> tuple[Move, ...]:
-    """The representative raises up to the maximum level ``high``, lowest first: the minimum,
-    the ladder's steps below ``high``, and ``high`` itself. The ladder is cached (a legal-move
-    list is built for every state, and levels repeat), the maximum (a stack) rarely does."""
-    levels, moves = _raise_ladder(level, min_bet)
-    if high > levels[-1]:  # the usual case: the whole ladder is below the maximum
-        return (*moves, _raise_move(high))
-    if high <= levels[0]:  # only the minimum raise fits: it is the maximum too
-        return moves[:1]
-    return (*moves[:bisect_left(levels, high, 1)], _raise_move(high))
+def _raise_offer(low: int, high: int) -> Move:
+    """The one raise offered: to any level from ``low`` to ``high`` (rules §3: "any sum"),
+    suggesting the minimum. Cached: a legal-move list is built for every state."""
+    return Move("raise", amount=low, amount_range=AmountRange(low, high))
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,7 +374,7 @@ class QuartGame:
             if can_show:
                 result += (SHOW,)
             if span is not None:
-                result += _raises(betting.level, self.rules.min_bet, span[1])
+                result += (_raise_offer(*span),)
             if can_allin:
                 result += (ALLIN,)
         self._legal[seat] = result

@@ -14,6 +14,7 @@ from bezique.variants.cards import Shoe, short_shoe
 from bezique.variants.chance import Chance
 from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD
 from bezique.variants.quart.game import CARRY_OVER, NO_COMBINATION_CHOICES, QuartGame, TableRules
+from bezique.variants.quart.words import VOCABULARY
 
 PACKS = 6
 MAX_CHIPS = 10_000_000
@@ -65,6 +66,8 @@ class QuartBezique:
     id = "quart-bezique"
     version = 1
     title = "Quart-Bezique"
+    vocabulary = VOCABULARY
+    """Labels for generic clients (ListVariants sends them)."""
     description = ("A betting game of the Seka family: four cards each from 144, bet, and the "
                    "most points with a combination takes the pot.")
     min_seats = 2

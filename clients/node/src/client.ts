@@ -30,6 +30,31 @@ import {
   type WatchTableResponse,
 } from "./gen/bezique/v1/table_service_pb.js";
 
+/**
+ * Whether `amount` may be submitted with the offered `move`: its exact amount, or, for a move
+ * offered with an `amountRange` (a quart-bezique raise "to any sum"), any amount in the range.
+ */
+export function amountAllowed(move: Move, amount: bigint): boolean {
+  const range = move.amountRange;
+  if (range === undefined) return amount === move.amount;
+  const step = range.step > 0n ? range.step : 1n;
+  return range.minimum <= amount && amount <= range.maximum && (amount - range.minimum) % step === 0n;
+}
+
+/**
+ * The offered `move` with `amount` in its range, ready for submitMove; a RangeError naming
+ * the range (before any call) for an amount the offer does not allow.
+ */
+export function withAmount(move: Move, amount: bigint): Move {
+  if (!amountAllowed(move, amount)) {
+    const range = move.amountRange;
+    const allowed = range === undefined ? `${move.amount}` : `${range.minimum} to ${range.maximum}`
+      + (range.step > 1n ? ` in steps of ${range.step}` : "");
+    throw new RangeError(`${move.kind} takes an amount of ${allowed}, not ${amount}`);
+  }
+  return create(MoveSchema, { kind: move.kind, cards: move.cards, amount, label: move.label });
+}
+
 /** An option value as a caller writes it; it travels as a string ("none" for null). */
 export type OptionValue = string | number | bigint | boolean | null;
 
@@ -297,8 +322,9 @@ export class TableClient {
   }
 
   /**
-   * Submit one of view.legalMoves unchanged with expectedVersion = view.version. A request id
-   * is made unless one is given: pass the same one to retry the same attempt.
+   * Submit one of view.legalMoves unchanged (or, for one offered with an amount range, made
+   * concrete by withAmount) with expectedVersion = view.version. A request id is made unless
+   * one is given: pass the same one to retry the same attempt.
    */
   submitMove(tableId: string, token: string, move: Move, expectedVersion: bigint,
              requestId: string = randomUUID()): Promise<SubmitMoveResponse> {

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 
 import { Code, ConnectError } from "@connectrpc/connect";
 
-import { TableClient } from "./client.js";
+import { TableClient, withAmount } from "./client.js";
 import { describeError, errorReason } from "./errors.js";
 import { ErrorReason, type Move, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
 
@@ -156,7 +156,12 @@ function choose(moves: readonly Move[], pick: PlayArgs["pick"]): Move {
   const index = pick === "first" ? 0 : Math.floor(Math.random() * moves.length);
   const move = moves[index];
   if (move === undefined) throw new Error("no legal move to choose from");
-  return move;
+  const range = move.amountRange;
+  if (range === undefined || pick === "first") return move;
+  // an offer with a range of amounts: any allowed amount in it
+  const step = range.step > 0n ? range.step : 1n;
+  const count = Number((range.maximum - range.minimum) / step) + 1;
+  return withAmount(move, range.minimum + step * BigInt(Math.floor(Math.random() * count)));
 }
 
 export async function play(args: PlayArgs): Promise<PlayResult> {

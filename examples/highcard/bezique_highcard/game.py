@@ -21,6 +21,7 @@ from bezique.variants.api import (
     Outcome,
     Pile,
     View,
+    Vocabulary,
     Zone,
 )
 from bezique.variants.cards import Shoe, piquet_shoe
@@ -33,6 +34,14 @@ class HighCard:
     id = "highcard"
     version = 1
     title = "High card (example plugin)"
+    vocabulary = Vocabulary(
+        phases={"play": "Playing", "over": "Over"},
+        events={"deal": "is dealt", "play": "plays", "round_won": "wins the round"},
+        zones={"table": "On the table", "hand": "Hand"},
+        moves={"play": "play this card; the highest card on the table takes the round"},
+    )
+    """Labels for generic clients: ListVariants sends them, so `bezique play` and
+    `bezique history --replay` read this game in words rather than raw keys."""
     description = "Play one card a round; the highest card takes the round."
     min_seats = 2
     max_seats = 4
