@@ -189,9 +189,12 @@ def test_move_by_index_takes_any_amount_in_the_offered_range(run: Run) -> None:
     created = run("create", "quart-bezique", "--option", "players=2", "--first-dealer", "1")
     assert created.code == 0, created.err
     table = field(created, "table")
-    token = field(run("join", table, "--seat", "0"), "token")
-    run("join", table, "--seat", "1")
-    view = run("view", table, f"--token={token}")
+    first = run("join", table, "--seat", "0")
+    token = field(first, "token")
+    proof = re.search(r"export BEZIQUE_PROOF=(\S+)", first.out)
+    assert proof is not None, first.out
+    run("join", table, "--seat", "1")  # the last seat: its join reveals its own entropy
+    view = run("view", table, f"--token={token}", "--proof", proof.group(1))  # reveals seat 0
     found = re.search(r"(\d+)\. raise to any amount from 10 to 990", view.out)
     assert found, view.out
     number = found.group(1)

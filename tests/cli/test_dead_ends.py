@@ -31,21 +31,25 @@ def said(text: str) -> str:
 
 
 def moves_of(board: str) -> dict[int, str]:
-    """The numbered moves on a board: number -> the text after it (compact lines too)."""
+    """The numbered moves on a board: number -> the text after it (compact lines too, and a
+    compact line the terminal wrapped onto the next rows)."""
     text = ANSI.sub("", board)
     text = text[text.rfind("Your legal moves:"):]
     found: dict[int, str] = {}
+    groups: list[tuple[str, str]] = []  # (kind, its numbered cards) of each compact line
     for line in text.splitlines():
         line = line.strip("│ ")
-        compact = re.match(r"(\w[\w ]*):((?:\s+\d+ \S+(?: \(from your [^)]*\))?)+)", line)
-        if compact:
-            for number, card in re.findall(r"(\d+) (\S+(?: \(from your [^)]*\))?)",
-                                           compact.group(2)):
-                found[int(number)] = f"{compact.group(1)} {card}"
-            continue
+        compact = re.match(r"(\w[\w ]*):(\s+\d+ .*)", line)
         single = re.match(r"(\d+)\. (.*)", line)
-        if single:
+        if compact:
+            groups.append((compact.group(1), compact.group(2)))
+        elif single:
             found[int(single.group(1))] = single.group(2)
+        elif groups and line:
+            groups[-1] = (groups[-1][0], f"{groups[-1][1]} {line}")  # wrapped
+    for kind, cards in groups:
+        for number, card in re.findall(r"(\d+) (\S+(?: \(from your [^)]*\))?)", cards):
+            found[int(number)] = f"{kind} {card}"
     return found
 
 
@@ -237,13 +241,17 @@ def test_no_not_your_turn_after_the_end_or_while_waiting(run: Run, server: str) 
     created = run("create", "highcard", "--option", "hand_size=1")
     table = re.search(r"^table: (\S+)$", created.out, re.MULTILINE)
     assert table is not None
-    first = re.search(r"^token: (\S+)$", run("join", table.group(1)).out, re.MULTILINE)
-    assert first is not None
+    joined = run("join", table.group(1)).out
+    first = re.search(r"^token: (\S+)$", joined, re.MULTILINE)
+    proof = re.search(r"export BEZIQUE_PROOF=(\S+)", joined)
+    assert first is not None and proof is not None
     waiting = run("move", table.group(1), "1", f"--token={first.group(1)}")
     assert waiting.code == 2 and "the table is waiting for players" in waiting.err
     assert "not your turn" not in waiting.err
     second = re.search(r"^token: (\S+)$", run("join", table.group(1)).out, re.MULTILINE)
     assert second is not None
+    # the first seat reveals its committed entropy (the second did within its join)
+    run("view", table.group(1), f"--token={first.group(1)}", "--proof", proof.group(1))
     async def both() -> None:
         await asyncio.gather(*(finish(server, table.group(1), token)
                                for token in (first.group(1), second.group(1))))

@@ -42,10 +42,10 @@ def test_two_players_of_the_cli_commit_and_reveal(run: Run, server: str) -> None
     # the second player's join fills the table; its CLI reveals its own entropy at once
     second_token, second_proof = joined(run, table, "--seat", "1")
     round_ = run("view", table, "--token", first_token)  # without the proof: nothing revealed
-    assert round_.code == 0 and "phase reveal" in round_.out
+    assert round_.code == 0 and " · reveal · " in round_.out
     assert re.search(r"Waiting for .*reveal their committed entropy", round_.out)
     started = run("view", table, "--token", first_token, "--proof", first_proof)
-    assert started.code == 0 and "phase reveal" not in started.out, started.out
+    assert started.code == 0 and " · reveal · " not in started.out, started.out
     assert "Waiting" not in started.out
     # the proof to keep now pins every seat's contribution as seen before revealing
     pinned = re.search(r"export BEZIQUE_PROOF=(\S+)", started.out)
@@ -63,4 +63,4 @@ def test_two_players_of_the_cli_commit_and_reveal(run: Run, server: str) -> None
     other_token, _ = joined(run, other, "--seat", "0")
     joined(run, other, "--seat", "1")
     kept = run("view", other, "--token", other_token, "--proof", first_proof)
-    assert kept.code == 0 and "phase reveal" in kept.out, kept.out + kept.err
+    assert kept.code == 0 and " · reveal · " in kept.out, kept.out + kept.err

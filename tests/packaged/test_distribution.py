@@ -118,6 +118,6 @@ def test_the_installed_cli_plays_a_whole_game_on_the_installed_server(
         moves += done.returncode == 0
     else:
         pytest.fail(f"the game did not end; last view:\n{view}")
-    assert moves >= 2, view
+    assert moves >= 1, view  # a random bot may fold at once: a deal can take one move
     verified = cli("verify", table.group(1), "--proof", proof.group(1))
     assert "verified: 2 deals" in verified, verified
