@@ -1,7 +1,7 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams), ``--json PATH`` (raw figures), ``--markdown PATH`` (the
+layers, service, memory, streams, peers), ``--json PATH`` (raw figures), ``--markdown PATH`` (the
 printed report, for bench/results.md).
 """
 
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import engine, layers, memory, service, streams
+from bench import engine, layers, memory, peerbench, service, streams
 from bench.common import Section, machine, raise_fd_limit
 
 Runner = Callable[[bool], Section]
@@ -33,6 +33,10 @@ SUITES: dict[str, Runner] = {
     "streams": lambda quick: streams.run(
         streams.StreamsConfig(tables=50, watchers=40, processes=2, rate=20.0) if quick
         else streams.StreamsConfig()),
+    "peers": lambda quick: peerbench.run(
+        peerbench.PeersConfig(moves=2_000, reps=1, open_seconds=2.0, open_reps=1,
+                              warmup_moves=300, idle_tables=200) if quick
+        else peerbench.PeersConfig()),
 }
 
 

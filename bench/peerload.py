@@ -21,7 +21,6 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,8 +115,9 @@ def seat_state(view: pb.View, seat: int) -> SeatState:
 class Load:
     """The pool of tables and the loop that plays them."""
 
-    def __init__(self, target: str, channels: int) -> None:
+    def __init__(self, target: str, channels: int, watch: bool = True) -> None:
         self.target = target
+        self.watching = watch
         self.channel_count = channels
         self.channels: list[grpc.aio.Channel] = []
         self.pool: deque[Table] = deque()
@@ -149,6 +149,8 @@ class Load:
             metadata.append(bearer(joined.seat_token))
             version = joined.view.version
         table = Table(created.table_id, stubs, metadata)
+        if not self.watching:
+            return table
         for seat in range(SEATS):
             call = stubs[seat].WatchTable(
                 pb.WatchTableRequest(table_id=table.table_id, from_version=version - 1),
@@ -231,8 +233,12 @@ class Load:
         await asyncio.sleep(0.3)
 
 
+def answer(obj: dict[str, Any]) -> None:
+    """One JSON line to the harness."""
+    print(json.dumps(obj), flush=True)
+
+
 async def serve(load: Load, lines: asyncio.Queue[str | None]) -> None:
-    answer: Callable[[dict[str, Any]], None] = lambda obj: print(json.dumps(obj), flush=True)
     while (line := await lines.get()) is not None:
         if not line.strip():
             continue
@@ -276,11 +282,11 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None
     loop.call_soon_threadsafe(lines.put_nowait, None)
 
 
-async def main_async(target: str, channels: int) -> None:
+async def main_async(target: str, channels: int, watch: bool) -> None:
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
-    await serve(Load(target, channels), lines)
+    await serve(Load(target, channels, watch), lines)
 
 
 def main() -> None:
@@ -288,9 +294,11 @@ def main() -> None:
     parser.add_argument("--target", required=True)
     parser.add_argument("--channels", type=int, default=0,
                         help="connections shared by all seats (0: one per seat)")
+    parser.add_argument("--no-watch", action="store_true",
+                        help="seats join but open no stream (memory of a bare idle table)")
     args = parser.parse_args()
     raise_fd_limit()
-    asyncio.run(main_async(args.target, args.channels))
+    asyncio.run(main_async(args.target, args.channels, not args.no_watch))
 
 
 if __name__ == "__main__":

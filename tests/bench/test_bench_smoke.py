@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import engine, layers, memory, service, streams
+from bench import engine, layers, memory, peerbench, service, streams
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
@@ -72,8 +72,22 @@ def test_streams_deliver_every_move_to_every_watcher() -> None:
     assert math.isfinite(section.figures["p99"])
 
 
+def test_peers_plays_this_engine_with_every_seat_watching() -> None:
+    """The peers' harness on this engine's two stores (the Node peers need npm packages and
+    belong to ``make bench``): closed and open loop, CPU of both processes, idle memory."""
+    section = peerbench.run(peerbench.PeersConfig(
+        moves=96, reps=1, concurrency=4, open_seconds=0.3, open_reps=1, warmup_moves=32,
+        idle_tables=20, subjects=("memory", "sqlite")))
+    _check(section)
+    for store in ("memory", "sqlite"):
+        figures = section.figures[store]
+        for key in ("rate", "server_cpu_per_move", "load_cpu_per_move", "open_p99",
+                    "per_table", "per_table_unwatched"):
+            assert _finite(figures[key]), (store, key)
+
+
 def test_the_suite_lists_every_benchmark() -> None:
-    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams"}
+    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "peers"}
     assert "cores" in header([])
 
 
