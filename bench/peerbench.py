@@ -184,6 +184,17 @@ def start_load(argv: list[str], workdir: Path, name: str) -> Load:
     return Load(Child(proc, out, err), name)
 
 
+def check_game(name: str, server: Child, targets: list[str]) -> None:
+    """bench/peers/check.mjs on one table: hands hidden, moves out of turn or of cards not
+    held refused, a legal move pushed to every seat (else the peer plays another game)."""
+    done = subprocess.run(["node", str(PEERS_DIR / "check.mjs"), *targets], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, check=False)
+    if done.returncode != 0 or not done.stdout.startswith("ok"):
+        server.stop()
+        raise RuntimeError(f"{name} does not play the benchmark's game: {done.stdout[-500:]}"
+                           f"{done.stderr[-1500:]}")
+
+
 def start(name: str, workdir: Path, *, watch: bool = True) -> Subject:
     """``name``'s server on the server core and its load on the other."""
     server_core, load_core = cores()
@@ -206,8 +217,9 @@ def start(name: str, workdir: Path, *, watch: bool = True) -> Subject:
         server = spawn(pinned(server_core, argv), workdir, f"server-{name}",
                        ready=r"listening on (\S+:\d+)")
         peer = "colyseus" if name == "colyseus" else "bgio"
-        load_argv = ["node", str(PEERS_DIR / "load.mjs"), peer, server.address,
-                     f"127.0.0.1:{api_port}"]
+        targets = [peer, server.address, f"127.0.0.1:{api_port}"]
+        check_game(name, server, targets)
+        load_argv = ["node", str(PEERS_DIR / "load.mjs"), *targets]
     try:
         load = start_load(pinned(load_core, load_argv), workdir, name)
     except Exception:
@@ -310,7 +322,7 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
     section = Section(
         f"Peers: 4-player highcard, {config.concurrency} tables in flight, each server on one "
         "core and its load on the other",
-        ["server", "moves/s (closed) [range]", "server CPU/move", "load CPU/move (busy)",
+        ["server", "moves/s (closed) [range]", "server CPU/move (busy)", "load CPU/move (busy)",
          "open loop at half rate: p50 / p99", "memory per idle table"])
     figs = {s.name: figures(s) for s in subjects}
     for s in subjects:
@@ -320,7 +332,7 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         section.rows.append([
             LABELS[s.name], ("≥ " if bound else "") + rate
             + (" (load-bound)" if bound else ""),
-            fmt_us(f["server_cpu_per_move"]),
+            f"{fmt_us(f['server_cpu_per_move'])} ({f['server_busy']:.0%})",
             f"{fmt_us(f['load_cpu_per_move'])} ({f['load_busy']:.0%})",
             f"{fmt_ms(f['open_p50'])} / {fmt_ms(f['open_p99'])} at "
             f"{fmt_rate(f['open_rate'])}/s",
@@ -366,8 +378,10 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         "the server took it (this engine: the SubmitMove answer; the peers: the mover's "
         "client receives the new state).",
         "CPU from /proc/PID/stat of the server and of the load process around each run; "
-        "'busy' is the load's CPU over the run's wall time: near 100 % the load limits the "
-        f"rate (marked load-bound at >= {LOAD_BOUND:.0%}).",
+        "'busy' is a process's CPU over the run's wall time. A saturated closed loop shows the "
+        "server near 100 %; a load near 100 % limits the rate (marked load-bound at >= "
+        f"{LOAD_BOUND:.0%}); both well below 100 % means neither core was theirs (other work on "
+        "the machine) or the rate is bound by round trips.",
         f"Memory: a fresh server per subject, VmRSS growth over {config.idle_tables:,} started "
         "tables with all four seats connected (and, for this engine, watching), after 50 "
         "warm-up tables: an upper bound (garbage not yet collected counts).",
