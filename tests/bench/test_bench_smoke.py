@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from bench import engine, layers, memory, peerbench, service, streams
+from bench import engine, layers, layout, memory, peerbench, service, streams
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
@@ -86,8 +86,18 @@ def test_peers_plays_this_engine_with_every_seat_watching() -> None:
             assert _finite(figures[key]), (store, key)
 
 
+def test_layout_runs_sqlite_and_two_replicas_over_postgres() -> None:
+    section = layout.run(layout.LayoutConfig(moves=64, concurrency=4, reps=1, warmup_moves=32))
+    _check(section)
+    for name in layout.LAYOUTS:
+        figures = section.figures[name]
+        assert _finite(figures["rate"]) and _finite(figures["server_cpu_per_move"]), name
+    assert _finite(section.figures["postgres x2"]["store_cpu_per_move"])
+
+
 def test_the_suite_lists_every_benchmark() -> None:
-    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "peers"}
+    assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "peers",
+                           "layout"}
     assert "cores" in header([])
 
 
