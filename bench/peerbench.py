@@ -82,6 +82,8 @@ class Run:
     late: int
     server_cpu: float
     load_cpu: float
+    server_wait: float = 0.0
+    load_wait: float = 0.0
 
     @property
     def rate(self) -> float:
@@ -124,18 +126,21 @@ class Subject:
     runs: list[Run] = field(default_factory=list)
     opened: list[Run] = field(default_factory=list)
     per_table: float = math.nan
-    per_table_unwatched: float = math.nan
+    per_table_bare: float = math.nan
 
     def run(self, moves: int, concurrency: int, rate: float | None) -> Run:
         self.load.ask({"cmd": "prepare", "moves": moves, "concurrency": concurrency})
         self.load.ask({"cmd": "drop"})
         server0, load0 = self.server.cpu_seconds(), self.load.child.cpu_seconds()
+        wait0, load_wait0 = run_queue_wait(self.server.pid), run_queue_wait(self.load.child.pid)
         answer = self.load.ask({"cmd": "run", "moves": moves, "concurrency": concurrency,
                                 "rate": rate})
         return Run(int(answer["moves"]), float(answer["seconds"]),
                    [float(x) for x in answer["latencies"]], int(answer["late"]),
                    self.server.cpu_seconds() - server0,
-                   self.load.child.cpu_seconds() - load0)
+                   self.load.child.cpu_seconds() - load0,
+                   run_queue_wait(self.server.pid) - wait0,
+                   run_queue_wait(self.load.child.pid) - load_wait0)
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -145,6 +150,17 @@ class Subject:
 
 
 # --------------------------------------------------------------------------- processes
+
+
+def run_queue_wait(pid: int) -> float:
+    """Seconds the threads of ``pid`` have spent runnable but waiting for a CPU (the second
+    field of /proc/PID/task/TID/schedstat): on a busy machine, the share of a run a pinned
+    process could not run. Threads that exited are not counted."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
 
 
 def cores() -> tuple[int, int]:
@@ -205,7 +221,7 @@ def start(name: str, workdir: Path, *, watch: bool = True) -> Subject:
         server = spawn(pinned(server_core, argv), workdir, f"server-{name}",
                        ready=r"listening on (\S+:\d+)")
         load_argv = python_module_argv("bench.peerload", "--target", server.address,
-                                       *([] if watch else ["--no-watch"]))
+                                       *([] if watch else ["--no-watch", "--channels", "1"]))
     else:
         port, api_port = free_port(), free_port()
         script = "colyseus-server.mjs" if name == "colyseus" else "bgio-server.mjs"
@@ -243,17 +259,19 @@ def started(names: tuple[str, ...], workdir: Path) -> Iterator[list[Subject]]:
 # --------------------------------------------------------------------------- phases
 
 
-def measure_idle(name: str, config: PeersConfig, workdir: Path, watch: bool = True) -> float:
-    """Bytes of server RSS per started, idle table with every seat connected (this engine
-    without ``watch``: every seat joined, no stream open)."""
-    folder = workdir / f"idle-{name}-{'watch' if watch else 'bare'}"
+def measure_idle(name: str, config: PeersConfig, workdir: Path, bare: bool = False) -> float:
+    """Bytes of server RSS per started, idle table with every seat connected (and, on this
+    engine, watching); ``bare``: every seat joined, no connection kept (this engine: all seats
+    of all tables over one channel, no stream; boardgame.io: joined through the lobby)."""
+    folder = workdir / f"idle-{name}-{'bare' if bare else 'connected'}"
     folder.mkdir()
-    subject = start(name, folder, watch=watch)
+    subject = start(name, folder, watch=not bare)
     try:
-        subject.load.ask({"cmd": "prepare", "tables": 50})
+        subject.load.ask({"cmd": "prepare", "tables": 50, "connect": not bare})
         time.sleep(1.0)
         before = subject.server.rss()
-        subject.load.ask({"cmd": "prepare", "tables": config.idle_tables})
+        subject.load.ask({"cmd": "prepare", "tables": config.idle_tables,
+                          "connect": not bare})
         time.sleep(2.0)
         return (subject.server.rss() - before) / config.idle_tables
     finally:
@@ -280,8 +298,8 @@ def bench(config: PeersConfig, workdir: Path) -> Section:
     for name in names:
         print(f"peers: memory per idle table, {name}", file=sys.stderr, flush=True)
         results[name].per_table = measure_idle(name, config, workdir)
-        if name in OURS:
-            results[name].per_table_unwatched = measure_idle(name, config, workdir, False)
+        if name != "colyseus":  # a room holds a game only while its clients are in
+            results[name].per_table_bare = measure_idle(name, config, workdir, bare=True)
     return report(config, [results[n] for n in names])
 
 
@@ -308,13 +326,15 @@ def figures(subject: Subject) -> dict[str, float]:
         "load_cpu_per_move": median([r.load_cpu / r.moves for r in runs]),
         "server_busy": median([r.server_cpu / r.seconds for r in runs]),
         "load_busy": median([r.load_cpu / r.seconds for r in runs]),
+        "server_waiting": median([r.server_wait / r.seconds for r in runs]),
+        "load_waiting": median([r.load_wait / r.seconds for r in runs]),
         "open_rate": median([r.rate for r in opened]),
         "open_p50": median([percentile(r.latencies, 50) for r in opened]),
         "open_p99": median([percentile(r.latencies, 99) for r in opened]),
         "open_late": float(sum(r.late for r in opened)),
         "closed_p99": median([percentile(r.latencies, 99) for r in runs]),
         "per_table": subject.per_table,
-        "per_table_unwatched": subject.per_table_unwatched,
+        "per_table_bare": subject.per_table_bare,
     }
 
 
@@ -322,8 +342,9 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
     section = Section(
         f"Peers: 4-player highcard, {config.concurrency} tables in flight, each server on one "
         "core and its load on the other",
-        ["server", "moves/s (closed) [range]", "server CPU/move (busy)", "load CPU/move (busy)",
-         "open loop at half rate: p50 / p99", "memory per idle table"])
+        ["server", "moves/s (closed) [range]", "server CPU/move (busy, waiting)",
+         "load CPU/move (busy, waiting)",
+         "open loop at half rate: p50 / p99", "memory per idle table: connected / bare"])
     figs = {s.name: figures(s) for s in subjects}
     for s in subjects:
         f = figs[s.name]
@@ -332,13 +353,14 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         section.rows.append([
             LABELS[s.name], ("≥ " if bound else "") + rate
             + (" (load-bound)" if bound else ""),
-            f"{fmt_us(f['server_cpu_per_move'])} ({f['server_busy']:.0%})",
-            f"{fmt_us(f['load_cpu_per_move'])} ({f['load_busy']:.0%})",
+            f"{fmt_us(f['server_cpu_per_move'])} ({f['server_busy']:.0%}, "
+            f"{f['server_waiting']:.0%})",
+            f"{fmt_us(f['load_cpu_per_move'])} ({f['load_busy']:.0%}, {f['load_waiting']:.0%})",
             f"{fmt_ms(f['open_p50'])} / {fmt_ms(f['open_p99'])} at "
             f"{fmt_rate(f['open_rate'])}/s",
-            f"{f['per_table'] / 1024:,.1f} KiB" + (
-                "" if math.isnan(f["per_table_unwatched"])
-                else f" ({f['per_table_unwatched'] / 1024:,.1f} KiB without streams)"),
+            f"{f['per_table'] / 1024:,.1f} KiB / " + (
+                "n/a" if math.isnan(f["per_table_bare"])
+                else f"{f['per_table_bare'] / 1024:,.1f} KiB"),
         ])
     peers = [s.name for s in subjects if s.name not in OURS]
     ours = [s.name for s in subjects if s.name in OURS]
@@ -354,7 +376,9 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
                     f"server CPU per move "
                     f"{theirs['server_cpu_per_move'] / mine['server_cpu_per_move']:.2f}x, "
                     f"open-loop p99 {theirs['open_p99'] / mine['open_p99']:.1f}x, "
-                    f"memory per idle table {theirs['per_table'] / mine['per_table']:.1f}x")
+                    f"memory per idle table {theirs['per_table'] / mine['per_table']:.1f}x"
+                    + ("" if math.isnan(theirs["per_table_bare"]) else
+                       f" (bare {theirs['per_table_bare'] / mine['per_table_bare']:.1f}x)"))
     if "sqlite" in figs:
         mine = figs["sqlite"]
         if "bgio" in figs:
@@ -363,8 +387,11 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         for peer in peers:
             section.targets[f"sqlite: open-loop p99 <= 1/5 of {peer}'s"] = (
                 mine["open_p99"] * 5 <= figs[peer]["open_p99"])
-            section.targets[f"sqlite: memory per idle table <= 1/5 of {peer}'s"] = (
+            section.targets[f"sqlite: memory per idle table <= 1/5 of {peer}'s (connected)"] = (
                 mine["per_table"] * 5 <= figs[peer]["per_table"])
+            if not math.isnan(figs[peer]["per_table_bare"]):
+                section.targets[f"sqlite: memory per idle table <= 1/5 of {peer}'s (bare)"] = (
+                    mine["per_table_bare"] * 5 <= figs[peer]["per_table_bare"])
     section.figures = figs
     section.notes += [
         f"{config.reps} closed-loop runs of {config.moves:,} moves per server, then "
@@ -380,11 +407,15 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         "CPU from /proc/PID/stat of the server and of the load process around each run; "
         "'busy' is a process's CPU over the run's wall time. A saturated closed loop shows the "
         "server near 100 %; a load near 100 % limits the rate (marked load-bound at >= "
-        f"{LOAD_BOUND:.0%}); both well below 100 % means neither core was theirs (other work on "
-        "the machine) or the rate is bound by round trips.",
+        f"{LOAD_BOUND:.0%}). 'waiting': the time its threads were runnable but waiting for a "
+        "CPU (/proc/PID/task/*/schedstat), over the run's wall time: well above 0 % means other "
+        "work on the machine took the core, and the rate is the machine's, not the server's.",
         f"Memory: a fresh server per subject, VmRSS growth over {config.idle_tables:,} started "
-        "tables with all four seats connected (and, for this engine, watching), after 50 "
-        "warm-up tables: an upper bound (garbage not yet collected counts).",
+        "tables after 50 warm-up tables: an upper bound (garbage not yet collected counts). "
+        "Connected: all four seats connected (this engine: each on its own channel, watching). "
+        "Bare: every seat joined, no connection kept (this engine: all over one channel, no "
+        "stream; boardgame.io: joined through its lobby API; Colyseus: n/a, a room holds a "
+        "game only while its clients are in).",
         f"Cores: servers on cpu {cores()[0]}, loads on cpu {cores()[1]} (taskset).",
     ]
     return section

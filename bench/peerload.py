@@ -295,7 +295,7 @@ def main() -> None:
     parser.add_argument("--channels", type=int, default=0,
                         help="connections shared by all seats (0: one per seat)")
     parser.add_argument("--no-watch", action="store_true",
-                        help="seats join but open no stream (memory of a bare idle table)")
+                        help="seats join but open no stream (with --channels 1: a bare table)")
     args = parser.parse_args()
     raise_fd_limit()
     asyncio.run(main_async(args.target, args.channels, not args.no_watch))

@@ -3,6 +3,7 @@
 // Usage: node load.mjs bgio|colyseus HOST:PORT [HOST:API_PORT (bgio's lobby)]. Commands, one JSON object a line on stdin,
 // each answered by one JSON line on stdout (the protocol of bench/peerload.py):
 //   {"cmd": "prepare", "tables": K}  K more tables, all seats connected, game started
+//       ("connect": false: seats joined, no client connected; boardgame.io only)
 //   {"cmd": "prepare", "moves": N, "concurrency": C}  enough tables for a run of N moves
 //   {"cmd": "run", "moves": N, "concurrency": C, "rate": R|null}
 //       N moves, C tables in flight; closed loop, or move k due at start + k/R (open loop);
@@ -19,6 +20,7 @@ const [peer, target, lobby] = process.argv.slice(2);
 
 const pool = [];
 const finished = [];
+const bare = []; // tables nobody is connected to (memory only)
 
 async function run({ moves, concurrency, rate }) {
   let issued = 0;
@@ -59,7 +61,11 @@ async function run({ moves, concurrency, rate }) {
 }
 
 const make = peer === 'bgio'
-  ? (count) => bgioTables(target, lobby, count) : (count) => colyseusTables(target, count);
+  ? (count, connect) => bgioTables(target, lobby, count, connect)
+  : (count, connect) => {
+    if (!connect) throw new Error('a Colyseus room holds a game only while its clients are in');
+    return colyseusTables(target, count);
+  };
 const lines = readline.createInterface({ input: process.stdin });
 const answer = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
 for await (const line of lines) {
@@ -74,7 +80,9 @@ for await (const line of lines) {
         const have = pool.reduce((sum, table) => sum + table.movesLeft(), 0);
         count = Math.max(0, Math.ceil((want - have) / 32));
       }
-      pool.push(...await make(count));
+      const made = await make(count, command.connect !== false);
+      if (command.connect === false) bare.push(...made);
+      else pool.push(...made);
       answer({ ok: true, tables: pool.length, seconds: (performance.now() - t0) / 1000 });
     } else if (command.cmd === 'run') {
       answer({ ok: true, ...await run(command) });

@@ -82,7 +82,7 @@ def test_peers_plays_this_engine_with_every_seat_watching() -> None:
     for store in ("memory", "sqlite"):
         figures = section.figures[store]
         for key in ("rate", "server_cpu_per_move", "load_cpu_per_move", "open_p99",
-                    "per_table", "per_table_unwatched"):
+                    "per_table", "per_table_bare"):
             assert _finite(figures[key]), (store, key)
 
 
