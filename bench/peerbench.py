@@ -10,8 +10,9 @@ Each server runs pinned to one core and its load to the other (``taskset``); eve
 started once, warmed up, and then the runs alternate between subjects: ``reps`` closed-loop
 runs of ``moves`` moves with ``concurrency`` tables in flight, then ``open_reps`` open-loop runs
 at half of each subject's own median closed-loop rate. Server and load CPU come from
-/proc/PID/stat of each process around each run; memory per idle table from a fresh server per
-subject, as VmRSS growth over ``idle_tables`` started tables with every seat connected.
+/proc/PID/stat of each process around each run, with the time each spent waiting for a CPU;
+memory per idle table from a fresh server per subject, as VmRSS growth over ``idle_tables``
+started tables with every seat connected, and bare (seats joined, no connection kept).
 """
 
 from __future__ import annotations
@@ -161,6 +162,23 @@ def run_queue_wait(pid: int) -> float:
         with contextlib.suppress(OSError, IndexError, ValueError):
             total += int((task / "schedstat").read_text().split()[1])
     return total / 1e9
+
+
+def npm_versions() -> str:
+    """The installed versions of the peers' main packages (as locked in bench/peers)."""
+    found = []
+    for name in ("boardgame.io", "@colyseus/core", "@colyseus/schema", "@colyseus/sdk"):
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            meta = json.loads((PEERS_DIR / "node_modules" / name / "package.json").read_text())
+            found.append(f"{name} {meta['version']}")
+    return ", ".join(found) or "not installed"
+
+
+def node_version() -> str:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return subprocess.run(["node", "--version"], capture_output=True, text=True,
+                              timeout=30, check=False).stdout.strip()
+    return "absent"
 
 
 def cores() -> tuple[int, int]:
@@ -416,7 +434,8 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         "Bare: every seat joined, no connection kept (this engine: all over one channel, no "
         "stream; boardgame.io: joined through its lobby API; Colyseus: n/a, a room holds a "
         "game only while its clients are in).",
-        f"Cores: servers on cpu {cores()[0]}, loads on cpu {cores()[1]} (taskset).",
+        f"Cores: servers on cpu {cores()[0]}, loads on cpu {cores()[1]} (taskset). Peers: "
+        f"{npm_versions()}; node {node_version()}.",
     ]
     return section
 
