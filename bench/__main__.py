@@ -35,7 +35,7 @@ SUITES: dict[str, Runner] = {
         else streams.StreamsConfig()),
     "peers": lambda quick: peerbench.run(
         peerbench.PeersConfig(moves=2_000, reps=1, open_seconds=2.0, open_reps=1,
-                              warmup_moves=300, idle_tables=200) if quick
+                              warmup_moves=1_000, idle_tables=200) if quick
         else peerbench.PeersConfig()),
     "layout": lambda quick: layout.run(
         layout.LayoutConfig(moves=1_000, reps=1, warmup_moves=200) if quick
