@@ -128,5 +128,5 @@ play: $(RUN_STAMP)
 	$(RUN_BIN)/bezique play $(or $(VARIANT),bezique-2p)
 
 clean:
-	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info examples/*/*.egg-info examples/*/build $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen .mypy_cache .ruff_cache .pytest_cache .hypothesis data
+	rm -rf $(VENV) $(RUN_VENV) bezique/v1 build dist *.egg-info examples/*/*.egg-info examples/*/build $(NODE)/node_modules $(NODE)/dist $(NODE)/src/gen $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen bench/peers/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis data
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

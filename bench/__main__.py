@@ -1,8 +1,8 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams, browser, feed, web), ``--json PATH`` (raw figures),
-``--markdown PATH`` (the printed report, for bench/results.md).
+layers, service, memory, streams, browser, feed, web, peers, layout), ``--json PATH`` (raw
+figures), ``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import browser, engine, feed, layers, memory, service, streams, web
+from bench import browser, engine, feed, layers, layout, memory, peerbench, service, streams, web
 from bench.common import Section, machine, raise_fd_limit
 
 Runner = Callable[[bool], Section]
@@ -39,6 +39,13 @@ SUITES: dict[str, Runner] = {
     "feed": lambda quick: feed.run(
         feed.FeedConfig(moves=2_000) if quick else feed.FeedConfig()),
     "web": lambda quick: web.run(web.WebConfig(games=2) if quick else web.WebConfig()),
+    "peers": lambda quick: peerbench.run(
+        peerbench.PeersConfig(moves=2_000, reps=1, open_seconds=2.0, open_reps=1,
+                              warmup_moves=1_000, idle_tables=200) if quick
+        else peerbench.PeersConfig()),
+    "layout": lambda quick: layout.run(
+        layout.LayoutConfig(moves=1_000, reps=1, warmup_moves=200) if quick
+        else layout.LayoutConfig()),
 }
 
 

@@ -10,13 +10,18 @@ import math
 
 import pytest
 
-from bench import browser, engine, feed, layers, memory, service, streams, web
+from bench import browser, engine, feed, layers, layout, memory, peerbench, service, streams, web
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
 
 def _finite(value: object) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+def _cpu(value: object) -> bool:
+    """A CPU figure from /proc, counted in 10 ms ticks: a short smoke run may cost none."""
+    return isinstance(value, (int, float)) and math.isfinite(value) and value >= 0
 
 
 def _check(section: Section) -> None:
@@ -78,8 +83,7 @@ def test_browser_compares_connect_with_grpc_on_one_server() -> None:
     _check(section)
     assert set(section.figures["ratio"]) == {"grpc", "connect", "connect-json", "grpc-web"}
     # /proc counts CPU in 10 ms ticks: a 60-move smoke run may cost less than one tick
-    cpu = section.figures["server_cpu_per_move"].values()
-    assert all(isinstance(v, float) and math.isfinite(v) and v >= 0 for v in cpu)
+    assert all(_cpu(v) for v in section.figures["server_cpu_per_move"].values())
     assert len(section.targets) == 1
 
 
@@ -91,9 +95,33 @@ def test_web_times_a_click_to_the_other_page() -> None:
     assert any("p99" in name for name in section.targets)
 
 
+def test_peers_plays_this_engine_with_every_seat_watching() -> None:
+    """The peers' harness on this engine's two stores (the Node peers need npm packages and
+    belong to ``make bench``): closed and open loop, CPU of both processes, idle memory."""
+    section = peerbench.run(peerbench.PeersConfig(
+        moves=96, reps=1, concurrency=4, open_seconds=0.3, open_reps=1, warmup_moves=32,
+        idle_tables=20, subjects=("memory", "sqlite")))
+    _check(section)
+    for store in ("memory", "sqlite"):
+        figures = section.figures[store]
+        for key in ("rate", "open_p99", "per_table", "per_table_bare"):
+            assert _finite(figures[key]), (store, key)
+        for key in ("server_cpu_per_move", "load_cpu_per_move"):  # 10 ms /proc ticks
+            assert _cpu(figures[key]), (store, key)
+
+
+def test_layout_runs_sqlite_and_two_replicas_over_postgres() -> None:
+    section = layout.run(layout.LayoutConfig(moves=64, concurrency=4, reps=1, warmup_moves=32))
+    _check(section)
+    for name in layout.LAYOUTS:
+        figures = section.figures[name]
+        assert _finite(figures["rate"]) and _cpu(figures["server_cpu_per_move"]), name
+    assert _cpu(section.figures["postgres x2"]["store_cpu_per_move"])
+
+
 def test_the_suite_lists_every_benchmark() -> None:
     assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed",
-                           "web"}
+                           "web", "peers", "layout"}
     assert "cores" in header([])
 
 
