@@ -342,8 +342,9 @@ class _Replay:
                      if self.history.test.HasField("first_dealer") else None)
             buy_ins = {seat: held.buy_in for seat, held in self.seats.items() if held.buy_in}
             try:
+                # played as the version that wrote the log: its legal moves, its bots' choices
                 self.game, events = start_game(self.variant, self.options, self.chance, first,
-                                               buy_ins)
+                                               buy_ins, self.history.variant_version)
             except (VariantError, ValueError) as exc:
                 raise VerificationError(f"the game does not start with buy-ins {buy_ins}: "
                                         f"{exc}", version) from exc

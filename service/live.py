@@ -258,8 +258,10 @@ class LiveTable:
 
     def start_game(self) -> tuple[Event, ...]:
         first = self.record.test.get("first_dealer")
+        # as the variant version that wrote the log plays (a table from before an upgrade)
         game, events = start_variant(self.variant, self.record.options, self.chance(),
-                                    None if first is None else int(first), self.buy_ins())
+                                    None if first is None else int(first), self.buy_ins(),
+                                    self.record.variant_version)
         self.game = game
         self.start_stacks = self._starting_stacks(game)
         return events

@@ -12,8 +12,9 @@ This module imports nothing from grpc, protobuf or storage: the rules core is pu
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
@@ -432,16 +433,41 @@ def buy_in_range(variant: object, options: Mapping[str, Any]) -> tuple[int, int]
     return int(low), int(high)
 
 
+def takes_log_version(variant: object) -> bool:
+    """Whether the variant's ``start`` takes the keyword ``log_version`` (see
+    :func:`start_game`)."""
+    start = getattr(variant, "start", None)
+    if start is None:
+        return False
+    try:
+        return "log_version" in inspect.signature(start).parameters
+    except (TypeError, ValueError):  # a builtin or C callable: no keywords of ours
+        return False
+
+
 def start_game(variant: Variant, options: Options, chance: Chance, first_dealer: int | None,
-               buy_ins: Mapping[int, int] | None = None) -> tuple[Game, tuple[Event, ...]]:
+               buy_ins: Mapping[int, int] | None = None, log_version: int | None = None
+               ) -> tuple[Game, tuple[Event, ...]]:
     """Start a game, with the seats' buy-ins when any seat has one. A table without buy-ins
     calls ``start`` exactly as before buy-ins existed, so every older log replays unchanged,
-    and a variant that takes none never sees the keyword."""
-    if not buy_ins:
-        return variant.start(options, chance, first_dealer)
-    if not isinstance(variant, BuyInVariant):
-        raise VariantError(f"{variant.id} takes no buy-ins")
-    return variant.start(options, chance, first_dealer, buy_ins=dict(buy_ins))
+    and a variant that takes none never sees the keyword.
+
+    ``log_version`` is the variant version that wrote the table's log (its ``created``
+    record). When it is older than the installed one and the variant's ``start`` takes the
+    keyword ``log_version``, the game is started as that version played: its legal moves,
+    and so its bots' choices, are the ones the log was written with (``verify`` recomputes
+    every bot move from them). A variant whose ``accepts_log_version`` takes older logs that
+    replay alike anyway (Bezique's version 1) need not take it."""
+    keywords: dict[str, Any] = {}
+    if buy_ins:
+        if not isinstance(variant, BuyInVariant):
+            raise VariantError(f"{variant.id} takes no buy-ins")
+        keywords["buy_ins"] = dict(buy_ins)
+    if log_version is not None and log_version != variant.version \
+            and takes_log_version(variant):
+        keywords["log_version"] = log_version
+    start: Callable[..., tuple[Game, tuple[Event, ...]]] = variant.start
+    return start(options, chance, first_dealer, **keywords)
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -564,7 +590,8 @@ class Variant(Protocol):
         ...
 
     def accepts_log_version(self, version: int) -> bool:
-        """Whether a log written by ``version`` of this variant replays faithfully here."""
+        """Whether a log written by ``version`` of this variant replays faithfully here (if the
+        older version offered other moves, ``start`` takes ``log_version``: :func:`start_game`)."""
         ...
 
 

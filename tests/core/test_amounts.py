@@ -88,9 +88,10 @@ class _StrictGame(QuartGame):
 def _variant(game_class: type[QuartGame]) -> QuartBezique:
     class Broken(QuartBezique):
         def start(self, options: Options, chance: Chance, first_dealer: int | None = None, *,
-                  buy_ins: Mapping[int, int] | None = None
+                  buy_ins: Mapping[int, int] | None = None, log_version: int | None = None
                   ) -> tuple[QuartGame, tuple[Event, ...]]:
-            game, events = super().start(options, chance, first_dealer, buy_ins=buy_ins)
+            game, events = super().start(options, chance, first_dealer, buy_ins=buy_ins,
+                                         log_version=log_version)
             game.__class__ = game_class
             return game, events
 

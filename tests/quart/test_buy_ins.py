@@ -61,8 +61,9 @@ class IgnoresBuyIns(QuartBezique):
     """Declares buy-ins, but every seat starts with the table's stack."""
 
     def start(self, options: Options, chance: Chance, first_dealer: int | None = None, *,
-              buy_ins: Mapping[int, int] | None = None) -> tuple[QuartGame, tuple[Event, ...]]:
-        return super().start(options, chance, first_dealer)
+              buy_ins: Mapping[int, int] | None = None, log_version: int | None = None
+              ) -> tuple[QuartGame, tuple[Event, ...]]:
+        return super().start(options, chance, first_dealer, log_version=log_version)
 
 
 def test_the_kit_catches_a_variant_that_ignores_buy_ins() -> None:

@@ -53,21 +53,41 @@ class HeuristicPolicy:
             budget, target = max(total // 3, 6 * min_bet), level + 2 * min_bet
         else:
             budget, target = 3 * min_bet, min_bet
-        offer = next((m for m in legal if m.kind == "raise"), None)
-        span = None if offer is None else offer.amount_range
-        lowest = None if offer is None else (offer.amount if span is None else span.minimum)
-        can_raise = lowest is not None and lowest <= budget
-        if offer is not None and can_raise and (level == 0 or level < target // 2 + min_bet) \
+        raises = [m for m in legal if m.kind == "raise"]
+        affordable = _raise_up_to(raises, budget)
+        if affordable is not None and (level == 0 or level < target // 2 + min_bet) \
                 and strength >= 11:
-            # raise to the target, within the budget and the offered range
-            goal = min(max(target, lowest or 0), budget)
-            return offer if span is None else offer.with_amount(span.nearest(goal))
+            # raise to the target, within the budget and what is offered
+            return _raise_up_to(raises, min(target, budget)) or _lowest(raises)
         if calls and level <= budget:
             return calls[0]
-        if level == 0 and offer is not None and can_raise:
-            return offer if span is None else offer.with_amount(span.minimum)
+        if level == 0 and affordable is not None:
+            return _lowest(raises)
         if "allin" in by_kind and total <= budget:
             return by_kind["allin"]
         if calls and to_call == 0:
             return calls[0]
         return by_kind.get("fold", legal[0])
+
+
+def _raise_up_to(raises: Sequence[Move], cap: int) -> Move | None:
+    """The highest raise offered at or below ``cap`` (an offer with a range: its allowed amount
+    nearest ``cap``), or None when every offer starts above it. One offer with a range
+    (version 2) and a ladder of fixed levels (a version 1 table) are served alike: the bot
+    chooses on a version 1 table exactly as version 1's bot did."""
+    best: Move | None = None
+    for offer in raises:
+        span = offer.amount_range
+        if (offer.amount if span is None else span.minimum) > cap:
+            continue
+        move = offer if span is None else offer.with_amount(span.nearest(cap))
+        if best is None or move.amount > best.amount:
+            best = move
+    return best
+
+
+def _lowest(raises: Sequence[Move]) -> Move:
+    """The lowest raise offered (``raises`` is not empty)."""
+    moves = [m if m.amount_range is None else m.with_amount(m.amount_range.minimum)
+             for m in raises]
+    return min(moves, key=lambda move: move.amount)

@@ -13,7 +13,10 @@ Moves (all with empty ``cards`` and ``label``):
 lowest to the highest allowed level (step 1; the highest is the all-in when the stack is the
 limit) and ``amount`` at the lowest; :meth:`QuartGame.apply` accepts *every* integer level in that
 range. Anything outside the range, or any other malformed move, is refused with
-IllegalMoveError and changes nothing.
+IllegalMoveError and changes nothing. A table of version 1 (``TableRules.raise_ladder``) offers
+the raise levels version 1 offered instead, a representative ladder (the minimum, a few
+multiples of ``min_bet`` above the level, and the highest), so its bots choose as they did;
+``apply`` accepts every level in the range there too.
 
 Chance: the first dealer is drawn by lot (purposes ``lot/1``, ``lot/2``, ... one per card drawn;
 lowest rank deals, 9 < 10 < J < Q < K < A, ties draw again) unless ``first_dealer`` is given;
@@ -29,6 +32,7 @@ revealed, every deal with it, and the history shows every hand (rules §7).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -67,6 +71,8 @@ CARRY_OVER = "carry_over"
 SPLIT = "split"
 NO_COMBINATION_CHOICES = (CARRY_OVER, SPLIT)
 HAND_SIZE = 4
+RAISE_STEPS = (2, 3, 5, 10)
+"""Version 1's ladder: the raises offered above the minimum, in multiples of ``min_bet``."""
 MOVE_KINDS = frozenset({"fold", "bet", "show", "raise", "allin"})
 # Moves are frozen values: the fixed ones are built once, raise offers once per range.
 FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
@@ -117,6 +123,30 @@ def _raise_offer(low: int, high: int) -> Move:
     return Move("raise", amount=low, amount_range=AmountRange(low, high))
 
 
+@lru_cache(maxsize=4096)
+def _raise_move(level: int) -> Move:
+    return Move("raise", amount=level)
+
+
+@lru_cache(maxsize=4096)
+def _raise_ladder(level: int, min_bet: int) -> tuple[tuple[int, ...], tuple[Move, ...]]:
+    """Version 1's raise levels below any maximum, lowest first, and their moves: the minimum
+    raise ``level + min_bet``, then ``RAISE_STEPS`` multiples of ``min_bet`` above ``level``."""
+    levels = (level + min_bet, *(level + step * min_bet for step in RAISE_STEPS))
+    return levels, tuple([_raise_move(new_level) for new_level in levels])
+
+
+def _ladder_raises(level: int, min_bet: int, high: int) -> tuple[Move, ...]:
+    """The raises a version 1 table offers up to the maximum level ``high``, lowest first: the
+    minimum, the ladder's steps below ``high``, and ``high`` itself."""
+    levels, moves = _raise_ladder(level, min_bet)
+    if high > levels[-1]:  # the usual case: the whole ladder is below the maximum
+        return (*moves, _raise_move(high))
+    if high <= levels[0]:  # only the minimum raise fits: it is the maximum too
+        return moves[:1]
+    return (*moves[:bisect_left(levels, high, 1)], _raise_move(high))
+
+
 @dataclass(frozen=True, slots=True)
 class _Public:
     """The viewer-independent part of every view of one state."""
@@ -143,6 +173,9 @@ class TableRules:
     deals: int | None
     trump: bool
     trump_doubles_combinations: bool
+    raise_ladder: bool = False
+    """Offer version 1's raise ladder rather than one raise with a range (a table whose log
+    version 1 wrote: its bots chose from the ladder, and ``verify`` recomputes them)."""
 
 
 class QuartGame:
@@ -374,7 +407,8 @@ class QuartGame:
             if can_show:
                 result += (SHOW,)
             if span is not None:
-                result += (_raise_offer(*span),)
+                result += (_ladder_raises(betting.level, self.rules.min_bet, span[1])
+                           if self.rules.raise_ladder else (_raise_offer(*span),))
             if can_allin:
                 result += (ALLIN,)
         self._legal[seat] = result

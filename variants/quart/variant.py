@@ -64,7 +64,10 @@ class QuartBezique:
     """Quart-Bezique: four cards each from six 24-card packs, then betting and a showdown."""
 
     id = "quart-bezique"
-    version = 1
+    version = 2
+    """2: one raise with an amount range (any level). Version 1 offered a ladder of raise
+    levels; its tables play on with that ladder (see :meth:`start`), so their bots choose, and
+    ``verify`` recomputes them, as they did."""
     title = "Quart-Bezique"
     vocabulary = VOCABULARY
     """Labels for generic clients (ListVariants sends them)."""
@@ -81,8 +84,9 @@ class QuartBezique:
     def shoe(self, options: Options) -> Shoe:
         return short_shoe(PACKS)
 
-    def table_rules(self, options: Options) -> TableRules:
-        """The resolved options as the game's rules, checking the ones that depend on others."""
+    def table_rules(self, options: Options, log_version: int | None = None) -> TableRules:
+        """The resolved options as the game's rules, checking the ones that depend on others;
+        a table whose log ``log_version`` 1 wrote raises by version 1's ladder."""
         ante = int(options["ante"])
         stack = int(options["starting_stack"])
         min_bet = ante if options["min_bet"] is None else int(options["min_bet"])
@@ -101,6 +105,7 @@ class QuartBezique:
             deals=None if deals is None else int(deals),
             trump=self.trump,
             trump_doubles_combinations=bool(options.get("trump_doubles_combinations", False)),
+            raise_ladder=log_version == 1,
         )
 
     def check_options(self, options: Options) -> None:
@@ -124,10 +129,14 @@ class QuartBezique:
         return low, high
 
     def start(self, options: Options, chance: Chance, first_dealer: int | None = None, *,
-              buy_ins: Mapping[int, int] | None = None) -> tuple[QuartGame, tuple[Event, ...]]:
+              buy_ins: Mapping[int, int] | None = None, log_version: int | None = None
+              ) -> tuple[QuartGame, tuple[Event, ...]]:
         """A new table; ``buy_ins`` (seat -> chips) gives seats their own starting stacks,
-        the others start with ``starting_stack``."""
-        rules = self.table_rules(options)
+        the others start with ``starting_stack``. ``log_version``: the version that wrote the
+        table's log (none: this one), whose legal moves the game offers."""
+        if log_version is not None and not self.accepts_log_version(log_version):
+            raise ValueError(f"{self.id} cannot play as version {log_version}")
+        rules = self.table_rules(options, log_version)
         if first_dealer is not None and not 0 <= first_dealer < rules.seats:
             raise ValueError(f"first_dealer {first_dealer} is not a seat of {rules.seats}")
         stacks = None
@@ -139,7 +148,8 @@ class QuartBezique:
         return QuartGame.begin(self.shoe(options), rules, chance, first_dealer, stacks)
 
     def accepts_log_version(self, version: int) -> bool:
-        return version == self.version
+        """Version 1 logs replay exactly: their tables are started with its raise ladder."""
+        return version in (1, self.version)
 
 
 class TrumpQuartBezique(QuartBezique):
