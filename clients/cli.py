@@ -257,6 +257,62 @@ async def cmd_reissue(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+async def cmd_abort(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        version = await client.abort(args.table, args.note or "")
+    say(console, f"aborted table {args.table} at version {version}")
+    return 0
+
+
+def result_line(result: pb.TableResult) -> str:
+    """One finished table of the results feed, on one line: cursor, table, variant, reason,
+    then each seat (player, name, score, chip change)."""
+    seats = []
+    for seat in result.seats:
+        who = seat.player_id or (seat.bot_policy and f"bot:{seat.bot_policy}") or "-"
+        text = f"{seat.seat}={who}"
+        if seat.display_name:
+            text += f" ({seat.display_name})"
+        text += f" score {seat.score}"
+        if seat.HasField("chip_change"):
+            text += f" chips {seat.chip_change:+d}"
+        seats.append(text)
+    winners = ",".join(map(str, result.outcome.winners)) or "none"
+    return (f"cursor {result.cursor}  table {result.table_id}  {result.variant_id} "
+            f"v{result.variant_version}  {result.reason}  winners {winners}  "
+            + "; ".join(seats))
+
+
+async def cmd_results(args: argparse.Namespace, console: Console) -> int:
+    """The results feed from a cursor: what it holds now (the stream is idle for ``--wait``
+    seconds), or with ``--follow`` every table as it ends, until interrupted."""
+    from google.protobuf import json_format
+
+    last = args.from_cursor
+    async with client_of(args) as client:
+        stream = client.watch_results(args.from_cursor).__aiter__()
+        try:
+            while True:
+                try:
+                    if args.follow:
+                        result = await stream.__anext__()
+                    else:
+                        result = await asyncio.wait_for(stream.__anext__(), args.wait)
+                except (StopAsyncIteration, TimeoutError):
+                    break
+                last = result.cursor
+                if args.json:
+                    say(console, json_format.MessageToJson(result, indent=None))
+                else:
+                    say(console, result_line(result))
+                console.file.flush()  # a follower reads each line as the table ends
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+    if not args.json:
+        say(console, f"resume with: bezique results --from-cursor {last}")
+    return 0
+
+
 async def words_of(client: AsyncTableClient, variant_id: str) -> render.Words:
     """The vocabulary the server's ListVariants gives for ``variant_id`` (none if unknown)."""
     found = [info for info in await client.list_variants() if info.id == variant_id]
@@ -510,6 +566,9 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "create": (cmd_create, "create a table (prints its id and seed commitment)"),
     "join": (cmd_join, "take a seat (prints the seat token)"),
     "reissue": (cmd_reissue, "platform: a new token for a seat, revoking the old one"),
+    "abort": (cmd_abort, "platform: end a table now (reason aborted, stakes back)"),
+    "results": (cmd_results, "platform: the results feed, every finished table from a "
+                             "cursor"),
     "view": (cmd_view, "show a table as your seat (or a spectator) sees it"),
     "move": (cmd_move, "make a move: the number of a legal move, or --kind ..."),
     "watch": (cmd_watch, "print every update of a table until the game ends"),
@@ -562,6 +621,19 @@ def build_parser() -> argparse.ArgumentParser:
     reissue = commands["reissue"]
     reissue.add_argument("table", metavar="TABLE")
     reissue.add_argument("seat", type=int, metavar="SEAT", help="the seat, from 0")
+    abort = commands["abort"]
+    abort.add_argument("table", metavar="TABLE")
+    abort.add_argument("--note", help="why, for the record (kept in the log; up to 200 "
+                                      "characters)")
+    results = commands["results"]
+    results.add_argument("--from-cursor", type=int, default=0, metavar="N",
+                         help="start after the result with cursor N (default 0: the first)")
+    results.add_argument("--follow", action="store_true",
+                         help="keep printing tables as they end, until interrupted")
+    results.add_argument("--wait", type=float, default=1.0, metavar="SECONDS",
+                         help="without --follow: stop once no result came for this long")
+    results.add_argument("--json", action="store_true",
+                         help="one TableResult a line, as protobuf JSON")
     for name in ("view", "move", "watch", "history", "verify"):
         commands[name].add_argument("table", metavar="TABLE")
     for name in ("view", "move", "watch"):

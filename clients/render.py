@@ -601,6 +601,8 @@ def history_line(entry: pb.HistoryEntry, names: Mapping[int, str],
     if entry.HasField("move") and entry.move.kind:
         text.append(": ")
         text.append_text(move_text(entry.move))
+    if entry.note:  # an operator's AbortTable note
+        text.append(f" note: {entry.note}", style="italic")
     if entry.events:
         text.append(" → ", style="dim")
         text.append_text(Text("; ").join(event_text(e, names, folded=i in folded)

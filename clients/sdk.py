@@ -373,6 +373,10 @@ class AsyncTableClient:
                                               metadata=self._md(), timeout=self.timeout)
         return int(response.version)
 
+    async def abort(self, table_id: str, note: str = "") -> int:
+        """The same as :meth:`abort_table`: the platform's operator ends a table now."""
+        return await self.abort_table(table_id, note)
+
     async def watch_results(self, from_cursor: int = 0, *, resume: bool = True
                             ) -> AsyncIterator[pb.TableResult]:
         """Every finished table after ``from_cursor``, then live ones, without end (platform
@@ -482,6 +486,10 @@ class TableClient:
     def abort_table(self, table_id: str, note: str = "") -> int:
         return self._run(self._client.abort_table(table_id, note))
 
+    def abort(self, table_id: str, note: str = "") -> int:
+        """As :meth:`AsyncTableClient.abort`."""
+        return self._run(self._client.abort_table(table_id, note))
+
     def join(self, table_id: str, seat: int | None = None, name: str = "",
              entropy: bytes | None = None, *, commit: bool = True, **binding: Any
              ) -> SeatHandle:
@@ -521,9 +529,26 @@ class TableClient:
 
     def watch(self, table_id: str, token: str | None = None, from_version: int = 0
               ) -> Iterator[pb.WatchTableResponse]:
-        stream = self._client.watch(table_id, token, from_version).__aiter__()
-        while True:
-            try:
-                yield self._run(stream.__anext__())
-            except StopAsyncIteration:
-                return
+        return self._iterate(self._client.watch(table_id, token, from_version))
+
+    def watch_results(self, from_cursor: int = 0, *, resume: bool = True
+                      ) -> Iterator[pb.TableResult]:
+        """As :meth:`AsyncTableClient.watch_results`: every finished table after
+        ``from_cursor``, without end. Leaving the loop (or closing the iterator) cancels the
+        call."""
+        return self._iterate(self._client.watch_results(from_cursor, resume=resume))
+
+    def _iterate(self, stream: AsyncIterator[T]) -> Iterator[T]:
+        """An async stream of the private loop as a blocking iterator; closing the iterator
+        closes the stream (and so cancels its call) on the loop."""
+        source = stream.__aiter__()
+        try:
+            while True:
+                try:
+                    yield self._run(source.__anext__())  # type: ignore[arg-type]
+                except StopAsyncIteration:
+                    return
+        finally:
+            close = getattr(source, "aclose", None)
+            if close is not None and not self._loop.is_closed() and self._loop.is_running():
+                self._run(close())

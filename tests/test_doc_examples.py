@@ -38,6 +38,9 @@ NOT_RUN = {
     ("operations.md", "SELECT create_distributed_table"): "needs a Citus cluster",
     ("plugins.md", "pip install ./my-variant"):
         "installs a placeholder project into the server's environment",
+    ("embedding.md", "# The platform's side (examples/platform"):
+        "needs a server started with --api-key and --grant-public-key of the platform's key; "
+        "tests/platform runs the same calls through examples/platform",
     ("protocol.md", 'import { createClient } from "@connectrpc/connect";\nimport { createConnectT'):
         "runs in a page (connect-web); tests/node plays the same calls with connect-node's "
         "Connect and gRPC-Web transports, and clients/web's tests in Chromium",

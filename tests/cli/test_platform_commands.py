@@ -1,15 +1,22 @@
 """The platform's CLI commands against a real server subprocess with an API key and a token
 TTL: `bezique join --player-id`, and `bezique reissue`, whose new token works and whose old
-one is refused."""
+one is refused; `bezique abort` and `bezique results` (from a cursor, and --follow)."""
 
 from __future__ import annotations
 
+import itertools
+import json
+import queue
 import re
+import subprocess
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from tests.cli.conftest import Run
+from bezique.clients.sdk import TableClient
+from tests.cli.conftest import BIN, ROOT, Run, clean_env
 from tests.cli.test_commands import field, no_traceback
 from tests.conftest import ServerProcess, spawn_server
 
@@ -43,3 +50,111 @@ def test_join_binds_a_player_and_reissue_replaces_the_token(run: Run,
     stale = run("--token", old, "view", table, address=at)
     assert stale.code == 1 and "replaced" in stale.err
     no_traceback(stale)
+
+
+@pytest.fixture
+def feed_server() -> Iterator[ServerProcess]:
+    process = spawn_server("--store", "memory:", "--api-key", "k", "--bot-delay", "0")
+    yield process
+    process.kill()
+
+
+def finished_by_bots(run: Run, at: str) -> str:
+    """A highcard table two bots play to its end; its id, once the end is in."""
+    created = run("--api-key", "k", "create", "highcard", "-o", "hand_size=1", "--bot",
+                  "0=random", "--bot", "1=random", address=at)
+    assert created.code == 0, created.err
+    table = field(created, "table")
+    deadline = time.monotonic() + 20
+    while "over" not in run("view", table, address=at).out:
+        assert time.monotonic() < deadline, "the bots did not finish"
+        time.sleep(0.05)
+    return table
+
+
+def test_abort_and_results_print_the_feed_from_a_cursor(run: Run,
+                                                        feed_server: ServerProcess) -> None:
+    at = feed_server.address
+    played = finished_by_bots(run, at)
+    created = run("--api-key", "k", "create", "highcard", address=at)
+    stopped = field(created, "table")
+    assert run("--api-key", "k", "join", stopped, "--name", "ann", "--player-id", "acct-1",
+               address=at).code == 0
+    aborted = run("--api-key", "k", "abort", stopped, "--note", "ticket 9", address=at)
+    assert aborted.code == 0, aborted.err
+    assert re.fullmatch(rf"aborted table {stopped} at version \d+\n", aborted.out)
+    again = run("--api-key", "k", "abort", stopped, address=at)
+    assert again.code == 1 and "FAILED_PRECONDITION" in again.err
+    no_traceback(again)
+    history = run("history", stopped, address=at)
+    assert "ticket 9" in history.out
+
+    listed = run("--api-key", "k", "results", address=at)
+    assert listed.code == 0, listed.err
+    lines = listed.out.splitlines()
+    assert len(lines) == 3, listed.out
+    assert re.match(rf"cursor (\d+)  table {played}  highcard v1  .+  winners \d", lines[0])
+    assert f"table {stopped}  highcard v1  aborted  winners none  0=acct-1 (ann) score 0" \
+        in lines[1]
+    first, second = (int(re.findall(r"cursor (\d+)", line)[0]) for line in lines[:2])
+    assert first < second and lines[2] == f"resume with: bezique results --from-cursor {second}"
+    after = run("--api-key", "k", "results", "--from-cursor", str(first), "--json",
+                address=at)
+    assert after.code == 0, after.err
+    (only,) = after.out.splitlines()
+    result = json.loads(only)
+    assert (result["tableId"], result["reason"], result["cursor"]) == (stopped, "aborted",
+                                                                        str(second))
+    assert result["seats"][0]["playerId"] == "acct-1"
+
+    for argv in (("results",), ("abort", played)):
+        refused = run(*argv, address=at)  # no API key
+        assert refused.code == 1 and "UNAUTHENTICATED" in refused.err, refused.err
+        no_traceback(refused)
+
+
+def test_results_follow_prints_each_table_as_it_ends(run: Run,
+                                                     feed_server: ServerProcess) -> None:
+    at = feed_server.address
+    follower = subprocess.Popen(
+        [str(BIN / "bezique"), "--server", at, "results", "--follow"], cwd=ROOT,
+        env=clean_env(BEZIQUE_API_KEY="k", COLUMNS="200"), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert follower.stdout is not None
+        for line in follower.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        time.sleep(0.5)  # the stream is open, with nothing in the feed yet
+        assert follower.poll() is None and lines.empty()
+        for _ in range(2):
+            table = finished_by_bots(run, at)
+            assert f"table {table}  highcard v1" in lines.get(timeout=20)
+        time.sleep(0.3)
+        assert follower.poll() is None and lines.empty()  # it waits for the next table
+    finally:
+        follower.terminate()
+        follower.wait(timeout=10)
+
+
+def test_the_sync_sdk_aborts_and_follows_the_feed(run: Run, feed_server: ServerProcess) -> None:
+    at = feed_server.address
+    played = finished_by_bots(run, at)
+    with TableClient(at, api_key="k", retries=0) as platform:
+        table = platform.create_table("highcard", {"players": 2})
+        platform.join(table.table_id, name="ann", player_id="acct-2")
+        version = platform.abort(table.table_id, note="by the sync client")
+        assert platform.history(table.table_id).entries[-1].version == version
+        found = []
+        for result in platform.watch_results(0):
+            found.append(result)
+            if len(found) == 2:
+                break  # leaving the loop cancels the call
+        assert [r.table_id for r in found] == [played, table.table_id]
+        assert found[1].reason == "aborted" and found[1].seats[0].player_id == "acct-2"
+        (rest,) = itertools.islice(platform.watch_results(found[0].cursor), 1)
+        assert rest.cursor == found[1].cursor

@@ -427,3 +427,48 @@ def test_a_raise_takes_any_amount_in_range_from_typescript(
     assert result["refused"] == {"reason": "ILLEGAL_MOVE", "metadata": {
         "field": "move.amount", "amount_min": "10", "amount_max": "990", "amount_step": "1"}}
     assert result["level"] == result["chosen"] == 37
+
+
+RESULTS_SCRIPT = """
+import { TableClient } from "./dist/index.js";
+
+const client = new TableClient(process.argv[2]);
+const played = await client.createTable("highcard", { options: { players: 2, hand_size: 1 },
+                                                      bots: { 0: "random", 1: "random" } });
+const stopped = await client.createTable("highcard", { options: { players: 2 } });
+await client.joinTable(stopped.tableId, { seat: 0, name: "ann" });
+const version = await client.abortTable(stopped.tableId, "from node");
+const history = await client.getHistory(stopped.tableId);
+const wanted = new Set([played.tableId, stopped.tableId]);
+const found = {};
+let last = 0n;
+for await (const result of client.watchResults(0n)) {
+  if (result.cursor <= last) throw new Error("cursors out of order");
+  last = result.cursor;
+  if (!wanted.has(result.tableId)) continue;
+  found[result.tableId] = { cursor: Number(result.cursor), reason: result.reason,
+    seats: result.seats.map((s) => [s.displayName, s.botPolicy]),
+    winners: result.outcome?.winners ?? [], version: Number(result.version) };
+  if (Object.keys(found).length === 2) break;  // leaving the loop ends the call
+}
+let again = "";
+try { await client.abortTable(stopped.tableId); } catch (error) { again = error.rawMessage; }
+const after = [];
+for await (const result of client.watchResults(BigInt(found[played.tableId].cursor))) {
+  after.push(result.tableId);
+  if (result.tableId === stopped.tableId) break;
+}
+console.log(JSON.stringify({ played: played.tableId, stopped: stopped.tableId, found,
+  version: Number(version), note: history.entries.at(-1).note, again, after }));
+"""
+
+
+def test_results_feed_and_abort_from_typescript(node: str, server_address: str) -> None:
+    result = run_script(node, "results-check.mjs", RESULTS_SCRIPT, server_address)
+    played, stopped = result["found"][result["played"]], result["found"][result["stopped"]]
+    assert played["seats"] == [["random bot", "random"]] * 2 and played["winners"], played
+    assert stopped == {"cursor": stopped["cursor"], "reason": "aborted",
+                       "seats": [["ann", ""], ["", ""]], "winners": [],
+                       "version": result["version"]}
+    assert result["note"] == "from node" and "has ended" in result["again"]
+    assert result["after"][-1] == result["stopped"] and result["played"] not in result["after"]

@@ -1,9 +1,14 @@
-"""The example platform (examples/platform) against a real server: killed in the middle of
-booking results and started again, it books every table exactly once."""
+"""The example platform (examples/platform) against a real server that takes its join grants:
+its players' own clients join with the grants (no API key), buy in, and play; killed in the
+middle of booking results and started again, it reissues its players' seat tokens and books
+every table exactly once. Tables that end before any deal (a player who never came, one who
+never revealed) are booked with the buy-ins given back and no rating change."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import os
 import signal
 import sqlite3
@@ -18,16 +23,23 @@ from tests.conftest import ROOT, ServerProcess, spawn_server
 
 KEY = "platform-key-0123456789abcdef"
 TABLES = 8
+BUY_IN = 150
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "examples" / "platform"),
+                                                    os.environ.get("PYTHONPATH", "")])}
 
 
-def platform(address: str, ledger: Path, delay: float) -> subprocess.Popen[str]:
-    path = os.pathsep.join([str(ROOT / "examples" / "platform"),
-                            os.environ.get("PYTHONPATH", "")])
+def platform_keys(home: Path) -> str:
+    """``bezique_platform keys``: the platform makes its key pair; the public key's path."""
+    made = subprocess.run([sys.executable, "-m", "bezique_platform", "keys", "--home",
+                           str(home)], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                          timeout=60, check=True)
+    return made.stdout.strip()
+
+
+def platform(address: str, home: Path, *arguments: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "bezique_platform", "--server", address, "--api-key", KEY,
-         "--ledger", str(ledger), "--tables", str(TABLES), "--option", "deals=3",
-         "--option", "starting_stack=200", "--apply-delay", str(delay)],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": path}, stdout=subprocess.PIPE,
+        [sys.executable, "-m", "bezique_platform", "run", "--server", address, "--api-key",
+         KEY, "--home", str(home), *arguments], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
 
 
@@ -53,29 +65,66 @@ async def feed(address: str, count: int) -> list[pb.TableResult]:
     raise AssertionError("the feed ended")
 
 
+async def histories(address: str, tables: set[str]) -> dict[str, pb.GetHistoryResponse]:
+    async with AsyncTableClient(address) as client:
+        return {table: await client.history(table) for table in tables}
+
+
+async def playing(address: str, ledger: Path) -> bool:
+    """Whether a table of the platform is in play (every seat taken, not ended)."""
+    db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True)
+    try:
+        tables = [row[0] for row in db.execute("SELECT table_id FROM tables")]
+    finally:
+        db.close()
+    async with AsyncTableClient(address) as client:
+        for table in tables:
+            view = await client.view(table)
+            if not view.HasField("outcome") and all(s.occupied for s in view.seats):
+                return True
+    return False
+
+
+def grant_server(tmp_path: Path, home: Path, *extra: str) -> ServerProcess:
+    return spawn_server("--store", f"sqlite:{tmp_path / 'engine.sqlite'}", "--api-key", KEY,
+                        "--grant-public-key", platform_keys(home), *extra)
+
+
 def test_the_platform_books_every_result_once_across_a_kill(
         tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
-    server = spawn_server("--store", f"sqlite:{tmp_path / 'engine.sqlite'}", "--api-key", KEY)
+    home = tmp_path / "platform"
+    server = grant_server(tmp_path, home, "--reveal-seconds", "5")
     server_process_factory.append(server)
-    ledger = tmp_path / "platform.sqlite"
-    first = platform(server.address, ledger, delay=0.4)
+    assert oct((home / "grant-key.pem").stat().st_mode & 0o777) == "0o600"
+    ledger = home / "ledger.sqlite"
+    arguments = ("--tables", str(TABLES), "--option", "deals=3", "--option",
+                 "starting_stack=200", "--buy-in", str(BUY_IN))
+    first = platform(server.address, home, *arguments, "--apply-delay", "0.4", "--think",
+                     "0.05")
     deadline = time.monotonic() + 120
-    while booked(ledger) < 2:
+    while booked(ledger) < 2 or not asyncio.run(playing(server.address, ledger)):
         assert first.poll() is None, first.communicate()
         assert time.monotonic() < deadline, "the platform booked nothing"
         time.sleep(0.05)
-    first.send_signal(signal.SIGKILL)  # mid-stream: results arrive faster than it books them
+    first.send_signal(signal.SIGKILL)  # mid-stream, and mid-game at the table in play
     first.wait(timeout=10)
     before = booked(ledger)
     assert 2 <= before < TABLES
-    second = platform(server.address, ledger, delay=0.0)
+    db = sqlite3.connect(ledger)
+    ours = {row[0] for row in db.execute("SELECT table_id FROM tables")}
+    db.close()
+    logs = asyncio.run(histories(server.address, ours))
+    interrupted = {t for t, h in logs.items() if not h.finished
+                   and [e.entry_kind for e in h.entries].count("joined") == 2}
+    assert interrupted
+    second = platform(server.address, home, *arguments)
     out, err = second.communicate(timeout=180)
     assert second.returncode == 0, err
-    assert f'"booked": {TABLES}' in out
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["booked"] == TABLES
 
     results = asyncio.run(feed(server.address, TABLES))
     db = sqlite3.connect(ledger)
-    ours = {row[0] for row in db.execute("SELECT table_id FROM tables")}
     assert {r.table_id for r in results} == ours  # the server ended no other table
     applied = dict(db.execute("SELECT table_id, cursor FROM applied").fetchall())
     assert applied == {r.table_id: r.cursor for r in results}
@@ -83,15 +132,80 @@ def test_the_platform_books_every_result_once_across_a_kill(
     seated = {(t, int(s)): p for t, s, p in db.execute(
         "SELECT t.table_id, json_extract(s.value, '$.seat'), json_extract(s.value, "
         "'$.player_id') FROM tables t, json_each(t.seats) s")}
+    assert "token" not in db.execute("SELECT seats FROM tables").fetchone()[0]
     expected: dict[str, int] = {}
     games: dict[str, int] = {}
     for result in results:
         for seat in result.seats:
             player = seated[(result.table_id, seat.seat)]
+            assert seat.player_id == player  # bound by the grant the player joined with
             expected[player] = expected.get(player, 0) + seat.chip_change
-            games[player] = games.get(player, 0) + 1
+            if result.outcome.winners:
+                games[player] = games.get(player, 0) + 1
     wallets = dict(db.execute("SELECT player_id, chips FROM wallets").fetchall())
     assert wallets == expected and sum(wallets.values()) == 0
     ratings = {p: g for p, g in db.execute("SELECT player_id, games FROM ratings")}
     assert ratings == games
     db.close()
+
+    logs = asyncio.run(histories(server.address, ours))
+    for history in logs.values():
+        joined = [e for e in history.entries if e.entry_kind == "joined"]
+        assert [e.binding.buy_in for e in joined] == [BUY_IN, BUY_IN]  # the grant's buy-in
+    # the players' devices were new after the restart: at the table the kill interrupted,
+    # the platform reissued their tokens, and they played on with the new ones
+    for table in interrupted:
+        kinds = [e.entry_kind for e in logs[table].entries]
+        assert kinds.count("token_reissued") == 2, kinds
+        assert kinds.index("token_reissued") < len(kinds) - 1
+
+
+def test_tables_that_end_before_any_deal_give_the_buy_ins_back(
+        tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
+    """A player who never joins (the platform aborts the table) and one who never reveals
+    (the reveal round times out): both tables reach the feed with their seats, their reason
+    and no chip change, and the platform books them as void: buy-ins back, no rating."""
+    from bezique.clients.verify import verify_history
+
+    home = tmp_path / "platform"
+    server = grant_server(tmp_path, home, "--reveal-seconds", "1", "--clock-interval", "0.1")
+    server_process_factory.append(server)
+    run = platform(server.address, home, "--tables", "3", "--players",
+                   "ann,bob,cid,dan,eve,fay", "--withhold", "dan", "--no-show", "fay",
+                   "--fill-seconds", "1", "--option", "deals=1", "--option",
+                   "starting_stack=200", "--buy-in", str(BUY_IN))
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err
+    report = json.loads(out.strip().splitlines()[-1])
+    results = {r.reason: r for r in asyncio.run(feed(server.address, 3))}
+    played = next(r for reason, r in results.items()
+                  if reason not in ("reveal_timeout", "aborted"))
+    timed_out, aborted = results["reveal_timeout"], results["aborted"]
+    assert report["booked"] == 3
+    assert report["void"] == {timed_out.table_id: "reveal_timeout",
+                              aborted.table_id: "aborted"}
+    assert report["flags"] == {"dan": [timed_out.table_id]}  # withheld its entropy
+
+    # what the feed says of a table that never dealt: who sat, why it ended, no chips moved
+    assert [(s.seat, s.player_id, s.display_name) for s in timed_out.seats] == [
+        (0, "cid", "cid"), (1, "dan", "dan")]
+    assert not timed_out.outcome.winners and not any(s.score for s in timed_out.seats)
+    assert timed_out.outcome.detail["withheld"] == [1]
+    assert [(s.seat, s.player_id) for s in aborted.seats] == [(0, "eve"), (1, "")]
+    assert not aborted.outcome.winners and list(aborted.outcome.scores) == []
+    for result in (timed_out, aborted):
+        assert result.outcome.reason == result.reason
+        assert not any(s.HasField("chip_change") for s in result.seats)
+        assert hashlib.sha256(result.revealed_seed).hexdigest() == result.seed_commitment
+    assert all(s.HasField("chip_change") for s in played.seats)
+    assert sum(s.chip_change for s in played.seats) == 0
+
+    # the platform's books: the void tables' buy-ins came back, only the game played counts
+    changes = {s.player_id: s.chip_change for s in played.seats}
+    assert report["wallets"] == {"ann": changes["ann"], "bob": changes["bob"], "cid": 0,
+                                 "dan": 0, "eve": 0, "fay": 0}
+    assert {p: g for p, (_, g) in report["ratings"].items()} == {"ann": 1, "bob": 1}
+    logs = asyncio.run(histories(server.address, {timed_out.table_id, aborted.table_id}))
+    assert logs[aborted.table_id].entries[-1].note == "seats not taken in time"
+    assert verify_history(logs[aborted.table_id]).aborted
+    assert verify_history(logs[timed_out.table_id]).ended == "reveal_timeout"

@@ -24,6 +24,7 @@ import {
   type Move,
   type RevealEntropyResponse,
   type SubmitMoveResponse,
+  type TableResult,
   type TableSummary,
   type VariantInfo,
   type View,
@@ -354,6 +355,40 @@ export class TableClient {
       signal?.removeEventListener("abort", forward);
       stop.abort();
     }
+  }
+
+  /**
+   * Platform (API key): every finished table after `fromCursor`, in the order their ends were
+   * committed, then each new one as it ends; the stream does not end by itself. Leaving the
+   * loop, or aborting `signal`, ends the call. Delivery is at least once across a restart: keep
+   * each result's `cursor` in the same transaction as what the result changed, and pass the
+   * last one kept here.
+   */
+  async *watchResults(fromCursor: bigint = 0n, signal?: AbortSignal): AsyncGenerator<TableResult> {
+    // as in watchTable: our own controller, so that leaving the loop early cancels the call
+    const stop = new AbortController();
+    const forward = (): void => stop.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    signal?.addEventListener("abort", forward, { once: true });
+    try {
+      for await (const message of this.rpc.watchResults(
+        { fromCursor }, this.options(undefined, stop.signal, false))) {
+        if (message.result !== undefined) yield message.result;
+      }
+    } finally {
+      signal?.removeEventListener("abort", forward);
+      stop.abort();
+    }
+  }
+
+  /**
+   * Platform (API key): end a table now, with the reason "aborted" (Quart-Bezique gives the
+   * current deal's stakes back); `note` (up to 200 characters) stays in the log. Resolves to
+   * the version of the `aborted` entry. Not to be retried blindly: a second abort is
+   * FailedPrecondition (TABLE_FINISHED).
+   */
+  async abortTable(tableId: string, note = ""): Promise<bigint> {
+    return (await this.rpc.abortTable({ tableId, note }, this.options())).version;
   }
 
   /** The log as the caller may see it, every page; the facts of the last page. */

@@ -1,36 +1,70 @@
-"""``python -m bezique_platform``: run the example platform against a bezique server."""
+"""``python -m bezique_platform``: the example platform against a bezique server.
+
+``keys --home DIR`` makes the platform's grant key pair in its folder (once) and prints the
+public key's path, for ``bezique-server --grant-public-key``; ``run --home DIR ...`` plays.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+from pathlib import Path
 
+from bezique_platform.grants import ensure_key
 from bezique_platform.ledger import Ledger
 from bezique_platform.platform import Plan, run
+
+LEDGER_FILE = "ledger.sqlite"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="bezique_platform", description=__doc__)
-    parser.add_argument("--server", default="127.0.0.1:50051", help="the engine's address")
-    parser.add_argument("--api-key", default="", help="the platform API key of the server")
-    parser.add_argument("--ledger", default="platform.sqlite", help="the platform's SQLite file")
-    parser.add_argument("--tables", type=int, default=4, help="tables to play in all")
-    parser.add_argument("--players", default="alice,bob,carol",
-                        help="the platform's players, comma-separated")
-    parser.add_argument("--variant", default="quart-bezique")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a table option (repeatable), e.g. deals=2")
-    parser.add_argument("--apply-delay", type=float, default=0.0,
-                        help="seconds spent on each result before it is booked")
+    commands = parser.add_subparsers(dest="command", required=True)
+    keys = commands.add_parser("keys", help="make the grant key pair; print the public key")
+    play = commands.add_parser("run", help="open tables, seat players, book the results")
+    for command in (keys, play):
+        command.add_argument("--home", default="platform",
+                             help="the platform's folder: its ledger and its grant key")
+    play.add_argument("--server", default="127.0.0.1:50051", help="the engine's address")
+    play.add_argument("--api-key", default="", help="the platform API key of the server")
+    play.add_argument("--tables", type=int, default=4, help="tables to play in all")
+    play.add_argument("--players", default="alice,bob,carol",
+                      help="the platform's players, comma-separated, taken two a table")
+    play.add_argument("--variant", default="quart-bezique")
+    play.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                      help="a table option (repeatable), e.g. deals=2")
+    play.add_argument("--buy-in", type=int, default=0,
+                      help="chips each seat buys in for (betting variants; 0: the default)")
+    play.add_argument("--apply-delay", type=float, default=0.0,
+                      help="seconds spent on each result before it is booked")
+    play.add_argument("--fill-seconds", type=float, default=30.0,
+                      help="abort a table whose seats are not all taken this long after its "
+                           "grants went out")
+    play.add_argument("--grant-seconds", type=float, default=60.0,
+                      help="how long a join grant is valid")
+    play.add_argument("--no-show", action="append", default=[], metavar="PLAYER",
+                      help="a player who never uses the grants (repeatable)")
+    play.add_argument("--withhold", action="append", default=[], metavar="PLAYER",
+                      help="a player who never reveals its entropy (repeatable)")
+    play.add_argument("--think", type=float, default=0.0,
+                      help="seconds each scripted player takes over a move")
     args = parser.parse_args()
+    home = Path(args.home)
+    if args.command == "keys":
+        print(ensure_key(home))
+        return
     options = dict(item.split("=", 1) for item in args.option)
-    plan = Plan(args.tables, args.players.split(","), args.variant, options, args.apply_delay)
-    ledger = Ledger(args.ledger)
+    plan = Plan(args.tables, args.players.split(","), args.variant, options, args.buy_in,
+                args.apply_delay, args.fill_seconds, args.grant_seconds,
+                frozenset(args.no_show), frozenset(args.withhold), args.think)
+    ensure_key(home)
+    ledger = Ledger(home / LEDGER_FILE)
     try:
-        asyncio.run(run(args.server, args.api_key, ledger, plan))
+        asyncio.run(run(args.server, args.api_key, home, ledger, plan))
         print(json.dumps({"booked": len(ledger.applied()), "wallets": ledger.wallets(),
-                          "ratings": ledger.ratings()}, sort_keys=True))
+                          "ratings": ledger.ratings(), "void": ledger.void(),
+                          "flags": ledger.flags()}, sort_keys=True))
     finally:
         ledger.close()
 

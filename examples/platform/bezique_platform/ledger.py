@@ -1,5 +1,12 @@
-"""The platform's own books: its tables and seats, each player's chips and rating, and the
-results-feed cursor, all in one SQLite file.
+"""The platform's own books: its tables and who sits where, each player's chips and rating,
+the players flagged for withholding their entropy, and the results-feed cursor, all in one
+SQLite file.
+
+Chips: a seat's buy-in leaves the player's wallet when the platform opens the table (in the
+same transaction that records the table), and comes back with the seat's chip change when
+the table's result is booked. A table that ended before any deal (an abort before the start,
+a reveal round that timed out) carries no chip change: the buy-ins simply come back, and no
+rating changes.
 
 Exactly once: the feed delivers each result at least once (again after a restart, from the
 cursor last kept). A result is applied in one transaction together with the cursor that
@@ -11,8 +18,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from google.protobuf import json_format
 
 from bezique.v1 import table_service_pb2 as pb
 
@@ -24,12 +34,14 @@ CREATE TABLE IF NOT EXISTS feed (
 INSERT OR IGNORE INTO feed (single, cursor) VALUES (1, 0);
 CREATE TABLE IF NOT EXISTS tables (
     table_id TEXT PRIMARY KEY,
-    seats TEXT NOT NULL
+    seats TEXT NOT NULL,
+    created REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS applied (
     table_id TEXT PRIMARY KEY,
     cursor INTEGER NOT NULL,
-    reason TEXT NOT NULL
+    reason TEXT NOT NULL,
+    dealt INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS wallets (
     player_id TEXT PRIMARY KEY,
@@ -40,6 +52,12 @@ CREATE TABLE IF NOT EXISTS ratings (
     rating REAL NOT NULL,
     games INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS flags (
+    player_id TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    PRIMARY KEY (player_id, table_id)
+);
 """
 
 START_RATING = 1500.0
@@ -48,11 +66,29 @@ K_FACTOR = 32.0
 
 @dataclass(frozen=True)
 class SeatRecord:
-    """Who the platform seated where, with the seat token its scripted player plays with."""
+    """Who the platform seats where, with the chips the seat buys in for (0: none, a game
+    without chips or the table's default stack)."""
 
     seat: int
     player_id: str
-    token: str
+    buy_in: int = 0
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    table_id: str
+    seats: list[SeatRecord]
+    created: float
+
+
+def ended_before_any_deal(result: pb.TableResult) -> bool:
+    """A table that ended before its game started: a reveal round that timed out, or an
+    abort before the start. Nobody played, so nobody won or lost anything."""
+    if result.reason == "reveal_timeout":
+        return True
+    detail = json_format.MessageToDict(result.outcome.detail)
+    return detail.get("dealt") is False or (result.reason == "aborted"
+                                            and not result.outcome.scores)
 
 
 class Ledger:
@@ -69,19 +105,37 @@ class Ledger:
     # ---------------------------------------------------------------- tables
 
     def add_table(self, table_id: str, seats: list[SeatRecord]) -> None:
-        self.db.execute("INSERT INTO tables (table_id, seats) VALUES (?, ?)", (table_id, json.dumps(
-            [{"seat": s.seat, "player_id": s.player_id, "token": s.token} for s in seats])))
+        """Record a new table and take each seat's buy-in from its player's wallet, in one
+        transaction."""
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("INSERT INTO tables (table_id, seats, created) VALUES (?, ?, ?)",
+                       (table_id, json.dumps([{"seat": s.seat, "player_id": s.player_id,
+                                               "buy_in": s.buy_in} for s in seats]),
+                        time.time()))
+            for seat in seats:
+                self._credit(seat.player_id, -seat.buy_in)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
-    def tables(self) -> dict[str, list[SeatRecord]]:
-        return {table_id: [SeatRecord(int(s["seat"]), str(s["player_id"]), str(s["token"]))
-                           for s in json.loads(seats)]
-                for table_id, seats in self.db.execute("SELECT table_id, seats FROM tables")}
+    def tables(self) -> dict[str, TableRecord]:
+        return {row[0]: self._record(row) for row in
+                self.db.execute("SELECT table_id, seats, created FROM tables")}
+
+    @staticmethod
+    def _record(row: tuple[str, str, float]) -> TableRecord:
+        seats = [SeatRecord(int(s["seat"]), str(s["player_id"]), int(s.get("buy_in", 0)))
+                 for s in json.loads(row[1])]
+        return TableRecord(row[0], seats, float(row[2]))
 
     def unsettled(self) -> list[str]:
         """The platform's tables whose result is not applied yet."""
         return [row[0] for row in self.db.execute(
             "SELECT table_id FROM tables WHERE table_id NOT IN (SELECT table_id FROM applied) "
-            "ORDER BY table_id")]
+            "ORDER BY created, table_id")]
 
     # ---------------------------------------------------------------- the feed
 
@@ -92,22 +146,15 @@ class Ledger:
     def apply(self, result: pb.TableResult) -> bool:
         """Book one result and move the cursor past it, in one transaction. False when it was
         not booked: another platform's table, or one booked before (a redelivery)."""
-        seats = self._seats_of(result.table_id)
+        row = self.db.execute("SELECT table_id, seats, created FROM tables WHERE table_id = ?",
+                              (result.table_id,)).fetchone()
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
-            booked = bool(seats) and db.execute(
+            booked = row is not None and db.execute(
                 "SELECT 1 FROM applied WHERE table_id = ?", (result.table_id,)).fetchone() is None
             if booked:
-                players = self._players(result, seats)
-                for seat in result.seats:
-                    if seat.HasField("chip_change") and seat.seat in players:
-                        db.execute("INSERT INTO wallets (player_id, chips) VALUES (?, ?) "
-                                   "ON CONFLICT (player_id) DO UPDATE SET chips = chips + "
-                                   "excluded.chips", (players[seat.seat], seat.chip_change))
-                self._rate(result, players)
-                db.execute("INSERT INTO applied (table_id, cursor, reason) VALUES (?, ?, ?)",
-                           (result.table_id, result.cursor, result.reason))
+                self._book(result, self._record(row))
             db.execute("UPDATE feed SET cursor = ? WHERE cursor < ?",
                        (result.cursor, result.cursor))
             db.execute("COMMIT")
@@ -116,27 +163,44 @@ class Ledger:
             raise
         return booked
 
-    def _seats_of(self, table_id: str) -> list[SeatRecord]:
-        row = self.db.execute("SELECT seats FROM tables WHERE table_id = ?",
-                              (table_id,)).fetchone()
-        if row is None:
-            return []
-        return [SeatRecord(int(s["seat"]), str(s["player_id"]), str(s["token"]))
-                for s in json.loads(row[0])]
+    def _book(self, result: pb.TableResult, table: TableRecord) -> None:
+        """Chips back (buy-in plus chip change; the buy-in alone when no chips moved), the
+        ratings of a game that was played and won, flags for withheld reveals."""
+        players = self._players(result, table.seats)
+        changes = {seat.seat: seat.chip_change for seat in result.seats
+                   if seat.HasField("chip_change")}
+        for seat in table.seats:
+            self._credit(players[seat.seat], seat.buy_in + changes.get(seat.seat, 0))
+        void = ended_before_any_deal(result)
+        if not void:
+            self._rate(result, players)
+        withheld = json_format.MessageToDict(result.outcome.detail).get("withheld", [])
+        for seat_number in withheld:
+            if int(seat_number) in players:
+                self.db.execute("INSERT OR IGNORE INTO flags VALUES (?, ?, ?)",
+                                (players[int(seat_number)], result.table_id, result.reason))
+        self.db.execute("INSERT INTO applied (table_id, cursor, reason, dealt) VALUES "
+                        "(?, ?, ?, ?)", (result.table_id, result.cursor, result.reason,
+                                         int(not void)))
+
+    def _credit(self, player: str, chips: int) -> None:
+        self.db.execute("INSERT INTO wallets (player_id, chips) VALUES (?, ?) ON CONFLICT "
+                        "(player_id) DO UPDATE SET chips = chips + excluded.chips",
+                        (player, chips))
 
     @staticmethod
     def _players(result: pb.TableResult, seats: list[SeatRecord]) -> dict[int, str]:
-        """Seat -> player: the player_id the engine kept for the seat when the join named one
-        (joins by grant do), else who the platform seated there itself."""
+        """Seat -> player: the player_id the engine kept for the seat (from the grant it was
+        joined with), else who the platform meant to seat there (a seat nobody took)."""
         players = {s.seat: s.player_id for s in seats}
         for seat in result.seats:
-            if seat.player_id:
+            if seat.player_id and seat.seat in players:
                 players[seat.seat] = seat.player_id
         return players
 
     def _rate(self, result: pb.TableResult, players: dict[int, str]) -> None:
-        """Elo, pairwise between the seats: a winner beats each loser, winners draw. An
-        aborted table (no winner) changes no rating and counts no game."""
+        """Elo, pairwise between the seats: a winner beats each loser, winners draw. A table
+        without a winner (aborted) changes no rating and counts no game."""
         winners = set(result.outcome.winners)
         if not winners:
             return
@@ -172,3 +236,15 @@ class Ledger:
 
     def applied(self) -> dict[str, int]:
         return {t: int(c) for t, c in self.db.execute("SELECT table_id, cursor FROM applied")}
+
+    def void(self) -> dict[str, str]:
+        """The booked tables that ended before any deal, with their reasons."""
+        return {t: r for t, r in self.db.execute(
+            "SELECT table_id, reason FROM applied WHERE dealt = 0")}
+
+    def flags(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for player, table in self.db.execute(
+                "SELECT player_id, table_id FROM flags ORDER BY table_id"):
+            found.setdefault(player, []).append(table)
+        return found
