@@ -82,8 +82,13 @@ def _one_line(exc: BaseException) -> str:
 @functools.cache
 def origin_of_module(module: str) -> Origin:
     """The installed distribution that provides the top-level package of ``module`` (empty
-    name and version when none does, e.g. a module defined in a test)."""
-    names = metadata.packages_distributions().get(module.split(".")[0], [])
+    name and version when none does, e.g. a module defined in a test). An editable install
+    by hatchling lists no package files, so a distribution whose ``bezique`` entry point
+    lives in that package names it too."""
+    top = module.split(".")[0]
+    names = metadata.packages_distributions().get(top, []) or [
+        entry_point.dist.name for entry_point in metadata.entry_points(group=hookspecs.PROJECT)
+        if entry_point.dist is not None and entry_point.value.split(".")[0] == top]
     if not names:
         return Origin("", "")
     try:

@@ -4,12 +4,13 @@ told one by one, names compared as packaging does."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import metadata
 
 import pytest
 
 from bezique.variants.api import Event
 from bezique.variants.hookspecs import hookimpl
-from bezique.variants.registry import load_registry, normalize, quick_check
+from bezique.variants.registry import load_registry, normalize, origin_of_module, quick_check
 from bezique_highcard import plugin as highcard_plugin
 
 
@@ -47,6 +48,19 @@ def test_variants_handed_in_name_the_distribution_of_their_module() -> None:
     registry = load_registry(entry_points=False, plugins=[highcard_plugin])
     assert registry.origins["highcard"].name == "bezique-highcard"
     assert registry.excluded == []
+
+
+def test_a_plugin_installed_editable_by_hatchling_is_named_by_its_entry_point(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """hatchling's editable install lists no package files (packages_distributions maps
+    nothing): the distribution whose ``bezique`` entry point lives in the package names it."""
+    monkeypatch.setattr(metadata, "packages_distributions", dict)
+    origin_of_module.cache_clear()
+    try:
+        assert origin_of_module("bezique_highcard.plugin").name == "bezique-highcard"
+        assert origin_of_module("not_a_plugin.module").name == ""
+    finally:
+        origin_of_module.cache_clear()
 
 
 def test_installed_variants_pass_the_quick_check() -> None:
