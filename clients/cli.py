@@ -334,6 +334,10 @@ def no_moves_reason(view: pb.View) -> str:
     someone else's turn (never "not your turn" to a game that is over)."""
     if view.HasField("outcome"):
         return "the game is over"
+    if view.awaiting_reveal:
+        seats = ", ".join(str(seat) for seat in view.awaiting_reveal)
+        return (f"the table waits for seat(s) {seats} to reveal their entropy (each player's "
+                "view, move or watch with --proof, or BEZIQUE_PROOF set, reveals it)")
     if view.waiting_for_players:
         return "the table is waiting for players"
     if not view.HasField("viewer_seat"):

@@ -44,6 +44,8 @@ def test_two_players_of_the_cli_commit_and_reveal(run: Run, server: str) -> None
     round_ = run("view", table, "--token", first_token)  # without the proof: nothing revealed
     assert round_.code == 0 and " · reveal · " in round_.out
     assert re.search(r"Waiting for .*reveal their committed entropy", round_.out)
+    early = run("move", table, "1", "--token", first_token)  # no proof: no reveal, no move
+    assert early.code == 2 and "waits for seat(s) 0 to reveal their entropy" in early.err
     started = run("view", table, "--token", first_token, "--proof", first_proof)
     assert started.code == 0 and " · reveal · " not in started.out, started.out
     assert "Waiting" not in started.out
