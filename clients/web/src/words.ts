@@ -197,6 +197,18 @@ export function entrySentence(kind: string, seat: number | undefined, names: Rea
 
 /** The outcome in one line: who wins, the final scores, the reason. */
 export function outcomeText(outcome: Outcome, names: ReadonlyMap<number, string>): string {
+  const final = outcome.scores.length
+    ? ` · final: ${outcome.scores.map((score, seat) => `${who(names, seat)} ${score}`).join(", ")}` : "";
+  if (outcome.reason === "reveal_timeout") {
+    const withheld = outcome.detail?.["withheld"];
+    const seats = Array.isArray(withheld) ? withheld.filter((seat): seat is number => typeof seat === "number") : [];
+    const late = seats.length ? seats.map((seat) => who(names, seat)).join(", ") : "a seat";
+    return `No game: ${late} did not reveal ${seats.length > 1 ? "their" : "its"} entropy in time, `
+      + "so the table ended before any deal. Start a new table to play.";
+  }
+  if (outcome.reason === "aborted") {
+    return `Table aborted: the table was ended before the game finished; nothing more is played${final}.`;
+  }
   const winners = outcome.winners.map((seat) => who(names, seat));
   let head = "nobody wins";
   if (winners.length === 1) head = `${winners[0]} wins`;
