@@ -164,12 +164,21 @@ function combinationsText(value: JsonValue | undefined): string {
 /** One event as a sentence: who, what, which cards, how much, and the words of its details. */
 export function eventSentence(event: Event, names: ReadonlyMap<number, string>): HTMLElement {
   const line = el("span", { class: "sentence", "data-kind": clean(event.kind) });
-  const pieces: Child[] = [el("span", { class: event.seat === undefined ? "who house" : "who" }, who(names, event.seat))];
-  pieces.push(` ${vocabulary.events[event.kind] ?? VERBS[event.kind] ?? words(event.kind)}`);
+  // A variant's sentence may hold the amount ("wins {amount} from the pot"); for a table-wide
+  // event (no seat) it is the whole sentence ("the deal ends").
+  const own = vocabulary.events[event.kind];
+  const amountSaid = own?.includes("{amount}") ?? false;
+  const verb = own?.replaceAll("{amount}", event.amount.toString()) ?? VERBS[event.kind] ?? words(event.kind);
+  const pieces: Child[] = [];
+  if (event.seat === undefined && own !== undefined) {
+    pieces.push(el("span", { class: "what house" }, verb.charAt(0).toUpperCase() + verb.slice(1)));
+  } else {
+    pieces.push(el("span", { class: event.seat === undefined ? "who house" : "who" }, who(names, event.seat)), ` ${verb}`);
+  }
   if (event.label) pieces.push(" ", el("span", { class: "label" }, words(event.label)));
   if (event.cards.length > 0 || event.hiddenCount > 0) pieces.push(" ", cardRow(event.cards, event.hiddenCount));
   const detail = event.detail ?? {};
-  if (event.amount !== 0n && !("points" in detail)) {
+  if (event.amount !== 0n && !("points" in detail) && !amountSaid) {
     if (CHIP_KINDS.has(event.kind)) pieces.push(` ${event.amount} chips`);
     else pieces.push(` (${event.amount > 0n ? "+" : ""}${event.amount})`);
   }
