@@ -113,7 +113,9 @@ flaky: lint
 # The wheel and the sdist into dist/ (runtime dependencies only; extras `postgres` and `dev`).
 # `python -m build` builds the sdist, then the wheel from the unpacked sdist, each in an
 # isolated environment; the sdist step's egg-info is removed from the checkout afterwards.
-dist: $(STAMP)
+# The wheel ships the web table's bundle (package data bezique/clients/web/dist), built first
+# when npm is there; without npm the wheel has no web table (its server says so at /).
+dist: $(STAMP) web-if-npm
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 	rm -rf bezique_engine.egg-info

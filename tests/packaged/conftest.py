@@ -57,10 +57,25 @@ def copy_checkout(target: Path) -> Path:
     return target
 
 
-def build_engine(work: Path) -> EngineDist:
+def web_bundle() -> Path:
+    """The web table's bundle (clients/web/dist), built by tools/webbundle.py when missing or
+    stale, as ``make dist`` builds it before the wheel."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from webbundle import BundleError, ensure_bundle
+
+    try:
+        return Path(ensure_bundle())
+    except BundleError as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+def build_engine(work: Path, bundle: Path | None = None) -> EngineDist:
     """``python -m build`` (sdist, then the wheel from the unpacked sdist), what ``make dist``
-    runs, without build isolation: the build tools are the test environment's own."""
+    runs, without build isolation: the build tools are the test environment's own. ``bundle``:
+    the web table's built files, put where ``make dist`` finds them (clients/web/dist)."""
     source = copy_checkout(work / "src")
+    if bundle is not None:
+        shutil.copytree(bundle, source / "clients" / "web" / "dist")
     out = work / "dist"
     done = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out),
                            str(source)], capture_output=True, text=True, timeout=300,
@@ -73,8 +88,9 @@ def build_engine(work: Path) -> EngineDist:
 
 @pytest.fixture(scope="session")
 def engine_dist(tmp_path_factory: pytest.TempPathFactory) -> EngineDist:
-    """The engine's wheel and sdist, built once for every test that needs them."""
-    return build_engine(tmp_path_factory.mktemp("engine-build"))
+    """The engine's wheel and sdist (with the web table), built once for every test that
+    needs them."""
+    return build_engine(tmp_path_factory.mktemp("engine-build"), web_bundle())
 
 
 def clean_environ(**extra: str) -> dict[str, str]:
@@ -129,6 +145,8 @@ class InstalledServer:
 
     process: subprocess.Popen[str]
     address: str
+    http_url: str = ""
+    """``http://HOST:PORT`` of the HTTP port (Connect, gRPC-Web, the web table), if served."""
 
 
 @pytest.fixture
@@ -142,10 +160,13 @@ def start_installed() -> Iterator[list[InstalledServer]]:
         server.process.wait(timeout=10)
 
 
-def spawn_installed(env: CleanEnv, started: list[InstalledServer]) -> InstalledServer:
-    """Start the environment's ``bezique-server`` and wait for its "listening on" line."""
+def spawn_installed(env: CleanEnv, started: list[InstalledServer], *, http: bool = False
+                    ) -> InstalledServer:
+    """Start the environment's ``bezique-server`` and wait for its "listening on" line (with
+    ``http``, also on a free HTTP port, whose line comes next)."""
+    extra = ["--http-address", "127.0.0.1:0"] if http else []
     process = subprocess.Popen([env.bin("bezique-server"), "--address", "127.0.0.1:0",
-                                "--store", "memory:", "--bot-delay", "0"],
+                                "--store", "memory:", "--bot-delay", "0", *extra],
                                cwd=env.cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                text=True, env=clean_environ(BEZIQUE_LOG_FORMAT="json"))
     assert process.stdout is not None
@@ -156,5 +177,13 @@ def spawn_installed(env: CleanEnv, started: list[InstalledServer]) -> InstalledS
         process.wait(timeout=10)
         raise AssertionError(f"the installed bezique-server did not start: {line!r}")
     server = InstalledServer(process, match.group(1))
+    if http:
+        http_line = process.stdout.readline()
+        http_match = re.search(r"on (http://[\d.]+:\d+)/", http_line)
+        if http_match is None:
+            process.kill()
+            process.wait(timeout=10)
+            raise AssertionError(f"the installed bezique-server serves no HTTP: {http_line!r}")
+        server.http_url = http_match.group(1)
     started.append(server)
     return server

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import tarfile
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 
@@ -31,8 +32,13 @@ def test_the_wheel_and_sdist_hold_the_engine_and_declare_runtime_needs_only(
     names = wheel.namelist()
     assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"bezique"}
     for needed in ("bezique/py.typed", "bezique/v1/table_service_pb2.py",
-                   "bezique/variants/api.py", "bezique/clients/cli.py"):
+                   "bezique/variants/api.py", "bezique/clients/cli.py",
+                   "bezique/clients/web/dist/index.html", "bezique/clients/web/dist/app.js"):
         assert needed in names, needed
+    # The web table's bundle only: neither its sources nor its source map.
+    web = [name for name in names if "/web/" in name]
+    assert all(name.startswith("bezique/clients/web/dist/") for name in web), web
+    assert not [name for name in web if name.endswith(".map")], web
     info = f"bezique_engine-{engine_dist.version}.dist-info"
     metadata = wheel.read(f"{info}/METADATA").decode()
     requires = re.findall(r"^Requires-Dist: (.+)$", metadata, re.MULTILINE)
@@ -48,7 +54,8 @@ def test_the_wheel_and_sdist_hold_the_engine_and_declare_runtime_needs_only(
     with tarfile.open(engine_dist.sdist) as sdist:
         members = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     for needed in ("proto/bezique/v1/table_service.proto", "tools/gen_proto.py", "setup.py",
-                   "LICENSE", "CHANGELOG.md", "README.md"):
+                   "LICENSE", "CHANGELOG.md", "README.md",
+                   "bezique/clients/web/dist/index.html"):
         assert needed in members, needed
     assert not [m for m in members if m.startswith(("tests/", "examples/")) or "node" in m]
 
@@ -121,3 +128,19 @@ def test_the_installed_cli_plays_a_whole_game_on_the_installed_server(
     assert moves >= 1, view  # a random bot may fold at once: a deal can take one move
     verified = cli("verify", table.group(1), "--proof", proof.group(1))
     assert "verified: 2 deals" in verified, verified
+
+
+def test_the_installed_server_serves_the_web_table(
+        installed: CleanEnv, start_installed: list[InstalledServer]) -> None:
+    """The wheel's bundle, at / of the HTTP port, with no --http-static-dir and no checkout."""
+    server = spawn_installed(installed, start_installed, http=True)
+    with urllib.request.urlopen(f"{server.http_url}/", timeout=10) as answer:
+        assert answer.status == 200
+        assert answer.headers["content-type"].startswith("text/html")
+        page = answer.read().decode()
+    assert "<title>Card tables</title>" in page
+    script = re.search(r'src="([\w./-]+\.js)[?"]', page)
+    assert script, page
+    with urllib.request.urlopen(f"{server.http_url}/{script.group(1)}", timeout=10) as answer:
+        assert answer.status == 200
+        assert b"application/connect" in answer.read()  # the page's Connect client

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -54,16 +55,15 @@ def _read_lines(process: subprocess.Popen[bytes], count: int, timeout: float) ->
     return data.decode(errors="replace").splitlines()[:count]
 
 
-@pytest.fixture(scope="package")
-def web_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
-               ) -> Iterator[WebServer]:
-    """A real server: gRPC on one port, Connect/gRPC-Web and the bundle on the HTTP port."""
-    log = tmp_path_factory.mktemp("web-server") / "server.log"
+@contextmanager
+def serve_web(bundle: Path, log: Path, *extra: str) -> Iterator[WebServer]:
+    """A real server: gRPC on one port, Connect/gRPC-Web and the bundle on the HTTP port
+    (``extra``: more flags), stopped at the end."""
     with log.open("w") as stderr:
         process = subprocess.Popen(
             [SERVER, "--address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
-             "--http-static-dir", str(web_bundle), "--store", "memory:", "--bot-delay", "0",
-             "--test-mode"],
+             "--http-static-dir", str(bundle), "--store", "memory:", "--bot-delay", "0",
+             "--test-mode", *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
             env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
     try:
@@ -83,6 +83,14 @@ def web_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+@pytest.fixture(scope="package")
+def web_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
+               ) -> Iterator[WebServer]:
+    """The server most browser tests share (a reveal round of 60 s, the default)."""
+    with serve_web(web_bundle, tmp_path_factory.mktemp("web-server") / "server.log") as server:
+        yield server
 
 
 @pytest.fixture(scope="package")

@@ -12,7 +12,7 @@ import { Code, ConnectError, createClient, type CallOptions, type Client } from 
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 
-import { TableService, type VariantInfo } from "./gen/bezique/v1/table_service_pb.js";
+import { TableService, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
 
 export type Protocol = "connect" | "connect-json" | "grpc-web";
 
@@ -53,11 +53,15 @@ export function callOptions(token?: string, signal?: AbortSignal, unary = true):
   };
 }
 
-/** A seat held in this tab: the table, the seat number, its token. */
+/**
+ * A seat held in this tab: the table, the seat number, its token, and (hex) the secret entropy
+ * whose sha256 it sent at JoinTable, kept until the seat has revealed it (RevealEntropy).
+ */
 export interface SeatHold {
   readonly tableId: string;
   readonly seat: number;
   readonly token: string;
+  readonly secret?: string;
 }
 
 const SEAT_KEY = "bezique.seat.";
@@ -70,7 +74,8 @@ export function heldSeat(tableId: string): SeatHold | undefined {
     if (!raw) return undefined;
     const parsed = JSON.parse(raw) as Partial<SeatHold>;
     if (typeof parsed.seat === "number" && typeof parsed.token === "string") {
-      return { tableId, seat: parsed.seat, token: parsed.token };
+      const secret = typeof parsed.secret === "string" && /^[0-9a-f]{64}$/.test(parsed.secret) ? parsed.secret : undefined;
+      return { tableId, seat: parsed.seat, token: parsed.token, secret };
     }
   } catch {
     // storage refused or a malformed entry: no seat
@@ -79,7 +84,8 @@ export function heldSeat(tableId: string): SeatHold | undefined {
 }
 
 export function holdSeat(hold: SeatHold): void {
-  window.sessionStorage.setItem(SEAT_KEY + hold.tableId, JSON.stringify({ seat: hold.seat, token: hold.token }));
+  window.sessionStorage.setItem(SEAT_KEY + hold.tableId,
+    JSON.stringify({ seat: hold.seat, token: hold.token, secret: hold.secret }));
 }
 
 export function dropSeat(tableId: string): void {
@@ -104,7 +110,7 @@ export function rememberName(name: string): void {
 }
 
 /** 32 random bytes: the seat's contribution to the table's randomness (JoinTable.entropy). */
-export function freshEntropy(): Uint8Array {
+export function freshEntropy(): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(32));
 }
 
@@ -113,13 +119,47 @@ export function requestId(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Take a seat and remember it in this tab. */
+const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+function unhex(text: string): Uint8Array {
+  return Uint8Array.from(text.match(/../g) ?? [], (pair) => parseInt(pair, 16));
+}
+
+/**
+ * Take a seat and remember it in this tab. The seat commits to its entropy: only sha256 of 32
+ * fresh random bytes goes to the server now, the bytes stay in sessionStorage until the table
+ * asks for them (View.awaiting_reveal, see revealEntropy), so that no seat, nor the operator,
+ * can choose its entropy after seeing another's. A page that is not a secure context has no
+ * crypto.subtle: it sends the entropy in the clear, as clients did before commit-reveal.
+ */
 export async function joinTable(tableId: string, name: string, seat?: number): Promise<SeatHold> {
-  const answer = await rpc.joinTable(
-    { tableId, seat, displayName: name, entropy: freshEntropy() }, callOptions());
-  const hold = { tableId, seat: answer.seat, token: answer.seatToken };
+  const entropy = freshEntropy();
+  const subtle = window.isSecureContext ? crypto.subtle : undefined;
+  const commitment = subtle ? new Uint8Array(await subtle.digest("SHA-256", entropy)) : undefined;
+  const answer = await rpc.joinTable(commitment
+    ? { tableId, seat, displayName: name, entropyCommitment: commitment }
+    : { tableId, seat, displayName: name, entropy }, callOptions());
+  const hold = { tableId, seat: answer.seat, token: answer.seatToken, secret: commitment ? hex(entropy) : undefined };
   holdSeat(hold);
   return hold;
+}
+
+/**
+ * Reveal the entropy `hold` committed to (once every seat is taken). Safe to repeat: the
+ * server takes the same reveal again without a change, so an unavailable server is asked again
+ * (three tries); the caller's view after the reveal is the answer.
+ */
+export async function revealEntropy(hold: SeatHold): Promise<View | undefined> {
+  if (hold.secret === undefined) return undefined;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const answer = await rpc.revealEntropy({ tableId: hold.tableId, entropy: unhex(hold.secret) }, callOptions(hold.token));
+      return answer.view;
+    } catch (error) {
+      if (!(error instanceof ConnectError && error.code === Code.Unavailable) || attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+    }
+  }
 }
 
 /** The ErrorInfo reason of a failed call ("STALE_VERSION"), or "" (google.rpc.ErrorInfo field 1). */

@@ -13,7 +13,7 @@ import { create } from "@bufbuild/protobuf";
 
 import {
   callOptions, describeError, dropSeat, errorReason, isCancel, joinTable, listVariants, playerName,
-  rememberName, requestId, rpc, type SeatHold,
+  rememberName, requestId, revealEntropy, rpc, type SeatHold,
 } from "./api.js";
 import { detailsNode, handNode, headerNode, seatsNode, zonesNode } from "./board.js";
 import { button, clean, el, replace } from "./dom.js";
@@ -44,6 +44,14 @@ export async function learnWords(variantId: string | undefined): Promise<void> {
   }
 }
 
+/** The reveal round in words: "Waiting for seats 0 (you), 1 (bob) to reveal their entropy…". */
+export function revealText(awaiting: readonly number[], names: ReadonlyMap<number, string>, viewer?: number): string {
+  const listed = awaiting.map((seat) => who(names, seat).replace(/^Seat /, "")).join(", ");
+  const mine = viewer !== undefined && awaiting.includes(viewer) ? " Your page reveals your seat's by itself." : "";
+  return `Waiting for seat${awaiting.length === 1 ? "" : "s"} ${listed} to reveal ${awaiting.length === 1 ? "its" : "their"} `
+    + `entropy: the game starts when every seat has.${mine}`;
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class TablePage {
@@ -51,6 +59,9 @@ export class TablePage {
   private readonly stop = new AbortController();
   private readonly logged = new Set<bigint>();
   private busy = false;
+  /** The seat's reveal: "" not yet, "sending", "done"; failures counted for the retries. */
+  private reveal: "" | "sending" | "done" = "";
+  private revealFailures = 0;
   private clockTimer: number | undefined;
   private readonly keys = (event: KeyboardEvent): void => this.onKey(event);
 
@@ -168,7 +179,32 @@ export class TablePage {
     if (view === undefined) return;
     if (this.view !== undefined && view.version < this.view.version) return;
     this.view = view;
+    this.revealIfOwed(view);
     if (render) this.render();
+  }
+
+  /**
+   * When the view lists this tab's seat in awaiting_reveal, reveal the entropy it committed to
+   * (after a reload too: the secret is in sessionStorage). A failed reveal is tried again, a
+   * few times, a little later; a repeat of one that did arrive changes nothing.
+   */
+  private revealIfOwed(view: View): void {
+    const hold = this.hold;
+    if (hold?.secret === undefined || this.reveal !== "" || view.outcome !== undefined
+      || !view.awaitingReveal.includes(hold.seat)) return;
+    this.reveal = "sending";
+    revealEntropy(hold).then((after) => {
+      this.reveal = "done";
+      this.take(after);
+    }, async (error: unknown) => {
+      if (this.lostSeat(error)) return;
+      this.revealFailures += 1;
+      this.say(`Could not reveal this seat's entropy: ${describeError(error)}`);
+      if (this.revealFailures >= 3 || this.stop.signal.aborted) return;
+      await sleep(1000 * this.revealFailures);
+      this.reveal = "";
+      if (this.view) this.revealIfOwed(this.view);
+    });
   }
 
   /** The sentences of one log entry, once per version. */
@@ -221,18 +257,19 @@ export class TablePage {
   private renderStatus(view: View, names: ReadonlyMap<number, string>): void {
     let text: string;
     const free = view.seats.filter((seat) => !seat.occupied).length;
-    if (view.outcome) text = "Game over.";
+    if (view.outcome) text = view.outcome.reason === "reveal_timeout" || view.outcome.reason === "aborted" ? "The table has ended." : "Game over.";
+    else if (view.awaitingReveal.length) text = revealText(view.awaitingReveal, names, view.viewerSeat);
     else if (view.waitingForPlayers) text = `Waiting for players: ${free} free seat${free === 1 ? "" : "s"}.`;
     else if (this.myTurn() && this.busy) text = "Sending your move…";
     else if (this.myTurn()) text = "Your turn: click a card or a move (or press its number).";
     else if (view.toMove.length) text = `Waiting for ${view.toMove.map((seat) => who(names, seat)).join(", ")}…`;
     else text = "…";
     const parts = [el("span", { class: "text" }, text)];
-    if (view.waitingForPlayers && this.hold) {
+    if (view.waitingForPlayers && this.hold && view.awaitingReveal.length === 0) {
       parts.push(el("span", { class: "share" }, " Others join from the lobby or at this page's address. "),
         button("Leave the table", () => void this.leave(), { id: "leave" }));
     }
-    if (view.waitingForPlayers && !this.hold && free > 0) parts.push(this.joinForm());
+    if (view.waitingForPlayers && !this.hold && free > 0 && view.awaitingReveal.length === 0) parts.push(this.joinForm());
     replace(this.status, ...parts);
     this.status.dataset["turn"] = this.myTurn() && !this.busy ? "mine" : "";
   }
@@ -286,10 +323,12 @@ export class TablePage {
       const input = el("input", { type: "number", class: "amount-input", "data-index": index, min: range.min.toString(),
         max: range.max.toString(), step: range.step.toString(), value: start.toString(), disabled: this.busy,
         "aria-label": `amount, ${range.min} to ${range.max}` });
+      // Any whole number goes to the server, which has the last word on the range: one outside
+      // it comes back refused, with the range, and the page shows that answer.
       const send = (): void => {
-        const amount = this.readAmount(input.value, range.min, range.max, range.step);
+        const amount = this.readAmount(input.value);
         if (amount === undefined) {
-          this.say(`Choose an amount from ${range.min} to ${range.max}${range.step > 1n ? ` in steps of ${range.step}` : ""}.`);
+          this.say(`Type a whole number of chips, from ${range.min} to ${range.max}${range.step > 1n ? ` in steps of ${range.step}` : ""}.`);
           return;
         }
         void this.submit(move, amount);
@@ -303,11 +342,9 @@ export class TablePage {
     replace(this.moves, el("h2", {}, "Your moves"), list);
   }
 
-  private readAmount(text: string, min: bigint, max: bigint, step: bigint): bigint | undefined {
-    if (!/^\s*\d+\s*$/.test(text)) return undefined;
-    const amount = BigInt(text.trim());
-    if (amount < min || amount > max || (amount - min) % step !== 0n) return undefined;
-    return amount;
+  /** A typed amount as a whole number (at most 18 digits, so it fits an int64), else undefined. */
+  private readAmount(text: string): bigint | undefined {
+    return /^\s*\d{1,18}\s*$/.test(text) ? BigInt(text.trim()) : undefined;
   }
 
   private playCard(cardId: number): void {
@@ -361,14 +398,15 @@ export class TablePage {
   private tick(): void {
     const view = this.view;
     const deadline = view?.deadline;
-    if (view === undefined || deadline === undefined || view.outcome !== undefined || view.toMove.length === 0) {
+    const revealing = view !== undefined && view.awaitingReveal.length > 0;
+    if (view === undefined || deadline === undefined || view.outcome !== undefined || (view.toMove.length === 0 && !revealing)) {
       replace(this.clock);
       this.clock.hidden = true;
       return;
     }
     const ends = Number(deadline.seconds) * 1000 + Math.floor(deadline.nanos / 1e6);
     const left = Math.max(0, Math.ceil((ends - Date.now()) / 1000));
-    const movers = view.toMove.map((seat) => who(this.names(), seat)).join(", ");
+    const movers = revealing ? "reveal" : view.toMove.map((seat) => who(this.names(), seat)).join(", ");
     this.clock.hidden = false;
     this.clock.classList.toggle("urgent", left <= 10);
     replace(this.clock, `⏱ ${movers}: ${left} s left`);

@@ -164,12 +164,21 @@ function combinationsText(value: JsonValue | undefined): string {
 /** One event as a sentence: who, what, which cards, how much, and the words of its details. */
 export function eventSentence(event: Event, names: ReadonlyMap<number, string>): HTMLElement {
   const line = el("span", { class: "sentence", "data-kind": clean(event.kind) });
-  const pieces: Child[] = [el("span", { class: event.seat === undefined ? "who house" : "who" }, who(names, event.seat))];
-  pieces.push(` ${vocabulary.events[event.kind] ?? VERBS[event.kind] ?? words(event.kind)}`);
+  // A variant's sentence may hold the amount ("wins {amount} from the pot"); for a table-wide
+  // event (no seat) it is the whole sentence ("the deal ends").
+  const own = vocabulary.events[event.kind];
+  const amountSaid = own?.includes("{amount}") ?? false;
+  const verb = own?.replaceAll("{amount}", event.amount.toString()) ?? VERBS[event.kind] ?? words(event.kind);
+  const pieces: Child[] = [];
+  if (event.seat === undefined && own !== undefined) {
+    pieces.push(el("span", { class: "what house" }, verb.charAt(0).toUpperCase() + verb.slice(1)));
+  } else {
+    pieces.push(el("span", { class: event.seat === undefined ? "who house" : "who" }, who(names, event.seat)), ` ${verb}`);
+  }
   if (event.label) pieces.push(" ", el("span", { class: "label" }, words(event.label)));
   if (event.cards.length > 0 || event.hiddenCount > 0) pieces.push(" ", cardRow(event.cards, event.hiddenCount));
   const detail = event.detail ?? {};
-  if (event.amount !== 0n && !("points" in detail)) {
+  if (event.amount !== 0n && !("points" in detail) && !amountSaid) {
     if (CHIP_KINDS.has(event.kind)) pieces.push(` ${event.amount} chips`);
     else pieces.push(` (${event.amount > 0n ? "+" : ""}${event.amount})`);
   }
@@ -197,6 +206,18 @@ export function entrySentence(kind: string, seat: number | undefined, names: Rea
 
 /** The outcome in one line: who wins, the final scores, the reason. */
 export function outcomeText(outcome: Outcome, names: ReadonlyMap<number, string>): string {
+  const final = outcome.scores.length
+    ? ` · final: ${outcome.scores.map((score, seat) => `${who(names, seat)} ${score}`).join(", ")}` : "";
+  if (outcome.reason === "reveal_timeout") {
+    const withheld = outcome.detail?.["withheld"];
+    const seats = Array.isArray(withheld) ? withheld.filter((seat): seat is number => typeof seat === "number") : [];
+    const late = seats.length ? seats.map((seat) => who(names, seat)).join(", ") : "a seat";
+    return `No game: ${late} did not reveal ${seats.length > 1 ? "their" : "its"} entropy in time, `
+      + "so the table ended before any deal. Start a new table to play.";
+  }
+  if (outcome.reason === "aborted") {
+    return `Table aborted: the table was ended before the game finished; nothing more is played${final}.`;
+  }
   const winners = outcome.winners.map((seat) => who(names, seat));
   let head = "nobody wins";
   if (winners.length === 1) head = `${winners[0]} wins`;

@@ -1,0 +1,145 @@
+"""Seat entropy in the browser: the web table commits to its seat's entropy at JoinTable,
+reveals it when the table asks (also after a reload in the reveal round), and says how a table
+ended that never dealt (a seat did not reveal) or was aborted. Real pages in headless
+Chromium against real server processes; the server's log, read over gRPC, checks the rest."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, Route
+
+from bezique.v1 import table_service_pb2 as pb
+from tests.web.conftest import serve_web
+from tests.web.pages import Tab, WebServer, click_and_wait, create_table, open_tab
+
+REVEAL_URL = "**/bezique.v1.TableService/RevealEntropy"
+
+
+@pytest.fixture
+def browser_pair(context: BrowserContext, web_server: WebServer) -> Iterator[tuple[Tab, Tab]]:
+    """Two players: two profiles of one browser (each its own sessionStorage)."""
+    assert context.browser is not None
+    second = context.browser.new_context(viewport={"width": 1200, "height": 900})
+    second.set_default_timeout(20_000)
+    yield open_tab(context, web_server), open_tab(second, web_server)
+    second.close()
+
+
+def status(page: Page) -> str:
+    return page.locator("#status").text_content() or ""
+
+
+def kinds(server: WebServer, table_id: str) -> list[str]:
+    return [entry.entry_kind for entry in server.history(table_id)]
+
+
+def play_out(ann: Tab, bob: Tab, seconds: float = 60) -> int:
+    """Both pages click a playable card whenever it is their turn, until both show the end."""
+    moves = 0
+    deadline = time.monotonic() + seconds
+    while not (ann.page.locator("#outcome p").count() and bob.page.locator("#outcome p").count()):
+        assert time.monotonic() < deadline, "the game did not end"
+        mover = next((t for t in (ann, bob)
+                      if t.page.locator("#status[data-turn='mine']").count()), None)
+        if mover is None:
+            time.sleep(0.02)
+            continue
+        click_and_wait(mover.page, mover.page.locator("#hand button.card.playable").first)
+        moves += 1
+    return moves
+
+
+def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
+        browser_pair: tuple[Tab, Tab], web_server: WebServer) -> None:
+    ann, bob = browser_pair
+    # Bob's page cannot reach RevealEntropy at first: the reveal round waits for his seat.
+    refused: list[str] = []
+
+    def refuse(route: Route) -> None:
+        refused.append(route.request.url)
+        route.abort()
+
+    bob.page.route(REVEAL_URL, refuse)
+    ann.page.fill("#name", "ann")
+    table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "3"},
+                            {0: "you", 1: "open"})
+    bob.page.fill("#name", "bob")
+    bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
+    bob.page.wait_for_url(re.compile(f"#/table/{table_id}"))
+
+    # Ann's page revealed; both pages say whose reveal the table waits for.
+    ann.page.locator("#status").filter(
+        has_text="Waiting for seat 1 (bob) to reveal its entropy").wait_for()
+    bob.page.locator("#status").filter(has_text="Waiting for seat 1 (you) to reveal").wait_for()
+    bob.page.locator("#notice").filter(has_text="Could not reveal").wait_for()
+    assert refused
+    assert "reveal" in (ann.page.locator("#clock").text_content() or "")
+    view = web_server.view(table_id)
+    assert view.phase == "reveal" and list(view.awaiting_reveal) == [1]
+    history = web_server.history(table_id)
+    joined = {e.seat: e for e in history if e.entry_kind == "joined"}
+    # Both seats committed: sha256 only, no entropy in the clear.
+    assert {seat: (len(e.entropy_commitment), e.entropy) for seat, e in joined.items()} == {
+        0: (32, b""), 1: (32, b"")}
+    assert [e.seat for e in history if e.entry_kind == "revealed"] == [0]
+
+    # A reload in the reveal round: the secret is in the tab's sessionStorage, so it reveals.
+    bob.page.unroute(REVEAL_URL)
+    bob.page.reload()
+    bob.page.locator("#hand .card").first.wait_for()
+    assert play_out(ann, bob) == 6
+    history = web_server.history(table_id)
+    revealed = {e.seat: e.entropy for e in history if e.entry_kind == "revealed"}
+    assert sorted(revealed) == [0, 1]
+    for seat, entropy in revealed.items():
+        assert hashlib.sha256(entropy).digest() == joined[seat].entropy_commitment
+    order = kinds(web_server, table_id)
+    assert max(i for i, k in enumerate(order) if k == "revealed") < order.index("started")
+    ann.assert_no_errors()
+    bob.assert_no_errors()
+
+
+def test_an_aborted_table_says_so(context: BrowserContext, web_server: WebServer) -> None:
+    tab = open_tab(context, web_server)
+    table_id = create_table(tab.page, "highcard", {"players": "2", "hand_size": "6"},
+                            {1: "bot:random"})
+    tab.page.locator("#hand .card").first.wait_for()
+    web_server.stub.AbortTable(pb.AbortTableRequest(table_id=table_id, note="closing time"))
+    tab.page.locator("#outcome").filter(has_text="Table aborted").wait_for()
+    assert status(tab.page) == "The table has ended."
+    assert "Game over" not in (tab.page.locator("#outcome").text_content() or "")
+    tab.assert_no_errors()
+
+
+@pytest.fixture(scope="module")
+def quick_reveal_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
+                        ) -> Iterator[WebServer]:
+    """A server whose reveal round lasts 2 s."""
+    log = tmp_path_factory.mktemp("web-quick-reveal") / "server.log"
+    with serve_web(web_bundle, log, "--reveal-seconds", "2") as server:
+        yield server
+
+
+def test_a_seat_that_never_reveals_ends_the_table_readably(
+        context: BrowserContext, quick_reveal_server: WebServer) -> None:
+    server = quick_reveal_server
+    tab = open_tab(context, server)
+    table_id = create_table(tab.page, "highcard", {"players": "2"}, {0: "you", 1: "open"})
+    # Seat 1 commits from Python and never reveals.
+    server.stub.JoinTable(pb.JoinTableRequest(
+        table_id=table_id, seat=1, display_name="mallory",
+        entropy_commitment=hashlib.sha256(b"never told").digest()))
+    tab.page.locator("#status").filter(
+        has_text="Waiting for seat 1 (mallory) to reveal its entropy").wait_for()
+    outcome = tab.page.locator("#outcome")
+    outcome.filter(has_text="No game").wait_for(timeout=15_000)
+    assert "Seat 1 (mallory) did not reveal its entropy in time" in (outcome.text_content() or "")
+    assert status(tab.page) == "The table has ended."
+    assert [e.seat for e in server.history(table_id) if e.entry_kind == "revealed"] == [0]
+    tab.assert_no_errors()
