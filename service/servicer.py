@@ -363,9 +363,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
                            ) -> AsyncIterator[pb.WatchResultsResponse]:
         start = time.perf_counter()
         code = "OK"
+        caller = caller_of(context, self.manager, "")  # counted with its watch streams
+        counted = False
         try:
             self.check_rate(context, "WatchResults")
             self._check_api_key(context)
+            if not self.streams.acquire(caller):
+                raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
+                                        "caller", reason="TOO_MANY_STREAMS")
+            counted = True
             async for row in self.manager.watch_results(request.from_cursor):
                 yield pb.WatchResultsResponse(result=translate.table_result(row))
         except (ServiceError, StoreError) as error:
@@ -376,6 +382,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             code = "CANCELLED"
             raise
         finally:
+            if counted:
+                self.streams.release(caller)
             if self.metrics is not None:
                 self.metrics.observe_rpc("WatchResults", code, time.perf_counter() - start)
 
