@@ -355,6 +355,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def AbortTable(self, request: pb.AbortTableRequest, context: Any
                          ) -> pb.AbortTableResponse:
+        if not self.api_key:
+            raise PermissionDenied("AbortTable needs a server started with --api-key: without "
+                                   "one anybody could end any table (a losing player his own)",
+                                   field="x-api-key")
         self._check_api_key(context)
         version = await self.manager.abort(request.table_id, request.note)
         return pb.AbortTableResponse(version=version)

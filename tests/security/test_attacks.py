@@ -7,12 +7,14 @@ import asyncio
 
 import grpc
 import httpx
+import pytest
 
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
 from tests.conftest import eventually, highcard_registry, server_config
 from tests.http.conftest import http_config
 from tests.security.test_limits import serving
+from tests.service.test_rpcs import two_seats
 
 LIST = "/bezique.v1.TableService/ListVariants"
 
@@ -99,3 +101,17 @@ async def test_results_feeds_count_against_the_callers_stream_cap() -> None:
         again = client.stub.WatchResults(pb.WatchResultsRequest())
         await eventually(lambda: server.manager.results.streams == 1, what="a feed again")
         again.cancel()
+
+
+async def test_abort_is_refused_on_a_server_without_an_api_key() -> None:
+    """Without --api-key, _check_api_key let every AbortTable through: any player (over gRPC,
+    or the HTTP port) could end any table mid-game, a losing one his own, voiding the result
+    (Quart gives the stakes back). ReissueSeatToken is refused there for the same reason."""
+    async with serving() as (_, client):
+        table_id, first, _ = await two_seats(client)
+        before = await client.view(table_id, first.token)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await client.abort_table(table_id, note="I was losing")
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        after = await client.view(table_id, first.token)
+        assert not after.HasField("outcome") and after.version == before.version
