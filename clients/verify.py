@@ -227,6 +227,10 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
     if replay.game is None or replay.chance is None:
         raise VerificationError("the history never starts the game")
     _check_outcome(replay.game, history.outcome)
+    if seat is not None and seat.entropy and seat.seat not in replay.contributors:
+        raise VerificationError(f"seat {seat.seat}'s entropy did not go into the deals (the "
+                                f"history says chance_version {history.chance_version}): the "
+                                "deals came from the operator's seed alone")
     return Verified(len(replay.chance.deals), replay.moves, replay.contributors, test,
                     replay.bot_moves, replay.timeouts, replay.aborted, replay.committed)
 

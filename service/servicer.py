@@ -355,6 +355,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def AbortTable(self, request: pb.AbortTableRequest, context: Any
                          ) -> pb.AbortTableResponse:
+        if not self.api_key:
+            raise PermissionDenied("AbortTable needs a server started with --api-key: without "
+                                   "one anybody could end any table (a losing player his own)",
+                                   field="x-api-key")
         self._check_api_key(context)
         version = await self.manager.abort(request.table_id, request.note)
         return pb.AbortTableResponse(version=version)
@@ -363,9 +367,15 @@ class TableServicer(pb_grpc.TableServiceServicer):
                            ) -> AsyncIterator[pb.WatchResultsResponse]:
         start = time.perf_counter()
         code = "OK"
+        caller = caller_of(context, self.manager, "")  # counted with its watch streams
+        counted = False
         try:
             self.check_rate(context, "WatchResults")
             self._check_api_key(context)
+            if not self.streams.acquire(caller):
+                raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
+                                        "caller", reason="TOO_MANY_STREAMS")
+            counted = True
             async for row in self.manager.watch_results(request.from_cursor):
                 yield pb.WatchResultsResponse(result=translate.table_result(row))
         except (ServiceError, StoreError) as error:
@@ -376,6 +386,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             code = "CANCELLED"
             raise
         finally:
+            if counted:
+                self.streams.release(caller)
             if self.metrics is not None:
                 self.metrics.observe_rpc("WatchResults", code, time.perf_counter() - start)
 

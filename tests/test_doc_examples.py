@@ -115,6 +115,18 @@ def server() -> Iterator[ServerProcess]:
     process.terminate()
 
 
+PLATFORM_KEY = "platform-secret-key"
+"""The API key the platform examples pass: they run on a server started with it (AbortTable
+is refused by a server without one)."""
+
+
+@pytest.fixture(scope="module")
+def keyed_server() -> Iterator[ServerProcess]:
+    process = spawn_server("--store", "memory:", "--bot-delay", "0", "--api-key", PLATFORM_KEY)
+    yield process
+    process.terminate()
+
+
 def environment() -> dict[str, str]:
     """The examples' PATH: the venv's programs (bezique) and the pinned npm tools (buf)."""
     path = os.pathsep.join([str(Path(PYTHON).parent), str(node_modules()),
@@ -131,8 +143,10 @@ def run(command: list[str], cwd: Path, timeout: float = 240,
 
 
 @pytest.mark.parametrize("example", of("python"), ids=lambda e: e.name)
-def test_python_examples_run(example: Example, server: ServerProcess) -> None:
-    code = example.code.replace(ADDRESS, server.address)
+def test_python_examples_run(example: Example, server: ServerProcess,
+                             keyed_server: ServerProcess) -> None:
+    keyed = f'api_key="{PLATFORM_KEY}"' in example.code
+    code = example.code.replace(ADDRESS, (keyed_server if keyed else server).address)
     for placeholder, real in PLACEHOLDERS.items():
         code = code.replace(placeholder, real)
     if "def test_" in code:  # a pytest example: call its tests

@@ -206,15 +206,17 @@ def _timeout(headers: dict[str, str]) -> float | None:
     """The call's deadline in seconds from connect-timeout-ms or grpc-timeout, if given."""
     text = headers.get("connect-timeout-ms")
     if text is not None:
-        if not text.isdigit() or len(text) > 10:
+        if not (text.isascii() and text.isdigit()) or len(text) > 10:
             raise wire.WireError(code_pb2.INVALID_ARGUMENT, "connect-timeout-ms is not a "
                                                             "whole number of milliseconds")
         return int(text) / 1000
     text = headers.get("grpc-timeout")
     if text is not None:
-        if len(text) < 2 or not text[:-1].isdigit() or text[-1] not in _TIMEOUT_UNITS:
+        digits = text[:-1]  # gRPC's TimeoutValue: at most 8 ASCII digits
+        if (not 1 <= len(digits) <= 8 or not (digits.isascii() and digits.isdigit())
+                or text[-1] not in _TIMEOUT_UNITS):
             raise wire.WireError(code_pb2.INVALID_ARGUMENT, "grpc-timeout is malformed")
-        return int(text[:-1]) * _TIMEOUT_UNITS[text[-1]]
+        return int(digits) * _TIMEOUT_UNITS[text[-1]]
     return None
 
 

@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2
 from bezique.service.config import Config
 from bezique.service.httpapi.app import BrowserApp
 from bezique.service.httpapi.cors import Origins
+from bezique.service.httpapi.protocol import BoundedHttpToolsProtocol
 from bezique.service.httpapi.static import StaticFiles
 from bezique.service.startup import StartupError, check_port_free
 from bezique.v1 import table_service_pb2 as pb
@@ -77,7 +78,8 @@ async def serve_http(sock: socket.socket, config: Config, servicer: object,
                      origins=Origins(config.http_allowed_origins),
                      static=StaticFiles(config.http_static_dir))
     settings = uvicorn.Config(
-        app, lifespan="off", http="httptools", ws="none", log_config=None, access_log=False,
+        app, lifespan="off", http=BoundedHttpToolsProtocol, ws="none", log_config=None,
+        access_log=False,
         server_header=False, timeout_graceful_shutdown=max(1, math.ceil(config.grace_seconds)),
         ssl_certfile=config.tls_cert or None, ssl_keyfile=config.tls_key or None,
         ssl_ca_certs=config.tls_client_ca or None,

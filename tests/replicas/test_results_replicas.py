@@ -8,11 +8,18 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import grpc
+import pytest
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
-from bezique.service.server import RunningServer
+from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import ServerProcess, eventually, spawn_server
+from tests.conftest import (
+    ServerProcess,
+    eventually,
+    highcard_registry,
+    server_config,
+    spawn_server,
+)
 
 
 async def open_table(client: AsyncTableClient) -> tuple[str, list[SeatHandle]]:
@@ -93,10 +100,24 @@ async def test_a_consumer_resumes_on_another_replica_after_a_kill(
     assert order == sorted(order) and len(order) == 12
 
 
+KEY = "k" * 24
+"""The platform key of the replicas that abort (AbortTable needs a server with one)."""
+
+
+@pytest.fixture
+async def keyed_replicas(postgres_url: str) -> AsyncIterator[list[RunningServer]]:
+    servers = [await start_server(server_config(store=postgres_url, api_key=KEY),
+                                  highcard_registry()) for _ in range(2)]
+    yield servers
+    for server in servers:
+        await server.stop()
+
+
 async def test_an_abort_on_one_replica_ends_the_streams_on_another(
-        replicas: list[RunningServer]) -> None:
-    async with AsyncTableClient(replicas[0].address) as operator, \
-            AsyncTableClient(replicas[1].address) as player:
+        keyed_replicas: list[RunningServer]) -> None:
+    replicas = keyed_replicas
+    async with AsyncTableClient(replicas[0].address, api_key=KEY) as operator, \
+            AsyncTableClient(replicas[1].address, api_key=KEY) as player:
         table_id, seats = await open_table(operator)
         updates: list[pb.WatchTableResponse] = []
 

@@ -263,3 +263,25 @@ def test_verify_refuses_seat_entries_the_server_never_writes() -> None:
                 entry.seat = at
         with pytest.raises(VerificationError, match=pattern):
             verify_history(forged)
+
+
+async def test_verify_with_a_proof_refuses_a_history_that_drops_the_seats_entropy(
+        served: tuple[RunningServer, AsyncTableClient]) -> None:
+    """An operator dealt from the seed alone (which he chose) and serves a history that shows
+    the player's entropy but says ``chance_version`` 1 (from before entropy was mixed in):
+    verify used to check the entropy is in the history and then replay without it, so a player
+    holding his proof got "verified" for deals his entropy never touched."""
+    _, client = served
+    table = await client.create_table("highcard", {"players": 2, "hand_size": HAND})
+    seats = [await client.join(table.table_id, seat=i, entropy=b"") for i in (0, 1)]
+    while not (view := await client.view(table.table_id, seats[0].token)).HasField("outcome"):
+        mover = seats[view.to_move[0]]
+        legal = (await client.view(table.table_id, mover.token)).legal_moves
+        await client.submit(mover, legal[0], view.version)
+    mine = secrets.token_bytes(32)
+    forged = tampered(await client.history(table.table_id))
+    forged.chance_version = 1
+    joined = next(e for e in forged.entries if e.entry_kind == "joined" and e.seat == 0)
+    joined.entropy = mine
+    with pytest.raises(VerificationError, match="entropy did not go into the deals"):
+        verify_history(forged, seat=OwnSeat(0, mine, table.seed_commitment))
