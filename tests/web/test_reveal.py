@@ -105,12 +105,27 @@ def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
     bob.assert_no_errors()
 
 
-def test_an_aborted_table_says_so(context: BrowserContext, web_server: WebServer) -> None:
-    tab = open_tab(context, web_server)
-    table_id = create_table(tab.page, "highcard", {"players": "2", "hand_size": "6"},
-                            {1: "bot:random"})
-    tab.page.locator("#hand .card").first.wait_for()
-    web_server.stub.AbortTable(pb.AbortTableRequest(table_id=table_id, note="closing time"))
+@pytest.fixture(scope="module")
+def keyed_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[WebServer]:
+    """A server with a platform API key: only the platform may create and abort tables."""
+    log = tmp_path_factory.mktemp("keyed-server") / "server.log"
+    with serve_web(web_bundle, log, "--api-key", KEY) as server:
+        yield server
+
+
+KEY = "platform-key"
+
+
+def test_an_aborted_table_says_so(context: BrowserContext, keyed_server: WebServer) -> None:
+    platform = (("x-api-key", KEY),)
+    created = keyed_server.stub.CreateTable(pb.CreateTableRequest(
+        variant_id="highcard", options={"players": "2", "hand_size": "6"},
+        bots=[pb.BotSeat(seat=1, policy="random")]), metadata=platform)  # seat 0 stays open
+    tab = open_tab(context, keyed_server, f"#/watch/{created.table_id}")
+    tab.page.locator("#table").wait_for()
+    keyed_server.stub.AbortTable(pb.AbortTableRequest(table_id=created.table_id,
+                                                      note="closing time"), metadata=platform)
     tab.page.locator("#outcome").filter(has_text="Table aborted").wait_for()
     assert status(tab.page) == "The table has ended."
     assert "Game over" not in (tab.page.locator("#outcome").text_content() or "")
