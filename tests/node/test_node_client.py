@@ -8,6 +8,7 @@ with ``npm ci`` when they are missing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -45,13 +46,14 @@ def node() -> str:
     return tool("node")
 
 
-@pytest.fixture(scope="module")
-def server_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``bezique-server`` subprocess on a free port, memory store, bots without delay."""
-    log = tmp_path_factory.mktemp("node-server") / "server.log"
+@contextlib.contextmanager
+def serve(log: Path, *extra: str) -> Iterator[str]:
+    """A real ``bezique-server`` subprocess on a free port, memory store, bots without delay
+    (``extra``: more flags); yields its address."""
     with log.open("w") as stderr:
         process = subprocess.Popen(
-            [SERVER, "--address", "127.0.0.1:0", "--store", "memory:", "--bot-delay", "0"],
+            [SERVER, "--address", "127.0.0.1:0", "--store", "memory:", "--bot-delay", "0",
+             *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True,
             env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
     try:
@@ -73,6 +75,25 @@ def server_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+
+
+@pytest.fixture(scope="module")
+def server_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve(tmp_path_factory.mktemp("node-server") / "server.log") as address:
+        yield address
+
+
+PLATFORM_KEY = "platform-key"
+
+
+@pytest.fixture(scope="module")
+def keyed_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server with a platform API key: only the platform creates and aborts tables."""
+    with serve(tmp_path_factory.mktemp("node-keyed") / "server.log", "--api-key",
+               PLATFORM_KEY) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
@@ -190,13 +211,13 @@ console.log(JSON.stringify({ seen, leftAt: Number(leftAt), version: Number(view.
 """
 
 
-def run_script(node: str, name: str, source: str, address: str) -> Any:
+def run_script(node: str, name: str, source: str, address: str, *more: str) -> Any:
     """Run an ES module beside the built package against ``address``; its last line, as JSON
     (it must exit by itself within the timeout: nothing may keep Node.js running)."""
     script = NODE_DIR / name
     script.write_text(source)
     try:
-        completed = subprocess.run([node, script.name, address], cwd=NODE_DIR,
+        completed = subprocess.run([node, script.name, address, *more], cwd=NODE_DIR,
                                    capture_output=True, text=True, timeout=60, check=False)
     finally:
         script.unlink()
@@ -432,7 +453,7 @@ def test_a_raise_takes_any_amount_in_range_from_typescript(
 RESULTS_SCRIPT = """
 import { TableClient } from "./dist/index.js";
 
-const client = new TableClient(process.argv[2]);
+const client = new TableClient({ target: process.argv[2], apiKey: process.argv[3] });
 const played = await client.createTable("highcard", { options: { players: 2, hand_size: 1 },
                                                       bots: { 0: "random", 1: "random" } });
 const stopped = await client.createTable("highcard", { options: { players: 2 } });
@@ -463,8 +484,8 @@ console.log(JSON.stringify({ played: played.tableId, stopped: stopped.tableId, f
 """
 
 
-def test_results_feed_and_abort_from_typescript(node: str, server_address: str) -> None:
-    result = run_script(node, "results-check.mjs", RESULTS_SCRIPT, server_address)
+def test_results_feed_and_abort_from_typescript(node: str, keyed_address: str) -> None:
+    result = run_script(node, "results-check.mjs", RESULTS_SCRIPT, keyed_address, PLATFORM_KEY)
     played, stopped = result["found"][result["played"]], result["found"][result["stopped"]]
     assert played["seats"] == [["random bot", "random"]] * 2 and played["winners"], played
     assert stopped == {"cursor": stopped["cursor"], "reason": "aborted",
