@@ -166,7 +166,3 @@ class TimedStore:
 
         setattr(self, name, timed)  # __getattr__ is not asked again for this name
         return timed
-
-    @property
-    def inner(self) -> Any:
-        return self._store
