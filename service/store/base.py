@@ -1,4 +1,4 @@
-"""The store contract every backend keeps (tests/test_store.py runs it on each).
+"""The store contract every backend keeps (tests/store/test_contract.py runs it on each).
 
 A table is a :class:`TableRecord` (facts fixed at creation, including the secret seed) plus a
 log of :class:`LogEntry` numbered 1, 2, 3, ...; :class:`TableState` is the summary row kept
