@@ -11,7 +11,7 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import details
+from tests.helpers import details
 from tests.http.web import Failure, Web, connect_failure, summary
 from tests.service.test_rpcs import STACK
 

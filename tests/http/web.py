@@ -75,7 +75,7 @@ def grpc_web_failure(trailers: dict[str, str]) -> Failure | None:
 
 
 def summary(details: list[any_pb2.Any]) -> dict[str, object]:
-    """The same shape as tests.conftest.details() gives for a gRPC error."""
+    """The same shape as tests.helpers.details() gives for a gRPC error."""
     found: dict[str, object] = {"fields": [], "legal": []}
     for detail in details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):

@@ -12,7 +12,7 @@ import grpc
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import ServerProcess, eventually, spawn_server
+from tests.helpers import ServerProcess, eventually, spawn_server
 
 
 async def open_table(client: AsyncTableClient) -> tuple[str, list[SeatHandle]]:
