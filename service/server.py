@@ -102,16 +102,15 @@ async def _open_store(config: Config, given: Store | None = None
 
     Raises StartupError (one line, password redacted) when it cannot be opened."""
     try:
-        store = given if given is not None else open_store(config.store)
+        store = given if given is not None else open_store(
+            config.store, sqlite_synchronous=config.sqlite_synchronous)
     except MissingExtra as exc:
         raise StartupError(hide_password(f"--store {config.store}: {exc}", config.store)
                            ) from None
     lock = None
-    if isinstance(store, SqliteStore):
-        store.synchronous = config.sqlite_synchronous.upper()
-        if store.path != ":memory:":
-            lock = StoreLock(store.path)
-            lock.acquire()
+    if isinstance(store, SqliteStore) and store.path != ":memory:":
+        lock = StoreLock(store.path)
+        lock.acquire()
     try:
         await store.open()
     except Exception as exc:
