@@ -10,12 +10,13 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import any_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -45,10 +46,14 @@ def server_config(**overrides: object) -> Config:
 def details(error: grpc.aio.AioRpcError) -> dict[str, object]:
     """The rich error details of a failed call: reason, metadata, field violations, legal moves."""
     status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    return summary([] if status is None else list(status.details))
+
+
+def summary(details: Sequence[any_pb2.Any]) -> dict[str, object]:
+    """Rich error details (from a gRPC status, or a gRPC-Web or HTTP answer) in one shape:
+    reason, metadata, field violations, legal moves."""
     found: dict[str, object] = {"fields": [], "legal": []}
-    if status is None:
-        return found
-    for detail in status.details:
+    for detail in details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             info = error_details_pb2.ErrorInfo()
             detail.Unpack(info)
