@@ -38,7 +38,6 @@ TRICK_ENDS = frozenset({"trick", "round_won"})
 DEAL_ENDS = frozenset({"deal_end"})
 GAME_ENDS = frozenset({"match_end", "table_end"})
 QUIET = frozenset({"shuffle", "cut"})
-MOVE_ENTRIES = frozenset({"move", "bot_move", "timeout"})
 
 
 @dataclass

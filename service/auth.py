@@ -18,13 +18,6 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def token_matches(token: str, stored_hash: str | None) -> bool:
-    """Constant-time comparison of a presented token with a stored hash."""
-    if not stored_hash:
-        return False
-    return hmac.compare_digest(token_hash(token), stored_hash)
-
-
 def hash_matches(presented_hash: str, stored_hash: str | None) -> bool:
     """Constant-time comparison of a presented token's hash with a stored hash."""
     return bool(stored_hash) and hmac.compare_digest(presented_hash, stored_hash or "")

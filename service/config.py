@@ -24,6 +24,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
+from bezique.service.settings import Limits, Settings
+
 DISTRIBUTION = "bezique-engine"
 USAGE_ERROR = 2
 """Exit status of a configuration mistake (a bad flag or environment variable)."""
@@ -34,6 +36,9 @@ store unreachable or locked, path not writable)."""
 
 @dataclass(frozen=True)
 class Config:
+    """The server's configuration; what it shares with the table service takes that side's
+    defaults (service/settings.py), so each default is written once."""
+
     address: str = "127.0.0.1:50051"
     store: str = "sqlite:data/bezique.sqlite"
     sqlite_synchronous: str = "normal"
@@ -44,15 +49,15 @@ class Config:
     metrics_port: int = 0
     bot_delay: float = 0.5
     clock_interval: float = 0.25
-    reveal_seconds: float = 60.0
-    snapshot_every: int = 64
+    reveal_seconds: float = Settings.reveal_seconds
+    snapshot_every: int = Settings.snapshot_every
     idle_seconds: float = 300.0
-    max_tables: int = 100_000
-    max_watchers_per_table: int = 1000
+    max_tables: int = Limits.max_tables
+    max_watchers_per_table: int = Limits.max_watchers_per_table
     max_watchers_per_caller: int = 100
-    max_streams_per_seat: int = 8
-    max_log_entries: int = 100_000
-    max_seat_changes: int = 64
+    max_streams_per_seat: int = Limits.max_streams_per_seat
+    max_log_entries: int = Limits.max_log_entries
+    max_seat_changes: int = Limits.max_seat_changes
     rate_limit: float = 0.0
     rate_burst: float = 200.0
     max_message_bytes: int = 1 << 20
@@ -62,7 +67,7 @@ class Config:
     tls_client_ca: str = ""
     plugins: tuple[str, ...] = ()
     disable_plugin: tuple[str, ...] = ()
-    seat_token_ttl: float = 0.0
+    seat_token_ttl: float = Settings.seat_token_ttl
     grant_public_key: str = ""
     http_address: str = ""
     http_allowed_origins: tuple[str, ...] = ()

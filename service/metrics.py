@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 import time
 from collections import Counter as Tally
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
 from prometheus_client.core import (
@@ -22,6 +22,16 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from bezique.service.store.base import (
+    LogEntry,
+    Snapshot,
+    Store,
+    TableRecord,
+    TableResult,
+    TableState,
+)
+
+_T = TypeVar("_T")
 _LATENCY = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
@@ -144,29 +154,76 @@ class _TablesCollector(Collector):
 
 
 class TimedStore:
-    """Wraps a store so every awaited call is timed (the store contract is unchanged)."""
+    """A store whose every call is timed into ``bezique_store_seconds``, by operation; it keeps
+    the store contract, so the table manager cannot tell it from the store it wraps."""
 
-    def __init__(self, store: Any, metrics: Metrics) -> None:
+    def __init__(self, store: Store, metrics: Metrics) -> None:
         self._store = store
-        self._metrics = metrics
+        self._observe = metrics.store_seconds.observe
         self.shared = store.shared
 
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._store, name)
-        if not callable(attribute) or name.startswith("_") or name in ("listen",):
-            return attribute
-        observe = self._metrics.store_seconds.observe
+    async def _timed(self, operation: str, call: Awaitable[_T]) -> _T:
+        start = time.perf_counter()
+        try:
+            return await call
+        finally:
+            self._observe(operation, time.perf_counter() - start)
 
-        async def timed(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                return await attribute(*args, **kwargs)
-            finally:
-                observe(name, time.perf_counter() - start)
+    def open(self) -> Coroutine[Any, Any, None]:
+        return self._timed("open", self._store.open())
 
-        setattr(self, name, timed)  # __getattr__ is not asked again for this name
-        return timed
+    def close(self) -> Coroutine[Any, Any, None]:
+        return self._timed("close", self._store.close())
 
-    @property
-    def inner(self) -> Any:
-        return self._store
+    def create_table(self, record: TableRecord, state: TableState,
+                     entries: Sequence[LogEntry]) -> Coroutine[Any, Any, None]:
+        return self._timed("create_table", self._store.create_table(record, state, entries))
+
+    def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
+               state: TableState, result: TableResult | None = None
+               ) -> Coroutine[Any, Any, None]:
+        return self._timed("append", self._store.append(table_id, expected_version, entries,
+                                                        state, result))
+
+    def read_results(self, after: int = 0, limit: int = 100
+                     ) -> Coroutine[Any, Any, list[TableResult]]:
+        return self._timed("read_results", self._store.read_results(after, limit))
+
+    def load_table(self, table_id: str
+                   ) -> Coroutine[Any, Any, tuple[TableRecord, TableState] | None]:
+        return self._timed("load_table", self._store.load_table(table_id))
+
+    def read_log(self, table_id: str, after_version: int = 0, limit: int | None = None
+                 ) -> Coroutine[Any, Any, list[LogEntry]]:
+        return self._timed("read_log", self._store.read_log(table_id, after_version, limit))
+
+    def find_request(self, table_id: str, request_id: str
+                     ) -> Coroutine[Any, Any, LogEntry | None]:
+        return self._timed("find_request", self._store.find_request(table_id, request_id))
+
+    def list_tables(self, *, variant_id: str = "", only_open: bool = False,
+                    include_finished: bool = False, limit: int = 100, after: str = "",
+                    only_finished: bool = False, player_id: str = ""
+                    ) -> Coroutine[Any, Any, list[tuple[TableRecord, TableState]]]:
+        return self._timed("list_tables", self._store.list_tables(
+            variant_id=variant_id, only_open=only_open, include_finished=include_finished,
+            limit=limit, after=after, only_finished=only_finished, player_id=player_id))
+
+    def count_tables(self, *, include_finished: bool = False) -> Coroutine[Any, Any, int]:
+        return self._timed("count_tables",
+                           self._store.count_tables(include_finished=include_finished))
+
+    def due_deadlines(self, now: float, limit: int = 100
+                      ) -> Coroutine[Any, Any, list[tuple[str, int]]]:
+        return self._timed("due_deadlines", self._store.due_deadlines(now, limit))
+
+    def save_snapshot(self, table_id: str, snapshot: Snapshot) -> Coroutine[Any, Any, None]:
+        return self._timed("save_snapshot", self._store.save_snapshot(table_id, snapshot))
+
+    def load_snapshot(self, table_id: str) -> Coroutine[Any, Any, Snapshot | None]:
+        return self._timed("load_snapshot", self._store.load_snapshot(table_id))
+
+    def listen(self, on_entry: Callable[[str, int], None], on_reconnect: Callable[[], None],
+               on_result: Callable[[int], None] = lambda cursor: None) -> None:
+        """Not timed: it starts a listener that runs for the life of the store."""
+        self._store.listen(on_entry, on_reconnect, on_result)

@@ -6,11 +6,9 @@ import asyncio
 import contextlib
 import gc
 import signal
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeGuard, cast
 
 import grpc
 import structlog
@@ -30,9 +28,6 @@ from bezique.service.store.sqlite import SqliteStore
 from bezique.service.tables import Limits, Settings, TableManager
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
-
-if TYPE_CHECKING:
-    from bezique.service.store.postgres import PostgresStore
 
 log = structlog.get_logger("bezique.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
@@ -100,13 +95,6 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
         await asyncio.sleep(interval)
 
 
-def _is_postgres(store: Store) -> TypeGuard[PostgresStore]:
-    """Whether the store is PostgreSQL, without importing asyncpg (an optional extra) when
-    it is not: a PostgresStore exists only once its module was imported."""
-    module = sys.modules.get("bezique.service.store.postgres")
-    return module is not None and isinstance(store, module.PostgresStore)
-
-
 async def _open_store(config: Config, given: Store | None = None
                       ) -> tuple[Store, StoreLock | None]:
     """The opened store (``given``, or the one ``config.store`` names), and for a sqlite file
@@ -114,16 +102,15 @@ async def _open_store(config: Config, given: Store | None = None
 
     Raises StartupError (one line, password redacted) when it cannot be opened."""
     try:
-        store = given if given is not None else open_store(config.store)
+        store = given if given is not None else open_store(
+            config.store, sqlite_synchronous=config.sqlite_synchronous)
     except MissingExtra as exc:
         raise StartupError(hide_password(f"--store {config.store}: {exc}", config.store)
                            ) from None
     lock = None
-    if isinstance(store, SqliteStore):
-        store.synchronous = config.sqlite_synchronous.upper()
-        if store.path != ":memory:":
-            lock = StoreLock(store.path)
-            lock.acquire()
+    if isinstance(store, SqliteStore) and store.path != ":memory:":
+        lock = StoreLock(store.path)
+        lock.acquire()
     try:
         await store.open()
     except Exception as exc:
@@ -198,7 +185,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                       max_streams_per_seat=config.max_streams_per_seat,
                       max_log_entries=config.max_log_entries,
                       max_seat_changes=config.max_seat_changes))
-    manager = TableManager(registry, cast(Store, TimedStore(store, metrics)), settings, metrics)
+    manager = TableManager(registry, TimedStore(store, metrics), settings, metrics)
     metrics.watch_tables(manager.live_tables)
     if config.metrics_port:
         try:
@@ -221,8 +208,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
     port = _listen(server, config)
     http_socket = bind_http(config.http_address) if config.http_address else None
-    if _is_postgres(store):
-        store.listen(manager.on_remote_entry, manager.on_reconnect, manager.results.on_result)
+    store.listen(manager.on_remote_entry, manager.on_reconnect, manager.results.on_result)
     await server.start()
     http = None
     if http_socket is not None:

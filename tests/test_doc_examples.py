@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
-from tests.conftest import ServerProcess, spawn_server
+from tests.helpers import ServerProcess, spawn_server
 from tests.npm import NODE_DIR, node_modules, tool
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,8 +27,9 @@ class MissingExtra(Exception):
     install it."""
 
 
-def open_store(url: str) -> Store:
-    """The store a URL names (not yet opened: call ``await store.open()``)."""
+def open_store(url: str, *, sqlite_synchronous: str = "normal") -> Store:
+    """The store a URL names, configured here once (not yet opened: call ``await
+    store.open()``); ``sqlite_synchronous`` is sqlite's ``PRAGMA synchronous``."""
     if url in ("memory", "memory:"):
         from bezique.service.store.memory import MemoryStore
 
@@ -36,7 +37,8 @@ def open_store(url: str) -> Store:
     if url.startswith("sqlite:"):
         from bezique.service.store.sqlite import SqliteStore
 
-        return SqliteStore(url.removeprefix("sqlite:").removeprefix("//") or "data/bezique.sqlite")
+        return SqliteStore(url.removeprefix("sqlite:").removeprefix("//") or "data/bezique.sqlite",
+                           synchronous=sqlite_synchronous)
     if url.startswith(("postgres://", "postgresql://")):
         try:
             from bezique.service.store.postgres import PostgresStore

@@ -1,4 +1,4 @@
-"""The store contract every backend keeps (tests/test_store.py runs it on each).
+"""The store contract every backend keeps (tests/store/test_contract.py runs it on each).
 
 A table is a :class:`TableRecord` (facts fixed at creation, including the secret seed) plus a
 log of :class:`LogEntry` numbered 1, 2, 3, ...; :class:`TableState` is the summary row kept
@@ -13,7 +13,7 @@ cursor order are in the order their tables' ends were committed (the results fee
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -165,3 +165,20 @@ class Store(Protocol):
         ...
 
     async def load_snapshot(self, table_id: str) -> Snapshot | None: ...
+
+    def listen(self, on_entry: Callable[[str, int], None], on_reconnect: Callable[[], None],
+               on_result: Callable[[int], None] = lambda cursor: None) -> None:
+        """Call ``on_entry(table_id, version)`` for every entry another process commits,
+        ``on_result(cursor)`` for every result, and ``on_reconnect`` when notifications may
+        have been lost. A store that is not ``shared`` has nothing to follow."""
+        ...
+
+
+class LocalStore:
+    """What every store that only this process writes has in common: nothing to follow."""
+
+    shared = False
+
+    def listen(self, on_entry: Callable[[str, int], None], on_reconnect: Callable[[], None],
+               on_result: Callable[[int], None] = lambda cursor: None) -> None:
+        """No other process commits to this store, so there is nothing to be told."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bezique.service.store.base import (
+    LocalStore,
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -16,8 +17,7 @@ from bezique.service.store.base import (
 )
 
 
-class MemoryStore:
-    shared = False
+class MemoryStore(LocalStore):
 
     def __init__(self) -> None:
         self._records: dict[str, TableRecord] = {}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bezique.service.store.base import (
+    LocalStore,
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -224,8 +225,7 @@ class _Checkpointer:
         self._thread.join(timeout=5)
 
 
-class SqliteStore:
-    shared = False
+class SqliteStore(LocalStore):
 
     def __init__(self, path: str, synchronous: str = "NORMAL",
                  checkpoint_interval: float = 1.0, wal_reset_every: float = 10.0) -> None:

@@ -1,4 +1,4 @@
-"""``bezique play`` without dead ends (issue 16), each found by playing it as a new user would,
+"""``bezique play`` without dead ends, each found by playing it as a new user would,
 checked in a pseudo-terminal against a real server subprocess."""
 
 from __future__ import annotations

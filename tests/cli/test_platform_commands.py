@@ -18,7 +18,7 @@ import pytest
 from bezique.clients.sdk import TableClient
 from tests.cli.conftest import BIN, ROOT, Run, clean_env
 from tests.cli.test_commands import field, no_traceback
-from tests.conftest import ServerProcess, spawn_server
+from tests.helpers import ServerProcess, spawn_server
 
 
 @pytest.fixture

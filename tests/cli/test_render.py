@@ -34,7 +34,7 @@ def test_detail_values_read_as_written() -> None:
                                    "hand": ["QS", "JD"]}
     assert value_text(["QS", "JD"]) == "Q♠, J♦"
     assert value_text(None) == "-" and value_text(True) == "yes"
-    # no raw lists or records (issue 16): a list of lists by its parts, a record by its name
+    # no raw lists or records: a list of lists by its parts, a record by its name
     assert value_text([[], ["common_marriage"]]) == "-; common marriage"
     assert value_text([{"name": "koronka", "points": 6, "cards": ["KS", "QS", "JS"]},
                        {"name": "bezique", "points": 4}]) == "koronka 6, bezique 4"

@@ -9,7 +9,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
-from tests.conftest import highcard_registry, server_config
+from tests.helpers import highcard_registry, server_config
 from tests.http.web import Web
 
 

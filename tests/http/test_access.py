@@ -16,9 +16,9 @@ from bezique.clients.sdk import AsyncTableClient, make_channel
 from bezique.service.httpapi.static import StaticFiles
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import highcard_registry, server_config
+from tests.helpers import highcard_registry, server_config, summary
 from tests.http.conftest import base_url, http_config
-from tests.http.web import Failure, Web, summary
+from tests.http.web import Failure, Web
 from tests.security.certs import make_ca, make_leaf
 
 LIST = "/bezique.v1.TableService/ListVariants"

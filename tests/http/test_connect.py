@@ -11,8 +11,8 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import details
-from tests.http.web import Failure, Web, connect_failure, summary
+from tests.helpers import details, summary
+from tests.http.web import Failure, Web, connect_failure
 from tests.service.test_rpcs import STACK
 
 

@@ -9,7 +9,7 @@ import httpx
 from grpc_health.v1 import health_pb2
 
 from bezique.service.server import RunningServer, start_server
-from tests.conftest import highcard_registry, server_config
+from tests.helpers import highcard_registry, server_config
 from tests.http.conftest import base_url, http_config
 from tests.http.web import Web
 

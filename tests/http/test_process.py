@@ -15,8 +15,8 @@ import pytest
 
 from bezique.service.config import STARTUP_ERROR
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import ROOT, SERVER
-from tests.http.web import Failure, Web, summary
+from tests.helpers import ROOT, SERVER, summary
+from tests.http.web import Failure, Web
 from tests.service.test_startup_errors import clean_env, one_line, run_server
 
 

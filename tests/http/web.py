@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import httpx
 from google.protobuf import any_pb2, json_format
 from google.protobuf.message import Message
-from google.rpc import error_details_pb2, status_pb2
+from google.rpc import status_pb2
 
 SERVICE = "/bezique.v1.TableService/"
 M = TypeVar("M", bound=Message)
@@ -72,26 +72,6 @@ def grpc_web_failure(trailers: dict[str, str]) -> Failure | None:
         details = list(status.details)
     return Failure(200, str(code), urllib.parse.unquote(trailers.get("grpc-message", "")),
                    details)
-
-
-def summary(details: list[any_pb2.Any]) -> dict[str, object]:
-    """The same shape as tests.conftest.details() gives for a gRPC error."""
-    found: dict[str, object] = {"fields": [], "legal": []}
-    for detail in details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            found["reason"] = info.reason
-            found["metadata"] = dict(info.metadata)
-        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-            bad = error_details_pb2.BadRequest()
-            detail.Unpack(bad)
-            found["fields"] = [v.field for v in bad.field_violations]
-        elif detail.Is(error_details_pb2.PreconditionFailure.DESCRIPTOR):
-            failure = error_details_pb2.PreconditionFailure()
-            detail.Unpack(failure)
-            found["legal"] = [v.subject for v in failure.violations]
-    return found
 
 
 def _path(method: str) -> str:

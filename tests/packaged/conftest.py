@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 SKIP = shutil.ignore_patterns(".venv", ".venv-run", "node_modules", ".git", "*.egg-info", "build",
                               "dist", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache",

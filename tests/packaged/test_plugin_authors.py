@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from tests.packaged.conftest import CleanEnv, EngineDist, InstalledServer, spawn_installed
 
 LIST_VARIANTS = """

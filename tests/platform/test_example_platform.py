@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import ROOT, ServerProcess, spawn_server
+from tests.helpers import ROOT, ServerProcess, spawn_server
 
 KEY = "platform-key-0123456789abcdef"
 TABLES = 8

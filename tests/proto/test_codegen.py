@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.conftest import spawn_server
+from tests.helpers import spawn_server
 from tests.npm import tool
 
 ROOT = Path(__file__).resolve().parents[2]

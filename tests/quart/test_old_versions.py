@@ -34,7 +34,7 @@ from bezique.variants.chance import Chance, SeededChance
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique
 from bezique.variants.registry import load_registry
-from tests.conftest import server_config
+from tests.helpers import server_config
 from tests.quart.helpers import QUART, TRUMP
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

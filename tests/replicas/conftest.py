@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bezique.service.server import RunningServer, start_server
-from tests.conftest import highcard_registry, server_config
+from tests.helpers import highcard_registry, server_config
 
 
 @pytest.fixture

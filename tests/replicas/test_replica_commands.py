@@ -18,8 +18,8 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
 from bezique.service.store import open_store
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import highcard_registry, server_config
 from tests.faults import FaultyStore
+from tests.helpers import highcard_registry, server_config
 from tests.service.test_rpcs import STACK, two_seats
 
 

@@ -11,7 +11,7 @@ import grpc
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
-from tests.conftest import eventually, highcard_registry, server_config, until
+from tests.helpers import eventually, highcard_registry, server_config, until
 from tests.service.test_rpcs import two_seats
 
 

@@ -13,7 +13,7 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import (
+from tests.helpers import (
     ServerProcess,
     eventually,
     highcard_registry,

@@ -14,7 +14,7 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import verify_history
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import highcard_registry, server_config, until
+from tests.helpers import highcard_registry, server_config, until
 
 OPTIONS = {"players": 2, "hand_size": 4}
 

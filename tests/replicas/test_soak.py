@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 async def test_short_soak_loses_nothing() -> None:

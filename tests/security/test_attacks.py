@@ -11,7 +11,7 @@ import pytest
 
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import eventually, highcard_registry, server_config
+from tests.helpers import eventually, highcard_registry, server_config
 from tests.http.conftest import http_config
 from tests.security.test_limits import serving
 from tests.service.test_rpcs import two_seats

@@ -19,7 +19,7 @@ from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import resolve_options
 from bezique.variants.chance import SeededChance, mixed_seed
-from tests.conftest import details, highcard_registry, server_config, until
+from tests.helpers import details, highcard_registry, server_config, until
 from tests.security.test_fairness import tampered
 from tests.service.test_rpcs import expect_error
 

@@ -17,7 +17,7 @@ from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import resolve_options
 from bezique.variants.chance import SeededChance
-from tests.conftest import details, highcard_registry, server_config
+from tests.helpers import details, highcard_registry, server_config
 from tests.service.test_rpcs import expect_error
 
 HAND = 8

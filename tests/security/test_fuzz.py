@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
-from tests.conftest import ServerProcess, spawn_server
+from tests.helpers import ServerProcess, spawn_server
 
 INT32 = st.integers(-(2**31), 2**31 - 1)
 INT64 = st.integers(-(2**63), 2**63 - 1)

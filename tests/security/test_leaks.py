@@ -30,7 +30,7 @@ from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import Census
 from bezique.variants.cards import Shoe
 from bezique.variants.registry import load_registry
-from tests.conftest import details, eventually, server_config
+from tests.helpers import details, eventually, server_config
 
 REGISTRY = load_registry()
 SHORT_GAMES: dict[str, dict[str, str]] = {

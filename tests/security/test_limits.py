@@ -11,7 +11,7 @@ import grpc
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.limits import RateLimiter
 from bezique.service.server import RunningServer, start_server
-from tests.conftest import details, eventually, highcard_registry, server_config
+from tests.helpers import details, eventually, highcard_registry, server_config
 from tests.service.test_rpcs import expect_error, two_seats
 
 

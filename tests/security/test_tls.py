@@ -9,7 +9,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
-from tests.conftest import highcard_registry, server_config
+from tests.helpers import highcard_registry, server_config
 from tests.security.certs import make_ca, make_leaf
 
 

@@ -12,7 +12,7 @@ import pytest
 from bezique.clients.render import detail_dict
 from bezique.clients.sdk import AsyncTableClient, SeatHandle, with_amount
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import ServerProcess, details, spawn_server
+from tests.helpers import ServerProcess, details, spawn_server
 
 
 async def _quart_table(client: AsyncTableClient) -> tuple[SeatHandle, SeatHandle, pb.View]:

@@ -18,7 +18,7 @@ import pexpect
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
-from tests.conftest import ROOT, SERVER, ServerProcess
+from tests.helpers import ROOT, SERVER, ServerProcess
 
 GOOD = """
 from bezique_highcard.game import HighCard

@@ -16,7 +16,7 @@ from bezique.clients.verify import verify_history
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import load_registry
-from tests.conftest import server_config
+from tests.helpers import server_config
 from tests.quart.helpers import check_session_end
 
 

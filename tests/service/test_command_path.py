@@ -25,8 +25,8 @@ from bezique.variants.hookspecs import hookimpl
 from bezique.variants.registry import Registry, load_registry
 from bezique_highcard import plugin as highcard_plugin
 from bezique_highcard.game import HighCard, HighCardGame
-from tests.conftest import details, eventually, server_config
 from tests.faults import FaultyStore
+from tests.helpers import details, eventually, server_config
 from tests.service.test_rpcs import STACK, STARTED, expect_error, two_seats
 
 STORES = ["sqlite", "postgresql"]

@@ -26,7 +26,7 @@ from bezique.service.store import (
 from bezique.service.store.memory import MemoryStore
 from bezique.service.tables import Settings, TableManager, Update
 from bezique.variants.api import Move
-from tests.conftest import highcard_registry
+from tests.helpers import highcard_registry
 
 
 class RandomlyFailingStore(MemoryStore):

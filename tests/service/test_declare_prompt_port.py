@@ -13,7 +13,7 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer, start_server
 from bezique.variants.registry import load_registry
-from tests.conftest import server_config
+from tests.helpers import server_config
 
 TRICKS = 100
 Seen = tuple[str, bool, bool]

@@ -22,7 +22,7 @@ from bezique.service.server import RunningServer
 from bezique.service.status import DOMAIN, to_status
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
-from tests.conftest import details
+from tests.helpers import details
 from tests.service.test_rpcs import two_seats
 
 ROOT = Path(__file__).resolve().parents[2]

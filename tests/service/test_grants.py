@@ -24,7 +24,7 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.service.config import parse_config
 from bezique.service.server import RunningServer, start_server
 from bezique.variants.registry import load_registry
-from tests.conftest import details, highcard_registry, server_config
+from tests.helpers import details, highcard_registry, server_config
 from tests.service.test_rpcs import expect_error
 
 KEY = "platform-key"

@@ -14,7 +14,7 @@ from bezique.clients.verify import VerificationError, verify_history
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import load_registry
-from tests.conftest import details, server_config
+from tests.helpers import details, server_config
 from tests.service.test_rpcs import expect_error
 
 KEY = "platform-key"

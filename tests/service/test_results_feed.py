@@ -20,7 +20,7 @@ from bezique.service import auth
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
-from tests.conftest import details, eventually, server_config
+from tests.helpers import details, eventually, server_config
 
 
 def games_registry() -> Registry:

@@ -9,7 +9,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle, auth_metadata
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import details, until
+from tests.helpers import details, until
 
 STACK = ["AS", "7S", "KH", "8H", "QD", "9D"] + [
     c for c in (r + s for s in "SHDC" for r in "789TJQKA")
@@ -301,7 +301,7 @@ async def test_history_and_view_of_an_unknown_table(client: AsyncTableClient) ->
 
 async def test_test_settings_need_test_mode() -> None:
     from bezique.service.server import start_server
-    from tests.conftest import highcard_registry, server_config
+    from tests.helpers import highcard_registry, server_config
 
     running = await start_server(server_config(test_mode=False), highcard_registry())
     try:

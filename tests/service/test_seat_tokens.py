@@ -17,7 +17,7 @@ from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.verify import verify_history
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import details, highcard_registry, server_config
+from tests.helpers import details, highcard_registry, server_config
 from tests.service.test_rpcs import STACK, expect_error, two_seats
 
 KEY = "platform-key"

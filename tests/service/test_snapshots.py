@@ -7,7 +7,7 @@ from pathlib import Path
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
 from bezique.service.store import Snapshot
-from tests.conftest import highcard_registry, server_config
+from tests.helpers import highcard_registry, server_config
 from tests.service.test_rpcs import two_seats
 
 

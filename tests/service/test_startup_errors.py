@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bezique.service.config import STARTUP_ERROR, USAGE_ERROR, Config, env_name, parse_config
-from tests.conftest import ROOT, SERVER, ServerProcess, spawn_server
+from tests.helpers import ROOT, SERVER, ServerProcess, spawn_server
 from tests.security.certs import make_ca, make_leaf
 
 

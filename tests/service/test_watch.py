@@ -11,7 +11,7 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer
 from bezique.service.watch import BEHIND
 from bezique.v1 import table_service_pb2 as pb
-from tests.conftest import eventually
+from tests.helpers import eventually
 from tests.service.test_rpcs import STACK, STARTED, expect_error, play_out, two_seats
 
 
@@ -111,7 +111,7 @@ async def test_many_watchers_share_one_rendering(client: AsyncTableClient, serve
 
 async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
     from bezique.service.server import start_server
-    from tests.conftest import details, eventually, highcard_registry, server_config
+    from tests.helpers import details, eventually, highcard_registry, server_config
 
     server = await start_server(server_config(), highcard_registry())
     async with AsyncTableClient(server.address, retries=0) as client:

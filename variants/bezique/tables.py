@@ -51,9 +51,6 @@ class Tables:
     def code(self, card: int) -> str:
         return self.codes[card]
 
-    def codes_of(self, cards: tuple[int, ...] | list[int]) -> str:
-        return " ".join(self.codes[c] for c in cards)
-
 
 _TABLES: dict[int, Tables] = {}
 

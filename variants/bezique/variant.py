@@ -26,13 +26,14 @@ def option_specs(seats: int) -> tuple[OptionSpec, ...]:
                    "Irrelevant with 2 players.",
                    choices=("counterclockwise", "clockwise")),
         OptionSpec("deal_packets", OptionType.CHOICE, "2-2-2-2",
-                   "Packets the 8 cards are dealt in: pairs (seed) or 3-2-3 (English books).",
+                   "Packets the 8 cards are dealt in: pairs (the rule text) or 3-2-3 "
+                   "(English books).",
                    choices=("2-2-2-2", "3-2-3")),
         OptionSpec("last_trick", OptionType.CHOICE, "final",
                    "Which trick scores 10: the final one, or the last while the stock lasts.",
                    choices=("final", "last_of_stock")),
         OptionSpec("bezique_cards", OptionType.CHOICE, "QS+JD",
-                   "The bezique: always Q♠+J♦ (seed), or Q♣+J♥ when ♠ or ♦ are trumps.",
+                   "The bezique: always Q♠+J♦ (the rule text), or Q♣+J♥ when ♠ or ♦ are trumps.",
                    choices=("QS+JD", "trump_dependent")),
         OptionSpec("seven_is_declaration", OptionType.BOOL, True,
                    "Showing or exchanging the seven of trumps is the trick's one declaration."),
@@ -40,7 +41,8 @@ def option_specs(seats: int) -> tuple[OptionSpec, ...]:
                    "A seven of trumps not yet scored scores 10 when played while the stock "
                    "lasts."),
         OptionSpec("show_stock_size", OptionType.BOOL, False,
-                   "Show how many cards are left in the stock (the seed forbids counting it)."),
+                   "Show how many cards are left in the stock (the rule text forbids "
+                   "counting it)."),
         OptionSpec("claims", OptionType.BOOL, True,
                    "Allow the 'claim' move once the stock is exhausted (a wrong claim loses)."),
         OptionSpec("target_tie", OptionType.CHOICE, "highest",

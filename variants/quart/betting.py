@@ -1,6 +1,6 @@
 """The betting engine of one Quart-Bezique deal: pure, integer chips, every chip accounted for.
 
-The seed's "each next player must put in at least as much as the previous one; if he puts in
+The rule text's "each next player must put in at least as much as the previous one; if he puts in
 more, the previous ones must make up the difference" is modelled poker-style (rules §3 [R]):
 
 * every dealt-in seat has a *contribution* this deal (antes are kept apart, as dead money);
@@ -17,7 +17,7 @@ The betting closes when one seat is left, when ``show`` is made, or when every s
 still act has matched ``L`` and acted since the last raise; with three or more seats in, that is
 a multiway showdown (or, with ``multiway`` off, the next seat must raise or fold). When a fold
 leaves exactly two seats in, level, the betting goes on: the next of them may ``show`` (at no
-cost), raise or fold (rules §3 [R]; the seed gives the right to show, not a duty). If one of the
+cost), raise or fold (rules §3 [R]; the text gives the right to show, not a duty). If one of the
 two is all-in there is nobody left to bet against, and the showdown follows at once. A seat is
 never offered a raise when every other seat in is all-in. Each move either removes a seat or
 moves chips, so a deal always ends.

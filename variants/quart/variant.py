@@ -20,7 +20,7 @@ PACKS = 6
 MAX_CHIPS = 10_000_000
 
 COMMON_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("players", OptionType.INT, 4, "Number of seats (the seed plays with 4).",
+    OptionSpec("players", OptionType.INT, 4, "Number of seats (the rule text plays with 4).",
                minimum=2, maximum=6),
     OptionSpec("starting_stack", OptionType.INT, 1000, "Chips each seat starts with.",
                minimum=1, maximum=MAX_CHIPS),

@@ -1,0 +1,134 @@
+"""Helpers the tests share: server configs and processes, error details, bounded waiting.
+
+Fixtures stay in conftest.py; everything a test imports by name lives here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from bezique.service.config import Config
+from bezique.variants.registry import Registry, load_registry
+
+ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+SERVER = str(Path(sys.executable).with_name("bezique-server"))
+
+
+def highcard_registry() -> Registry:
+    """Only the example plugin: service tests do not depend on the built-in games."""
+    from bezique_highcard import plugin
+
+    return load_registry(entry_points=False, plugins=[plugin])
+
+
+def server_config(**overrides: object) -> Config:
+    values: dict[str, object] = {"address": "127.0.0.1:0", "store": "memory:",
+                                 "test_mode": True, "bot_delay": 0.0, "clock_interval": 0.05,
+                                 "grace_seconds": 1.0}
+    values.update(overrides)
+    return Config(**values)  # type: ignore[arg-type]
+
+
+def details(error: grpc.aio.AioRpcError) -> dict[str, object]:
+    """The rich error details of a failed call: reason, metadata, field violations, legal moves."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    return summary([] if status is None else list(status.details))
+
+
+def summary(details: Sequence[any_pb2.Any]) -> dict[str, object]:
+    """Rich error details (from a gRPC status, or a gRPC-Web or HTTP answer) in one shape:
+    reason, metadata, field violations, legal moves."""
+    found: dict[str, object] = {"fields": [], "legal": []}
+    for detail in details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            found["reason"] = info.reason
+            found["metadata"] = dict(info.metadata)
+        elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            found["fields"] = [v.field for v in bad.field_violations]
+        elif detail.Is(error_details_pb2.PreconditionFailure.DESCRIPTOR):
+            failure = error_details_pb2.PreconditionFailure()
+            detail.Unpack(failure)
+            found["legal"] = [v.subject for v in failure.violations]
+    return found
+
+
+@dataclass
+class ServerProcess:
+    """A ``bezique-server`` subprocess on a real port."""
+
+    process: subprocess.Popen[str]
+    port: int
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def terminate(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=20)
+
+
+def spawn_server(*args: str, env: dict[str, str] | None = None) -> ServerProcess:
+    """Start ``bezique-server --address 127.0.0.1:0 ARGS`` and wait for its port."""
+    environment = {**os.environ, "BEZIQUE_LOG_FORMAT": "json", **(env or {})}
+    process = subprocess.Popen([SERVER, "--address", "127.0.0.1:0", *args], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=environment)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.search(r"listening on [\d.]+:(\d+)", line)
+    if not match:
+        process.kill()
+        raise RuntimeError(f"bezique-server did not start: {line!r}")
+    return ServerProcess(process, int(match.group(1)))
+
+
+async def eventually(condition: Any, timeout: float = 30.0, what: str = "condition") -> None:
+    """Wait until ``condition()`` is true (polling), instead of sleeping a guessed time."""
+    import asyncio
+    import time as _time
+
+    deadline = _time.monotonic() + timeout
+    while not condition():
+        if _time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+async def until(call: Callable[[], Awaitable[T]], done: Callable[[T], bool], what: str,
+                timeout: float = 30.0) -> T:
+    """Ask ``call()`` again until its answer is ``done``, and return that answer: bounded by
+    time, never by a count of calls, which a loaded machine makes too few."""
+    import asyncio
+    import time as _time
+
+    deadline = _time.monotonic() + timeout
+    while True:
+        answer = await call()
+        if done(answer):
+            return answer
+        if _time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
