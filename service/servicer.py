@@ -43,6 +43,7 @@ log = structlog.get_logger("bezique.rpc")
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Method = Callable[["TableServicer", Req, Any], Awaitable[Resp]]
+StreamMethod = Callable[["TableServicer", Req, Any], AsyncIterator[Resp]]
 
 
 _CALL_METADATA: contextvars.ContextVar[tuple[object, dict[str, str]] | None] = (
@@ -137,6 +138,54 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
             if self.metrics is not None:
                 self.metrics.observe_rpc(name, code, time.perf_counter() - start)
         raise AssertionError("unreachable")
+
+    return wrapper
+
+
+def streaming(method: StreamMethod[Req, Resp]) -> StreamMethod[Req, Resp]:
+    """What :func:`unary` does, for a server stream: the rate limit, errors mapped to their
+    status (unexpected ones hidden behind INTERNAL), metrics; and one of the caller's stream
+    slots held while the stream is open (``--max-watchers-per-caller``, every kind counted)."""
+
+    name = method.__name__
+
+    @functools.wraps(method)
+    async def wrapper(self: TableServicer, request: Req, context: Any) -> AsyncIterator[Resp]:
+        start = time.perf_counter()
+        code = "OK"
+        caller = caller_of(context, self.manager, "")  # streams are counted per peer
+        counted = False
+        gauge = self.metrics.watch_streams if self.metrics and name == "WatchTable" else None
+        if gauge is not None:
+            gauge.inc()
+        try:
+            self.check_rate(context, name)
+            if not self.streams.acquire(caller):
+                raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
+                                        "caller", reason="TOO_MANY_STREAMS")
+            counted = True
+            async for message in method(self, request, context):
+                yield message
+        except (ServiceError, StoreError) as error:
+            failure = _failure(error)
+            code = failure.code
+            await context.abort_with_status(to_status(failure))
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except (grpc.aio.AbortError, grpc.aio.UsageError):
+            raise
+        except Exception:
+            code = "INTERNAL"
+            log.exception("rpc_failed", method=name)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+        finally:
+            if counted:
+                self.streams.release(caller)
+            if gauge is not None:
+                gauge.dec()
+            if self.metrics is not None:
+                self.metrics.observe_rpc(name, code, time.perf_counter() - start)
 
     return wrapper
 
@@ -321,36 +370,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         translate.view_to_pb(result.after, into=response.view)
         return response
 
+    @streaming
     async def WatchTable(self, request: pb.WatchTableRequest, context: Any
                          ) -> AsyncIterator[pb.WatchTableResponse]:
-        start = time.perf_counter()
-        code = "OK"
-        caller = caller_of(context, self.manager, "")  # streams are counted per peer
-        counted = False
-        if self.metrics is not None:
-            self.metrics.watch_streams.inc()
-        try:
-            self.check_rate(context, "WatchTable")
-            if not self.streams.acquire(caller):
-                raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
-                                        "caller", reason="TOO_MANY_STREAMS")
-            counted = True
-            async for update in self.manager.watch(request.table_id, _token(context),
-                                                   request.from_version):
-                yield _render_update(update)
-        except (ServiceError, StoreError) as error:
-            failure = _failure(error)
-            code = failure.code
-            await context.abort_with_status(to_status(failure))
-        except asyncio.CancelledError:
-            code = "CANCELLED"
-            raise
-        finally:
-            if counted:
-                self.streams.release(caller)
-            if self.metrics is not None:
-                self.metrics.watch_streams.dec()
-                self.metrics.observe_rpc("WatchTable", code, time.perf_counter() - start)
+        async for update in self.manager.watch(request.table_id, _token(context),
+                                               request.from_version):
+            yield _render_update(update)
 
     @unary
     async def AbortTable(self, request: pb.AbortTableRequest, context: Any
@@ -363,33 +388,12 @@ class TableServicer(pb_grpc.TableServiceServicer):
         version = await self.manager.abort(request.table_id, request.note)
         return pb.AbortTableResponse(version=version)
 
+    @streaming
     async def WatchResults(self, request: pb.WatchResultsRequest, context: Any
                            ) -> AsyncIterator[pb.WatchResultsResponse]:
-        start = time.perf_counter()
-        code = "OK"
-        caller = caller_of(context, self.manager, "")  # counted with its watch streams
-        counted = False
-        try:
-            self.check_rate(context, "WatchResults")
-            self._check_api_key(context)
-            if not self.streams.acquire(caller):
-                raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
-                                        "caller", reason="TOO_MANY_STREAMS")
-            counted = True
-            async for row in self.manager.watch_results(request.from_cursor):
-                yield pb.WatchResultsResponse(result=translate.table_result(row))
-        except (ServiceError, StoreError) as error:
-            failure = _failure(error)
-            code = failure.code
-            await context.abort_with_status(to_status(failure))
-        except asyncio.CancelledError:
-            code = "CANCELLED"
-            raise
-        finally:
-            if counted:
-                self.streams.release(caller)
-            if self.metrics is not None:
-                self.metrics.observe_rpc("WatchResults", code, time.perf_counter() - start)
+        self._check_api_key(context)
+        async for row in self.manager.watch_results(request.from_cursor):
+            yield pb.WatchResultsResponse(result=translate.table_result(row))
 
     @unary
     async def GetHistory(self, request: pb.GetHistoryRequest, context: Any
