@@ -131,10 +131,21 @@ def _compare(version: int, shoe: Shoe, history: Sequence[pb.Event],
                 raise VerificationError(
                     f"{where}: {name} differs: the history has {theirs!r} but the seed and "
                     f"the moves give {ours!r}", version)
+        _check_codes(version, shoe, told.cards, where)
     if len(history) != len(replayed):
         raise VerificationError(
             f"the history has {len(history)} events but the replay gives {len(replayed)} "
             f"({', '.join(e.kind for e in replayed)})", version)
+
+
+def _check_codes(version: int, shoe: Shoe, cards: Sequence[pb.Card], where: str) -> None:
+    """Every card's code is the one its id names: clients show a history's cards by code, so
+    a code the ids do not back would be shown although the replay never checked it."""
+    for card in cards:
+        expected = shoe.code(card.id) if 0 <= card.id < len(shoe) else None
+        if card.code != expected:
+            raise VerificationError(f"{where}: card #{card.id} has the code {card.code!r}, but "
+                                    f"that id is {expected or 'no card of the shoe'}", version)
 
 
 def _chance(history: pb.GetHistoryResponse, shoe: Shoe, key: bytes) -> CountingChance:
@@ -424,6 +435,7 @@ class _Replay:
         if game is None:
             raise VerificationError("a move comes before the game started", version)
         seat = self._seat_of(entry)
+        _check_codes(version, self.shoe, entry.move.cards, "the move")
         move = Move(entry.move.kind, tuple(card.id for card in entry.move.cards),
                     entry.move.amount, entry.move.label)
         bot = self.seats[seat].bot if seat in self.seats else ""
