@@ -484,3 +484,8 @@ def _check_outcome(game: Game, told: pb.Outcome) -> None:
                                 f"{list(told.winners)} scores {list(told.scores)}, the replay "
                                 f"winners {list(outcome.winners)} scores "
                                 f"{list(outcome.scores)}")
+    told_detail = _normal(json_format.MessageToDict(told.detail))
+    if told.reason != outcome.reason or told_detail != _normal(dict(outcome.detail)):
+        raise VerificationError(f"the outcome differs: the history says it ended with "
+                                f"{told.reason!r} {told_detail}, the replay with "
+                                f"{outcome.reason!r} {_normal(dict(outcome.detail))}")

@@ -196,3 +196,17 @@ def test_a_card_code_that_is_not_its_id_is_caught(highcard: pb.GetHistoryRespons
     moved.move.cards[0].code = shoe.code((moved.move.cards[0].id + 1) % 32)
     with pytest.raises(VerificationError, match=f"version {moved.version}: .*code"):
         verify_history(chosen)
+
+
+def test_a_changed_outcome_reason_or_detail_is_caught(highcard: pb.GetHistoryResponse) -> None:
+    """verify compared only the winners and scores (and the reason only for an abort): a
+    history whose end said another reason or other details (shown by the clients) still
+    printed 'verified'."""
+    reason = copy(highcard)
+    reason.outcome.reason = "forfeit"
+    with pytest.raises(VerificationError, match="outcome differs"):
+        verify_history(reason)
+    detail = copy(highcard)
+    detail.outcome.detail["claimed"] = "seat 1 conceded"
+    with pytest.raises(VerificationError, match="outcome differs"):
+        verify_history(detail)
