@@ -435,7 +435,6 @@ class _Replay:
         if game is None:
             raise VerificationError("a move comes before the game started", version)
         seat = self._seat_of(entry)
-        _check_codes(version, self.shoe, entry.move.cards, "the move")
         move = Move(entry.move.kind, tuple(card.id for card in entry.move.cards),
                     entry.move.amount, entry.move.label)
         bot = self.seats[seat].bot if seat in self.seats else ""
@@ -463,6 +462,7 @@ class _Replay:
             raise VerificationError(
                 f"seat {seat}'s {entry.entry_kind} is {move} {_codes(self.shoe, move.cards)}, "
                 f"but it must be {expected} {_codes(self.shoe, expected.cards)}", version)
+        _check_codes(version, self.shoe, entry.move.cards, "the move")
         try:
             events = game.apply(seat, move)
         except VariantError as exc:
