@@ -131,10 +131,21 @@ def _compare(version: int, shoe: Shoe, history: Sequence[pb.Event],
                 raise VerificationError(
                     f"{where}: {name} differs: the history has {theirs!r} but the seed and "
                     f"the moves give {ours!r}", version)
+        _check_codes(version, shoe, told.cards, where)
     if len(history) != len(replayed):
         raise VerificationError(
             f"the history has {len(history)} events but the replay gives {len(replayed)} "
             f"({', '.join(e.kind for e in replayed)})", version)
+
+
+def _check_codes(version: int, shoe: Shoe, cards: Sequence[pb.Card], where: str) -> None:
+    """Every card's code is the one its id names: clients show a history's cards by code, so
+    a code the ids do not back would be shown although the replay never checked it."""
+    for card in cards:
+        expected = shoe.code(card.id) if 0 <= card.id < len(shoe) else None
+        if card.code != expected:
+            raise VerificationError(f"{where}: card #{card.id} has the code {card.code!r}, but "
+                                    f"that id is {expected or 'no card of the shoe'}", version)
 
 
 def _chance(history: pb.GetHistoryResponse, shoe: Shoe, key: bytes) -> CountingChance:
@@ -451,6 +462,7 @@ class _Replay:
             raise VerificationError(
                 f"seat {seat}'s {entry.entry_kind} is {move} {_codes(self.shoe, move.cards)}, "
                 f"but it must be {expected} {_codes(self.shoe, expected.cards)}", version)
+        _check_codes(version, self.shoe, entry.move.cards, "the move")
         try:
             events = game.apply(seat, move)
         except VariantError as exc:
@@ -472,3 +484,8 @@ def _check_outcome(game: Game, told: pb.Outcome) -> None:
                                 f"{list(told.winners)} scores {list(told.scores)}, the replay "
                                 f"winners {list(outcome.winners)} scores "
                                 f"{list(outcome.scores)}")
+    told_detail = _normal(json_format.MessageToDict(told.detail))
+    if told.reason != outcome.reason or told_detail != _normal(dict(outcome.detail)):
+        raise VerificationError(f"the outcome differs: the history says it ended with "
+                                f"{told.reason!r} {told_detail}, the replay with "
+                                f"{outcome.reason!r} {_normal(dict(outcome.detail))}")

@@ -93,14 +93,22 @@ COMMITMENT_BYTES = 32
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                            "\u2066\u2067\u2068\u2069"
                            # invisible: a name that looks like another's
-                           "\u00ad\u200b\u2060\ufeff")
+                           "\u00ad\u200b\u2060\ufeff"
+                           # letters that show as blank space (Hangul fillers)
+                           "\u115f\u1160\u3164\uffa0")
+_JOINERS = frozenset("\u200c\u200d")
+"""The format characters a name may hold: the zero-width (non-)joiners of emoji sequences and
+of scripts such as Persian. Every other format character (tag characters, invisible operators,
+...) shows nothing, so a name holding them looks like another's."""
 
 
 def unsafe_characters(text: str) -> str:
     """The characters of ``text`` a terminal or a page would act on instead of showing: C0
-    and C1 controls (escape sequences), line and paragraph separators, bidi overrides."""
+    and C1 controls (escape sequences), line and paragraph separators, bidi overrides, and
+    the invisible characters a look-alike name would hide in."""
     return "".join(c for c in text if unicodedata.category(c) in ("Cc", "Zl", "Zp")
-                   or c in _BIDI_CONTROLS)
+                   or c in _BIDI_CONTROLS
+                   or (unicodedata.category(c) == "Cf" and c not in _JOINERS))
 
 
 def events_for(entry: LogEntry, viewer: int | None, finished: bool) -> list[Event]:

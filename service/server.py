@@ -18,10 +18,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bezique.service import reflection
 from bezique.service.config import Config, hide_password, redact_url
 from bezique.service.grants import GrantVerifier
+from bezique.service.health import CappedHealth
 from bezique.service.httpapi.server import HttpServer, bind_http, serve_http
 from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics, TimedStore
-from bezique.service.servicer import TableServicer, generic_handler
+from bezique.service.servicer import TableServicer, caller_of, generic_handler
 from bezique.service.startup import StartupError, StoreLock, check_port_free
 from bezique.service.store import MissingExtra, Store, open_store
 from bezique.service.store.sqlite import SqliteStore
@@ -196,13 +197,14 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
                ("grpc.so_reuseport", 0)]
     server = grpc.aio.server(options=options)
+    streams = StreamCounter(config.max_watchers_per_caller)
     servicer = TableServicer(manager, config.api_key, metrics,
                              RateLimiter(config.rate_limit, max(1.0, config.rate_burst)),
-                             StreamCounter(config.max_watchers_per_caller),
+                             streams,
                              GrantVerifier.from_file(config.grant_public_key)
                              if config.grant_public_key else None)
     server.add_generic_rpc_handlers((generic_handler(servicer),))
-    health_servicer = health_aio.HealthServicer()
+    health_servicer = CappedHealth(streams, lambda context: caller_of(context, manager, ""))
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable(server, (SERVICE_NAME,
                                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bezique.service import auth
 from bezique.service.commands import Binding, CommandPath, MoveResult, events_for
@@ -28,6 +28,7 @@ from bezique.service.errors import (
     PermissionDenied,
     ResourceExhausted,
     ServiceError,
+    StaleVersion,
     Unauthenticated,
     Unavailable,
 )
@@ -130,6 +131,26 @@ def _stream_end(why: str, last: int) -> ServiceError:
                        "replica", metadata=resume)
 
 
+T = TypeVar("T")
+
+UNVERSIONED_TRIES = 3
+"""How often a change sent without a version (a reveal, a reissue, a leave, an abort) is worked
+out again when another replica appended to the table first. Its caller has no version to put
+right, so ABORTED ('get the view again and resubmit') would only make him send the same again:
+the table is caught up from the store and the change decided anew (so a table that ended
+meanwhile refuses it as ended)."""
+
+
+async def _unversioned(change: Callable[[], Awaitable[T]]) -> T:
+    for attempt in range(1, UNVERSIONED_TRIES + 1):
+        try:
+            return await change()
+        except StaleVersion:
+            if attempt == UNVERSIONED_TRIES:
+                raise
+    raise AssertionError("unreachable")
+
+
 class TableManager:
     """Owns the live tables of this process and every path that reads or changes them."""
 
@@ -163,20 +184,20 @@ class TableManager:
                                         entropy_commitment)
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
-        return await self.commands.reissue(table_id, seat)
+        return await _unversioned(lambda: self.commands.reissue(table_id, seat))
 
     async def reveal(self, table_id: str, token: str, entropy: bytes) -> ViewResult:
-        return await self.commands.reveal(table_id, token, entropy)
+        return await _unversioned(lambda: self.commands.reveal(table_id, token, entropy))
 
     async def leave(self, table_id: str, token: str) -> int:
-        return await self.commands.leave(table_id, token)
+        return await _unversioned(lambda: self.commands.leave(table_id, token))
 
     async def submit(self, table_id: str, token: str, move: Move, expected_version: int,
                      request_id: str) -> MoveResult:
         return await self.commands.submit(table_id, token, move, expected_version, request_id)
 
     async def abort(self, table_id: str, note: str = "") -> int:
-        return await self.commands.abort(table_id, note)
+        return await _unversioned(lambda: self.commands.abort(table_id, note))
 
     def watch_results(self, from_cursor: int) -> AsyncIterator[TableResult]:
         """Every finished table after ``from_cursor``, in commit order, then live ones."""

@@ -174,3 +174,39 @@ def test_verify_holds_the_server_to_what_join_printed(run: Run, server: str) -> 
     forged = f"{seat}:{'00' * 32}:{commitment}"
     result = run("verify", table.group(1), "--proof", forged)
     assert result.code == 1 and "not the one it sent" in result.out
+
+
+def test_a_card_code_that_is_not_its_id_is_caught(highcard: pb.GetHistoryResponse) -> None:
+    """verify compared cards by id only, while `bezique history`, `replay` and the web table
+    show each card by its code: a history that named other cards (a dealt card's or a played
+    card's code changed, its id kept) still printed 'verified'."""
+    shoe = piquet_shoe(1)
+    dealt = copy(highcard)
+    card = entry_with_cards(dealt, "started").events[0].cards[0]
+    card.code = shoe.code((card.id + 1) % 32)
+    with pytest.raises(VerificationError, match="code"):
+        verify_history(dealt)
+    played = copy(highcard)
+    moved = next(e for e in played.entries if e.entry_kind in ("move", "bot_move"))
+    moved.events[0].cards[0].code = shoe.code((moved.events[0].cards[0].id + 1) % 32)
+    with pytest.raises(VerificationError, match=f"version {moved.version}: .*code"):
+        verify_history(played)
+    chosen = copy(highcard)
+    moved = next(e for e in chosen.entries if e.entry_kind in ("move", "bot_move"))
+    moved.move.cards[0].code = shoe.code((moved.move.cards[0].id + 1) % 32)
+    with pytest.raises(VerificationError, match=f"version {moved.version}: .*code"):
+        verify_history(chosen)
+
+
+def test_a_changed_outcome_reason_or_detail_is_caught(highcard: pb.GetHistoryResponse) -> None:
+    """verify compared only the winners and scores (and the reason only for an abort): a
+    history whose end said another reason or other details (shown by the clients) still
+    printed 'verified'."""
+    reason = copy(highcard)
+    reason.outcome.reason = "forfeit"
+    with pytest.raises(VerificationError, match="outcome differs"):
+        verify_history(reason)
+    detail = copy(highcard)
+    detail.outcome.detail["claimed"] = "seat 1 conceded"
+    with pytest.raises(VerificationError, match="outcome differs"):
+        verify_history(detail)

@@ -8,6 +8,7 @@ import asyncio
 import grpc
 import httpx
 import pytest
+from grpc_health.v1 import health_pb2
 
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
@@ -115,3 +116,39 @@ async def test_abort_is_refused_on_a_server_without_an_api_key() -> None:
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         after = await client.view(table_id, first.token)
         assert not after.HasField("outcome") and after.version == before.version
+
+
+async def test_health_watches_count_against_the_callers_stream_cap() -> None:
+    """grpc.health.v1 Watch streams were the stock servicer's, uncapped: one peer could hold
+    any number open (each a waiter kept by the server), and each under a new service name of
+    any length (each name a key kept while its stream is open)."""
+    async with serving(max_watchers_per_caller=2) as (_, client):
+        channel = client.channel
+        watch = channel.unary_stream("/grpc.health.v1.Health/Watch",
+                                     request_serializer=health_pb2.HealthCheckRequest
+                                     .SerializeToString,
+                                     response_deserializer=health_pb2.HealthCheckResponse
+                                     .FromString)
+        calls = [watch(health_pb2.HealthCheckRequest(service=name)) for name in ("", "x")]
+        for call in calls:
+            first = await call.read()
+            assert isinstance(first, health_pb2.HealthCheckResponse)
+            assert first.status in (health_pb2.HealthCheckResponse.SERVING,
+                                                  health_pb2.HealthCheckResponse.SERVICE_UNKNOWN)
+        third = watch(health_pb2.HealthCheckRequest(service=""))
+        try:
+            code = await asyncio.wait_for(third.code(), 10)
+        except TimeoutError:
+            third.cancel()
+            raise AssertionError("a third health watch was served") from None
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "TOO_MANY_STREAMS" in str(await third.trailing_metadata())
+        for call in calls:
+            call.cancel()
+        long_name = watch(health_pb2.HealthCheckRequest(service="s" * 100_000))
+        assert await asyncio.wait_for(long_name.code(), 10) == grpc.StatusCode.INVALID_ARGUMENT
+        again = watch(health_pb2.HealthCheckRequest(service=""))
+        answer = await asyncio.wait_for(again.read(), 10)
+        assert isinstance(answer, health_pb2.HealthCheckResponse)
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        again.cancel()

@@ -191,7 +191,10 @@ async def test_test_settings_fail_verify_unless_allowed(
 
 
 @pytest.mark.parametrize("name", ["\x1b[2Jhi", "evil\x1b[31m", "a\u202eb", "tab\there",
-                                  "line\u2028break", "bell\x07", "c1\x9b31m"])
+                                  "line\u2028break", "bell\x07", "c1\x9b31m",
+                                  # invisible: each shows as "ann" (or as nothing) on a screen
+                                  "ann\U000e0041\U000e0064", "ann\u2061", "ann\u180e",
+                                  "\u3164", "ann\u2064"])
 async def test_names_that_would_paint_screens_are_refused(
         served: tuple[RunningServer, AsyncTableClient], name: str) -> None:
     _, client = served
@@ -206,8 +209,9 @@ async def test_names_that_would_paint_screens_are_refused(
 async def test_names_in_any_script_are_welcome(
         served: tuple[RunningServer, AsyncTableClient]) -> None:
     _, client = served
-    table = await client.create_table("highcard", {"players": 3})
-    for name in ("Zoë", "Алексей", "👩‍👩‍👧 family"):  # the family emoji holds zero-width joiners
+    table = await client.create_table("highcard", {"players": 4})
+    for name in ("Zoë", "Алексей", "👩‍👩‍👧 family",  # the family emoji holds zero-width joiners
+                 "می\u200cخواهم"):  # Persian, with its zero-width non-joiner
         seat = await client.join(table.table_id, name=name)
         view = await client.view(table.table_id, seat.token)
         assert view.seats[seat.seat].display_name == name

@@ -1,0 +1,54 @@
+"""grpc.health.v1 with the service's per-caller stream cap: a Watch is a stream like any other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from grpc_health.v1 import _async as health_aio
+from grpc_health.v1 import health_pb2
+
+from bezique.service.errors import InvalidArgument, ResourceExhausted, ServiceError
+from bezique.service.limits import StreamCounter
+from bezique.service.status import to_status
+
+MAX_SERVICE_NAME = 200
+"""The longest service name a health call may ask about: every watched name is a key kept
+while its streams are open, so a name is bounded as any other field is."""
+
+
+class CappedHealth(health_aio.HealthServicer):  # type: ignore[misc]
+    """The stock health service, whose Watch streams count against ``--max-watchers-per-caller``
+    with the table and results streams: unbounded, one peer could hold any number open."""
+
+    def __init__(self, streams: StreamCounter, caller: Callable[[Any], str]) -> None:
+        super().__init__()
+        self._streams = streams
+        self._caller = caller
+
+    async def Check(self, request: health_pb2.HealthCheckRequest, context: Any
+                    ) -> health_pb2.HealthCheckResponse:
+        await _check_name(request, context)
+        return await super().Check(request, context)  # type: ignore[no-any-return]
+
+    async def Watch(self, request: health_pb2.HealthCheckRequest, context: Any) -> None:
+        await _check_name(request, context)
+        caller = self._caller(context)
+        if not self._streams.acquire(caller):
+            await _refuse(context, ResourceExhausted(
+                f"at most {self._streams.limit} open watch streams per caller",
+                reason="TOO_MANY_STREAMS"))
+        try:
+            await super().Watch(request, context)
+        finally:
+            self._streams.release(caller)
+
+
+async def _refuse(context: Any, error: ServiceError) -> None:
+    await context.abort_with_status(to_status(error))
+
+
+async def _check_name(request: health_pb2.HealthCheckRequest, context: Any) -> None:
+    if len(request.service) > MAX_SERVICE_NAME:
+        await _refuse(context, InvalidArgument(
+            f"at most {MAX_SERVICE_NAME} characters", field="service"))
