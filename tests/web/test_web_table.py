@@ -89,6 +89,11 @@ def test_a_bezique_deal_against_the_bot(context: BrowserContext, web_server: Web
     assert hand.count() == 8
     codes = [c or "" for c in hand.evaluate_all("els => els.map(e => e.dataset.code)")]
     assert codes == sorted(codes, key=lambda c: ("SHCD".index(c[1]), "789TJQKA".index(c[0])))
+    # the moves are numbered in the hand's order: key 1 plays the first card shown
+    ids = "els => els.map(e => Number(e.dataset.cardId))"
+    offered = page.locator("#moves button.move.kind-play .card").evaluate_all(ids)
+    in_hand = hand.evaluate_all(ids)
+    assert offered and offered == [card for card in in_hand if card in offered]
     trumps = page.locator("#table-head .trumps").text_content() or ""
     assert re.search("[♠♥♦♣]", trumps)
     moves = 0

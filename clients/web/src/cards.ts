@@ -99,6 +99,22 @@ export function sortedCards(cards: readonly Card[]): Card[] {
   });
 }
 
+/**
+ * The legal moves as the page numbers them: kinds in the order the variant offers them, and
+ * moves of one kind in the order of their cards in the sorted hand, so key 1 plays the first
+ * card shown.
+ */
+export function movesInHandOrder<M extends { readonly kind: string; readonly cards: readonly Card[] }>(
+  moves: readonly M[],
+): M[] {
+  const kinds = new Map<string, number>();
+  for (const move of moves) if (!kinds.has(move.kind)) kinds.set(move.kind, kinds.size);
+  const place = new Map(sortedCards(moves.flatMap((move) => move.cards)).map((card, at) => [card.id, at]));
+  const first = (move: M): number =>
+    move.cards.reduce((low, card) => Math.min(low, place.get(card.id) ?? low), Number.MAX_SAFE_INTEGER);
+  return [...moves].sort((a, b) => kinds.get(a.kind)! - kinds.get(b.kind)! || first(a) - first(b));
+}
+
 /** Whether a string is a card code ("TH"). */
 export function isCardCode(value: unknown): boolean {
   return typeof value === "string" && value.length === 2 && RANKS.includes(value[0]!) && value[1]! in SUITS;

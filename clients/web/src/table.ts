@@ -16,6 +16,7 @@ import {
   rememberName, requestId, revealEntropy, rpc, type SeatHold,
 } from "./api.js";
 import { detailsNode, handNode, headerNode, seatsNode, zonesNode } from "./board.js";
+import { movesInHandOrder } from "./cards.js";
 import { button, clean, el, replace } from "./dom.js";
 import {
   MoveSchema, type Event, type Move, type View, type WatchTableResponse,
@@ -308,7 +309,7 @@ export class TablePage {
     }
     this.moves.hidden = false;
     const list = el("ol", { class: "move-list" });
-    view.legalMoves.forEach((move, index) => {
+    movesInHandOrder(view.legalMoves).forEach((move, index) => {
       const key = index < 9 ? String(index + 1) : index === 9 ? "0" : "";
       const range = amountRange(move);
       const attributes = { class: `move kind-${clean(move.kind)}`, "data-index": index, "data-kind": clean(move.kind),
@@ -450,7 +451,7 @@ export class TablePage {
     }
     if (/^[0-9]$/.test(event.key)) {
       const index = event.key === "0" ? 9 : Number(event.key) - 1;
-      const move = view.legalMoves[index];
+      const move = movesInHandOrder(view.legalMoves)[index];
       if (move === undefined) return;
       event.preventDefault();
       if (amountRange(move) !== undefined) {
