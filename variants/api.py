@@ -87,7 +87,12 @@ class AmountRange:
     """The amounts an offered move may carry: ``minimum`` to ``maximum`` in steps of ``step``
     counted from ``minimum``. A variant offers one move with a range (a raise "to any sum") where
     a list of every amount would be long; the server accepts any amount in it, and the variant's
-    ``apply`` still has the last word."""
+    ``apply`` still has the last word.
+
+    >>> raises = AmountRange(10, 990)
+    >>> 37 in raises, 991 in raises, raises.nearest(2000), str(AmountRange(10, 100, step=5))
+    (True, False, 990, '10..100 step 5')
+    """
 
     minimum: int
     maximum: int
@@ -183,7 +188,16 @@ class Move:
 
 def match_move(move: Move, legal: Sequence[Move]) -> Move | None:
     """The offered move in ``legal`` that the submitted ``move`` is (see
-    :meth:`Move.accepts`), or None: what the server checks before it calls ``apply``."""
+    :meth:`Move.accepts`), or None: what the server checks before it calls ``apply``.
+
+    >>> offer = Move("raise", amount=10, amount_range=AmountRange(10, 990))
+    >>> legal = [Move("fold"), offer]
+    >>> match_move(Move("raise", amount=37), legal) is offer
+    True
+    >>> too_much = Move("raise", amount=991)
+    >>> match_move(too_much, legal), str(range_missed(too_much, legal))
+    (None, '10..990')
+    """
     if move in legal:
         return move
     for offered in legal:

@@ -89,7 +89,11 @@ class Card:
 
 
 def parse_code(code: str) -> tuple[Rank, Suit]:
-    """Parse a wire code such as ``TS`` into rank and suit; ``10S`` is accepted for ``TS``."""
+    """Parse a wire code such as ``TS`` into rank and suit; ``10S`` is accepted for ``TS``.
+
+    >>> parse_code("10s") == parse_code("TS") == (Rank.TEN, Suit.SPADES)
+    True
+    """
     text = code.strip().upper()
     if text.startswith("10"):
         text = "T" + text[2:]
@@ -101,7 +105,18 @@ def parse_code(code: str) -> tuple[Rank, Suit]:
 class Shoe:
     """Every card of a game, in canonical order: pack by pack, suit by suit, rank by rank.
 
-    Shoes are immutable and shared by every table of the same make-up.
+    Shoes are immutable and shared by every table of the same make-up. A card's id is its
+    place in that order; identical cards of different packs share a code, never an id:
+
+    >>> shoe = piquet_shoe(2)
+    >>> len(shoe), shoe.code(0), shoe.code(7)
+    (64, '7S', 'AS')
+    >>> shoe.ids_of(*parse_code("QS"))
+    (5, 37)
+    >>> shoe.codes(shoe.order_from_codes(["10s", "AS"] + ["7H"] * 62)[:2])
+    Traceback (most recent call last):
+    ...
+    ValueError: card 4: '7H' appears more often than the shoe holds it (2 times)
     """
 
     __slots__ = ("_by_face", "cards", "packs", "ranks")
