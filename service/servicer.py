@@ -230,6 +230,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if not hmac.compare_digest(given.encode(), self.api_key.encode()):
             raise PermissionDenied("the platform API key is wrong", field="x-api-key")
 
+    def _require_platform(self, context: Any, method: str, why: str) -> None:
+        """An operator's call: refused outright on a server without an API key (``why``
+        says what anybody could do otherwise), else the key must be given."""
+        if not self.api_key:
+            raise PermissionDenied(f"{method} needs a server started with --api-key: without "
+                                   f"one {why}", field="x-api-key")
+        self._check_api_key(context)
+
     @unary
     async def ListVariants(self, request: pb.ListVariantsRequest, context: Any
                            ) -> pb.ListVariantsResponse:
@@ -321,11 +329,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def ReissueSeatToken(self, request: pb.ReissueSeatTokenRequest, context: Any
                                ) -> pb.ReissueSeatTokenResponse:
-        if not self.api_key:
-            raise PermissionDenied("ReissueSeatToken needs a server started with --api-key: "
-                                   "without one anybody could take any seat",
-                                   field="x-api-key")
-        self._check_api_key(context)
+        self._require_platform(context, "ReissueSeatToken", "anybody could take any seat")
         token, expires, version = await self.manager.reissue(request.table_id, request.seat)
         response = pb.ReissueSeatTokenResponse(seat=request.seat, seat_token=token,
                                                version=version)
@@ -380,11 +384,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
     @unary
     async def AbortTable(self, request: pb.AbortTableRequest, context: Any
                          ) -> pb.AbortTableResponse:
-        if not self.api_key:
-            raise PermissionDenied("AbortTable needs a server started with --api-key: without "
-                                   "one anybody could end any table (a losing player his own)",
-                                   field="x-api-key")
-        self._check_api_key(context)
+        self._require_platform(context, "AbortTable",
+                               "anybody could end any table (a losing player his own)")
         version = await self.manager.abort(request.table_id, request.note)
         return pb.AbortTableResponse(version=version)
 
