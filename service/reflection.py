@@ -9,12 +9,17 @@ pool so that ``v1`` can be described through reflection too.
 from __future__ import annotations
 
 import importlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha._async import ReflectionServicer  # what reflection.aio exports
+
+from bezique.service.errors import ResourceExhausted
+from bezique.service.limits import StreamCounter
+from bezique.service.status import to_status
 
 V1ALPHA = "grpc.reflection.v1alpha"
 V1 = "grpc.reflection.v1"
@@ -57,12 +62,28 @@ def add_v1_descriptor(pool: descriptor_pool.DescriptorPool | None = None) -> Non
     pool.Add(proto)
 
 
-def enable(server: grpc.aio.Server, service_names: tuple[str, ...]) -> None:
-    """Serve reflection as v1 and v1alpha, listing ``service_names`` and both reflections."""
+def enable(server: grpc.aio.Server, service_names: tuple[str, ...], streams: StreamCounter,
+           caller: Callable[[Any], str]) -> None:
+    """Serve reflection as v1 and v1alpha, listing ``service_names`` and both reflections.
+    A reflection call is a stream like any other: it counts against the caller's cap
+    (``--max-watchers-per-caller``) with the table, results and health streams."""
     add_v1_descriptor()
     servicer = ReflectionServicer((*service_names, V1_SERVICE, V1ALPHA_SERVICE))
+    info = servicer.ServerReflectionInfo
+
+    async def capped(requests: Any, context: Any) -> AsyncIterator[Any]:
+        who = caller(context)
+        if not streams.acquire(who):
+            await context.abort_with_status(to_status(ResourceExhausted(
+                f"at most {streams.limit} open streams per caller", reason="TOO_MANY_STREAMS")))
+        try:
+            async for response in info(requests, context):
+                yield response
+        finally:
+            streams.release(who)
+
     stream: Any = grpc.stream_stream_rpc_method_handler(
-        servicer.ServerReflectionInfo,
+        capped,
         request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
         response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)
     server.add_generic_rpc_handlers(tuple(

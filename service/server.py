@@ -9,6 +9,7 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import structlog
@@ -204,10 +205,14 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                              GrantVerifier.from_file(config.grant_public_key)
                              if config.grant_public_key else None)
     server.add_generic_rpc_handlers((generic_handler(servicer),))
-    health_servicer = CappedHealth(streams, lambda context: caller_of(context, manager, ""))
+    def peer(context: Any) -> str:
+        return caller_of(context, manager, "")
+
+    health_servicer = CappedHealth(streams, peer)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable(server, (SERVICE_NAME,
-                               health_pb2.DESCRIPTOR.services_by_name["Health"].full_name))
+                               health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
+                      streams, peer)
     port = _listen(server, config)
     http_socket = bind_http(config.http_address) if config.http_address else None
     store.listen(manager.on_remote_entry, manager.on_reconnect, manager.results.on_result)

@@ -4,11 +4,13 @@ malformed deadlines, and results feeds opened without end."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import grpc
 import httpx
 import pytest
 from grpc_health.v1 import health_pb2
+from grpc_reflection.v1alpha import reflection_pb2
 
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
@@ -151,4 +153,41 @@ async def test_health_watches_count_against_the_callers_stream_cap() -> None:
         answer = await asyncio.wait_for(again.read(), 10)
         assert isinstance(answer, health_pb2.HealthCheckResponse)
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        again.cancel()
+
+
+async def test_reflection_streams_count_against_the_callers_stream_cap() -> None:
+    """Server reflection is a bidirectional stream: uncapped, one peer could hold any number
+    open. It counts against --max-watchers-per-caller with the other streams."""
+    async with serving(max_watchers_per_caller=2) as (_, client):
+        info = client.channel.stream_stream(
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+        ask = reflection_pb2.ServerReflectionRequest(list_services="")
+
+        async def held() -> AsyncIterator[reflection_pb2.ServerReflectionRequest]:
+            yield ask  # then the stream stays open until the call is cancelled
+            await asyncio.Event().wait()
+
+        calls = [info(held()) for _ in range(2)]
+        for call in calls:
+            answer = await asyncio.wait_for(call.read(), 10)
+            assert isinstance(answer, reflection_pb2.ServerReflectionResponse)
+            assert any(s.name == "bezique.v1.TableService"
+                       for s in answer.list_services_response.service)
+        third = info(held())
+        try:
+            code = await asyncio.wait_for(third.code(), 10)
+        except TimeoutError:
+            third.cancel()
+            raise AssertionError("a third reflection stream was served") from None
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "TOO_MANY_STREAMS" in str(await third.trailing_metadata())
+        for call in calls:
+            call.cancel()
+        again = info(held())
+        answer = await asyncio.wait_for(again.read(), 10)
+        assert isinstance(answer, reflection_pb2.ServerReflectionResponse)
+        assert answer.list_services_response.service
         again.cancel()
