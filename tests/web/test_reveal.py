@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, Route
+from playwright.sync_api import BrowserContext, Route, expect
 
 from bezique.v1 import table_service_pb2 as pb
 from tests.web.conftest import serve_web
@@ -29,10 +29,6 @@ def browser_pair(context: BrowserContext, web_server: WebServer) -> Iterator[tup
     second.set_default_timeout(20_000)
     yield open_tab(context, web_server), open_tab(second, web_server)
     second.close()
-
-
-def status(page: Page) -> str:
-    return page.locator("#status").text_content() or ""
 
 
 def kinds(server: WebServer, table_id: str) -> list[str]:
@@ -127,7 +123,7 @@ def test_an_aborted_table_says_so(context: BrowserContext, keyed_server: WebServ
     keyed_server.stub.AbortTable(pb.AbortTableRequest(table_id=created.table_id,
                                                       note="closing time"), metadata=platform)
     tab.page.locator("#outcome").filter(has_text="Table aborted").wait_for()
-    assert status(tab.page) == "The table has ended."
+    expect(tab.page.locator("#status")).to_have_text("The table has ended.")  # retried
     assert "Game over" not in (tab.page.locator("#outcome").text_content() or "")
     tab.assert_no_errors()
 
@@ -155,6 +151,6 @@ def test_a_seat_that_never_reveals_ends_the_table_readably(
     outcome = tab.page.locator("#outcome")
     outcome.filter(has_text="No game").wait_for(timeout=15_000)
     assert "Seat 1 (mallory) did not reveal its entropy in time" in (outcome.text_content() or "")
-    assert status(tab.page) == "The table has ended."
+    expect(tab.page.locator("#status")).to_have_text("The table has ended.")  # retried
     assert [e.seat for e in server.history(table_id) if e.entry_kind == "revealed"] == [0]
     tab.assert_no_errors()

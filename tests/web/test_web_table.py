@@ -260,7 +260,7 @@ def test_two_browsers_at_one_table_see_each_others_moves(browser_pair: tuple[Tab
     ann.page.fill("#name", "ann")
     table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "4"},
                             {0: "you", 1: "open"})
-    assert "Waiting for players" in (ann.page.locator("#status").text_content() or "")
+    ann.page.locator("#status").filter(has_text="Waiting for players").wait_for()  # rendered
     bob.page.fill("#name", "bob")
     bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
     bob.page.wait_for_url(re.compile(f"#/table/{table_id}"))
