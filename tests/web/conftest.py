@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
 from bezique.v1 import table_service_pb2_grpc
-from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, WebServer
+from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, Tab, WebServer, open_tab
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = str(Path(sys.executable).with_name("bezique-server"))
@@ -112,3 +112,13 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
     made.set_default_timeout(20_000)
     yield made
     made.close()
+
+
+@pytest.fixture
+def browser_pair(context: BrowserContext, web_server: WebServer) -> Iterator[tuple[Tab, Tab]]:
+    """Two players: two profiles of one browser (each its own sessionStorage)."""
+    assert context.browser is not None
+    second = context.browser.new_context(viewport={"width": 1200, "height": 900})
+    second.set_default_timeout(20_000)
+    yield open_tab(context, web_server), open_tab(second, web_server)
+    second.close()

@@ -21,16 +21,6 @@ from tests.web.pages import Tab, WebServer, click_and_wait, create_table, open_t
 REVEAL_URL = "**/bezique.v1.TableService/RevealEntropy"
 
 
-@pytest.fixture
-def browser_pair(context: BrowserContext, web_server: WebServer) -> Iterator[tuple[Tab, Tab]]:
-    """Two players: two profiles of one browser (each its own sessionStorage)."""
-    assert context.browser is not None
-    second = context.browser.new_context(viewport={"width": 1200, "height": 900})
-    second.set_default_timeout(20_000)
-    yield open_tab(context, web_server), open_tab(second, web_server)
-    second.close()
-
-
 def kinds(server: WebServer, table_id: str) -> list[str]:
     return [entry.entry_kind for entry in server.history(table_id)]
 

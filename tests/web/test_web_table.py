@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page
@@ -292,16 +291,6 @@ def test_two_browsers_at_one_table_see_each_others_moves(browser_pair: tuple[Tab
     assert {e.display_name for e in history if e.entry_kind == "joined"} == {"ann", "bob"}
     ann.assert_no_errors()
     bob.assert_no_errors()
-
-
-@pytest.fixture
-def browser_pair(context: BrowserContext, web_server: WebServer) -> Iterator[tuple[Tab, Tab]]:
-    """Two players: two profiles of one browser (each its own sessionStorage)."""
-    assert context.browser is not None
-    second = context.browser.new_context(viewport={"width": 1200, "height": 900})
-    second.set_default_timeout(20_000)
-    yield open_tab(context, web_server), open_tab(second, web_server)
-    second.close()
 
 
 # ----------------------------------------------------------------------------- hidden information
