@@ -27,7 +27,7 @@ from bezique.service.servicer import TableServicer, caller_of, generic_handler
 from bezique.service.startup import StartupError, StoreLock, check_port_free
 from bezique.service.store import MissingExtra, Store, open_store
 from bezique.service.store.sqlite import SqliteStore
-from bezique.service.tables import Limits, Settings, TableManager
+from bezique.service.table_manager import Limits, Settings, TableManager
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
 
@@ -245,7 +245,7 @@ async def serve(config: Config) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     running = await start_server(config)
-    # Tables, watch streams and their grpc objects are long-lived: with the default thresholds a
+    # CardLookup, watch streams and their grpc objects are long-lived: with the default thresholds a
     # full collection walks all of them again and again (measured: 700 ms pauses with 10,000
     # streams), so full collections are made rare and the start-up heap is left alone. The
     # young generation stays small: grpc.aio leaves a few objects in a reference cycle behind

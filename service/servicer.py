@@ -34,7 +34,7 @@ from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics
 from bezique.service.status import to_status
 from bezique.service.store import StoreError
-from bezique.service.tables import TableManager, Update
+from bezique.service.table_manager import TableManager, Update
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 

@@ -89,7 +89,7 @@ def render_event(game: BeziqueGame, event: Event) -> str:
     if event.label:
         parts.append(event.label)
     if event.cards:
-        parts.append("[" + " ".join(game.t.code(c) for c in event.cards) + "]")
+        parts.append("[" + " ".join(game.lookup.code(c) for c in event.cards) + "]")
     if event.amount:
         parts.append(f"+{event.amount}")
     if event.visible_to is not None:
@@ -99,7 +99,7 @@ def render_event(game: BeziqueGame, event: Event) -> str:
 
 
 def render_move(game: BeziqueGame, number: int, seat: int, move: Move) -> str:
-    named = " ".join(game.t.code(c) for c in move.cards)
+    named = " ".join(game.lookup.code(c) for c in move.cards)
     return (f"--- move {number}: seat={seat} kind={move.kind} label={move.label} "
             f"cards={','.join(map(str, move.cards))}" + (f"  ({named})" if named else ""))
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from bezique.variants.api import Event, Move, resolve_options
 from bezique.variants.bezique.game import BeziqueGame
-from bezique.variants.bezique.rules import Rules
+from bezique.variants.bezique.rules import BeziqueRules
 from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
 from bezique.variants.chance import SeededChance, stacked_shoe
 
@@ -26,7 +26,7 @@ def stack_order(variant: BeziqueVariant, hands: Sequence[Sequence[str]], turnup:
     turns up ``turnup``, and puts ``stock_top`` on top of the stock (first drawn first). The
     rest of the stock follows in canonical order."""
     resolved = resolve_options(variant.options, dict(options or {}))
-    rules = Rules.from_options(variant.seats, resolved)
+    rules = BeziqueRules.from_options(variant.seats, resolved)
     shoe = variant.shoe(resolved)
     first = rules.next_seat(dealer)
     play_order = [first]
@@ -70,18 +70,18 @@ def seeded_game(seats: int, seed: int, options: Mapping[str, object] | None = No
 
 
 def codes(game: BeziqueGame, cards: Iterable[int]) -> list[str]:
-    return [game.t.code(c) for c in cards]
+    return [game.lookup.code(c) for c in cards]
 
 
 def holding(game: BeziqueGame, seat: int, code: str, *, table: bool = False) -> int:
     """The id of a card with ``code`` in ``seat``'s hand (or, with ``table``, its melds)."""
-    place = game.tables[seat] if table else game.hands[seat]
+    place = game.melded[seat] if table else game.hands[seat]
     for card in sorted(place):
-        if game.t.code(card) == code:
+        if game.lookup.code(card) == code:
             return card
     raise AssertionError(f"seat {seat} holds no {code} in its {'melds' if table else 'hand'}: "
                          f"hand {codes(game, game.hands[seat])} "
-                         f"melds {codes(game, game.tables[seat])}")
+                         f"melds {codes(game, game.melded[seat])}")
 
 
 def play(game: BeziqueGame, seat: int, code: str, *, table: bool = False) -> tuple[Event, ...]:
@@ -110,7 +110,7 @@ def declare(game: BeziqueGame, seat: int, label: str, wanted: Sequence[str]
     found = declarations(game, seat, label, wanted)
     assert found, (f"{label} {wanted} is not legal; legal: "
                    f"{[(m.label, codes(game, m.cards)) for m in game.legal_moves(seat)]}")
-    best = max(found, key=lambda m: sum(c in game.tables[seat] for c in m.cards))
+    best = max(found, key=lambda m: sum(c in game.melded[seat] for c in m.cards))
     return game.apply(seat, best)
 
 
@@ -136,10 +136,10 @@ def play_defaults(game: BeziqueGame, until: object = None, limit: int = 10_000) 
 
 def card_ids(packs: int, *wanted: str) -> tuple[int, ...]:
     """Distinct card ids for codes (repeated codes take the next pack's copy)."""
-    from bezique.variants.bezique.tables import tables_for
+    from bezique.variants.bezique.lookup import lookup_for
     from bezique.variants.cards import parse_code
 
-    t = tables_for(packs)
+    t = lookup_for(packs)
     used: Counter[str] = Counter()
     found = []
     for code in wanted:

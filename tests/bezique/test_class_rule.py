@@ -31,7 +31,7 @@ def win(game: BeziqueGame, lead: str, *, table: bool = False) -> None:
     play(game, 0, lead, table=table)
     others = [1] if game.rules.seats == 2 else [2, 1]
     for seat in others:
-        throw = next(c for c in sorted(game.hands[seat]) if game.t.code(c)[1] == "D")
+        throw = next(c for c in sorted(game.hands[seat]) if game.lookup.code(c)[1] == "D")
         game.apply(seat, Move("play", (throw,)))
     assert game.last_winner == 0
 
@@ -42,7 +42,7 @@ def test_rule1_a_card_serves_again_in_another_class() -> None:
     assert points(declare(game, 0, "common_marriage", ["KS", "QS"]), 0) == 20
     win(game, "8C")
     found = declarations(game, 0, "bezique", ["QS", "JD"])
-    assert found and all(m.cards[0] in game.tables[0] or m.cards[1] in game.tables[0]
+    assert found and all(m.cards[0] in game.melded[0] or m.cards[1] in game.melded[0]
                          for m in found)  # the married Q♠ serves the bezique
     assert points(declare(game, 0, "bezique", ["QS", "JD"]), 0) == 40
     win(game, "TC")
@@ -105,7 +105,7 @@ def test_rule3_a_broken_four_is_not_re_formed_with_a_like_card() -> None:
     win(game, "7C")
     declare(game, 0, "four_kings", ["KS", "KH", "KD", "KC"])
     win(game, "KS", table=True)  # one king of the four is played; a new K♠ was drawn
-    assert [game.t.code(c) for c in game.hands[0]].count("KS") == 1
+    assert [game.lookup.code(c) for c in game.hands[0]].count("KS") == 1
     assert not declarations(game, 0, "four_kings", ["KS", "KH", "KD", "KC"])
 
 
@@ -115,13 +115,13 @@ def test_rule4_a_declaration_must_add_a_card_from_the_hand() -> None:
     declare(game, 0, "bezique", ["QS", "JD"])
     win(game, "8C")
     on_table = [m for m in declarations(game, 0, "bezique", ["QS", "JD"])
-                if all(c in game.tables[0] for c in m.cards)]
+                if all(c in game.melded[0] for c in m.cards)]
     assert not on_table  # the same bezique again: nothing from the hand
     declare(game, 0, "bezique", ["QS", "JD"])  # the second pair, as a second single
     win(game, "9C")  # two singles on the table: the double would add no card
     assert not declarations(game, 0, "double_bezique", ["QS", "JD", "QS", "JD"])
     with pytest.raises(IllegalMoveError):
-        game.apply(0, Move("declare", tuple(sorted(game.tables[0])), label="double_bezique"))
+        game.apply(0, Move("declare", tuple(sorted(game.melded[0])), label="double_bezique"))
 
 
 def test_rule5_a_double_needs_all_its_cards_on_the_table_at_once() -> None:
@@ -131,7 +131,7 @@ def test_rule5_a_double_needs_all_its_cards_on_the_table_at_once() -> None:
     win(game, "QS", table=True)  # the declared Q♠ is played
     assert not declarations(game, 0, "double_bezique", ["QS", "JD", "QS", "JD"])
     pairs = declarations(game, 0, "bezique", ["QS", "JD"])
-    assert pairs and all(c not in game.tables[0] for m in pairs for c in m.cards)  # only new
+    assert pairs and all(c not in game.melded[0] for m in pairs for c in m.cards)  # only new
 
 
 def test_the_class_rule_refusal_names_the_move() -> None:
@@ -139,8 +139,8 @@ def test_the_class_rule_refusal_names_the_move() -> None:
     win(game, "7C")
     declare(game, 0, "sequence", ["AH", "TH", "KH", "QH", "JH"])
     win(game, "8C")
-    queen = next(c for c in game.tables[0] if game.t.code(c) == "QH")
-    king = next(c for c in game.hands[0] if game.t.code(c) == "KH")
+    queen = next(c for c in game.melded[0] if game.lookup.code(c) == "QH")
+    king = next(c for c in game.hands[0] if game.lookup.code(c) == "KH")
     with pytest.raises(IllegalMoveError, match="royal_marriage"):
         game.apply(0, Move("declare", tuple(sorted((king, queen))), label="royal_marriage"))
 
@@ -154,5 +154,5 @@ def test_melds_shown_to_everyone_by_name() -> None:
     declare(game, 0, "sequence", ["AH", "TH", "KH", "QH", "JH"])
     spectator = game.view(None)
     assert spectator.detail["melds"][0] == ["sequence"]
-    assert set(spectator.zone("melds", 0).cards) == set(game.tables[0])  # type: ignore[union-attr]
+    assert set(spectator.zone("melds", 0).cards) == set(game.melded[0])  # type: ignore[union-attr]
     trick(game, (0, "JC"))

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from bezique.variants.api import resolve_options
-from bezique.variants.bezique.tables import tables_for
+from bezique.variants.bezique.lookup import lookup_for
 from bezique.variants.chance import StackedChance, stacked_shoe
 from tests.bezique.scenario import FALLBACK, play_defaults, seeded_game, stack_order, variant_for
 
 
 def lot_order(packs: int, first: list[str]) -> list[int]:
     """A shuffled-shoe order whose top cards have the given codes."""
-    t = tables_for(packs)
+    t = lookup_for(packs)
     taken: list[int] = []
     for code in first:
         taken.append(next(c for c in t.shoe.ids if t.code(c) == code and c not in taken))
@@ -99,7 +99,7 @@ def test_the_turnup_is_the_17th_or_25th_card(seats: int) -> None:
                                  stacked_shoe(FALLBACK, order), first_dealer=0)
     position = 16 if seats == 2 else 24
     assert game.turnup == order[position]
-    assert game.t.code(game.turnup) == "KH" and game.trump == 1
+    assert game.lookup.code(game.turnup) == "KH" and game.trump == 1
     turnup = next(e for e in events if e.kind == "turnup")
     assert turnup.visible_to is None and turnup.detail["trump"] == "H"
     assert len(game.stock) == len(order) - position - 1
@@ -135,7 +135,7 @@ def test_no_misdeal_and_no_extra_card_is_possible(seats: int) -> None:
         game, _ = seeded_game(seats, seed, {"claims": False, "target": 300})
         while game.outcome() is None:
             if game.stage == "play" and not game.trick:
-                assert all(len(game.hands[s]) + len(game.tables[s]) == 8
+                assert all(len(game.hands[s]) + len(game.melded[s]) == 8
                            for s in range(seats))
             seat = game.to_move[0]
             legal = game.legal_moves(seat)

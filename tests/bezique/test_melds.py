@@ -59,7 +59,7 @@ def test_declaration_value(label: str, meld: list[str], value: int) -> None:
     scored = [e for e in events if e.kind == "declare"]
     assert scored[0].amount == value and scored[0].label == label
     assert game.scores[0] - before == value
-    assert sorted(codes(game, game.tables[0])) == sorted(meld)  # melds stay on the table
+    assert sorted(codes(game, game.melded[0])) == sorted(meld)  # melds stay on the table
 
 
 def test_triple_bezique_scores_1500_and_wins_at_once() -> None:
@@ -156,7 +156,7 @@ def test_melded_cards_can_be_played_from_the_table() -> None:
     declare(game, 0, "common_marriage", ["KS", "QS"])
     events = play(game, 0, "KS", table=True)
     assert events[-1].detail["from"] == "table"
-    assert "KS" not in codes(game, game.tables[0])
+    assert "KS" not in codes(game, game.melded[0])
 
 
 # ------------------------------------------------------------------ the seven of trumps
@@ -175,15 +175,15 @@ def test_exchange_seven_for_the_turnup() -> None:
     events = game.apply(0, move)
     assert events[0].kind == "exchange_seven" and events[0].amount == 10
     assert codes(game, game.hands[0]).count("AH") == 1
-    assert game.t.code(game.turnup) == "7H"
+    assert game.lookup.code(game.turnup) == "7H"
 
 
 def test_show_seven_scores_and_lies_with_the_melds() -> None:
     game = winner_holding(["7H"], turnup="AH")
     move = next(m for m in game.legal_moves(0) if m.kind == "show_seven")
     events = game.apply(0, move)
-    assert events[0].amount == 10 and codes(game, game.tables[0]) == ["7H"]
-    assert game.t.code(game.turnup) == "AH"
+    assert events[0].amount == 10 and codes(game, game.melded[0]) == ["7H"]
+    assert game.lookup.code(game.turnup) == "AH"
 
 
 def test_no_exchange_once_the_turnup_is_a_seven() -> None:
@@ -227,30 +227,30 @@ def test_a_shown_seven_does_not_score_again_when_played() -> None:
 def test_exchange_on_the_last_stock_trick_is_known_to_all() -> None:
     """The exchanged seven is then drawn face up by the last drawer: everyone knows he holds
     it, so the census shows it as public although it is in a hand."""
-    from bezique.variants.bezique.tables import SEVEN
+    from bezique.variants.bezique.lookup import SEVEN
     from tests.bezique.scenario import play_defaults, seeded_game
 
     for seed in range(60):
         game, _ = seeded_game(2, seed, {"claims": False}, first_dealer=0)
         play_defaults(game, until=lambda g: g.stage == "play" and not g.trick
                       and len(g.stock) == 1)
-        if game.t.rank[game.turnup] == SEVEN:
+        if game.lookup.rank[game.turnup] == SEVEN:
             continue
         leader, other = game.turn, 1 - game.turn
-        sevens = [c for c in game.t.ids_of(SEVEN, game.trump) if c not in game.sevens_scored]
+        sevens = [c for c in game.lookup.ids_of(SEVEN, game.trump) if c not in game.sevens_scored]
         # put an unscored seven of trumps in the leader's hand by swapping it with a plain card
         seven = next((c for c in sevens if c in game.hands[other]), None)
         if seven is None or seven in game.hands[leader]:
             continue
-        plain = next(c for c in game.hands[leader] if game.t.suit[c] != game.trump)
+        plain = next(c for c in game.hands[leader] if game.lookup.suit[c] != game.trump)
         game.hands[other][game.hands[other].index(seven)] = plain
         game.hands[leader][game.hands[leader].index(plain)] = seven
         game._legal = game._public = None
         lead = max((c for c in game.hands[leader] if c != seven),
-                   key=lambda c: (game.t.suit[c] == game.trump, game.t.strength[c]))
+                   key=lambda c: (game.lookup.suit[c] == game.trump, game.lookup.strength[c]))
         game.apply(leader, Move("play", (lead,)))
         losing = [m for m in game.legal_moves(other)
-                  if game.t.suit[m.cards[0]] not in (game.trump, game.t.suit[lead])]
+                  if game.lookup.suit[m.cards[0]] not in (game.trump, game.lookup.suit[lead])]
         if not losing:
             continue
         game.apply(other, losing[0])

@@ -45,7 +45,7 @@ def random_play(seats: int, seed: int, options: dict[str, object], choice_seed: 
             cards = sorted(c for pile in game.census().piles for c in pile.cards)
             assert cards == shoe_ids, "a card is missing or in two places"
             if game.stage == "play" and not game.trick:
-                assert [len(h) + len(t) for h, t in zip(game.hands, game.tables,
+                assert [len(h) + len(t) for h, t in zip(game.hands, game.melded,
                                                         strict=True)] == [8] * seats
             for s in range(seats):
                 assert game.scores[s] == sum(e.amount for e in events if e.seat == s)

@@ -55,7 +55,7 @@ def test_brisques_count_aces_and_tens_won(seats: int, total: int) -> None:
     brisques = [e for e in events if e.kind == "brisques"]
     assert [e.seat for e in brisques] == list(range(seats))
     for seat, event in enumerate(brisques):
-        aces_tens = sum(1 for c in won[seat] if game.t.code(c)[0] in "AT")
+        aces_tens = sum(1 for c in won[seat] if game.lookup.code(c)[0] in "AT")
         assert event.amount == 10 * aces_tens == 10 * event.detail["count"]
     assert sum(e.amount for e in brisques) == total
 
@@ -100,7 +100,7 @@ def final_trick_state(seats: int, seed: int, options: dict[str, object]
     while len(order) < seats:
         order.append(game.rules.next_seat(order[-1]))
     cards = [game.hands[seat][0] for seat in order]  # one card each: the plays are forced
-    return game, order[winning_index(cards, game.trump, game.t)]
+    return game, order[winning_index(cards, game.trump, game.lookup)]
 
 
 def test_engine_tie_break_two_players_last_trick_wins() -> None:

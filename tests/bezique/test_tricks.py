@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from bezique.variants.api import IllegalMoveError, Move
-from bezique.variants.bezique.tables import CLUBS, DIAMONDS, HEARTS, SPADES, tables_for
+from bezique.variants.bezique.lookup import CLUBS, DIAMONDS, HEARTS, SPADES, lookup_for
 from bezique.variants.bezique.tricks import endgame_cards, winning_index
 from tests.bezique.scenario import card_ids, codes, play_defaults, stacked_game, trick
 
-T2 = tables_for(2)
-T3 = tables_for(3)
+T2 = lookup_for(2)
+T3 = lookup_for(3)
 
 
 @pytest.mark.parametrize(("cards", "trump", "winner"), [
@@ -51,7 +51,7 @@ def test_phase_one_allows_any_card() -> None:
              ["9S", "KC", "QC", "JC", "KD", "QD", "JD", "8H"]]
     game, _ = stacked_game(2, hands, "9H")
     trick(game, (1, "9S"))
-    legal = {game.t.code(m.cards[0]) for m in game.legal_moves(0)}
+    legal = {game.lookup.code(m.cards[0]) for m in game.legal_moves(0)}
     assert legal == {"AS", "KS", "8C", "9C", "7D", "8D", "9D", "7H"}  # no duty to follow
 
 
@@ -61,7 +61,7 @@ def test_phase_one_allows_any_card() -> None:
 def legal_codes(hand: tuple[str, ...], played: tuple[str, ...], trump: int, packs: int = 2
                 ) -> list[str]:
     ids = card_ids(packs, *hand, *played)
-    t = tables_for(packs)
+    t = lookup_for(packs)
     allowed = endgame_cards(ids[:len(hand)], ids[len(hand):], trump, t)
     return sorted(t.code(c) for c in allowed)
 
@@ -131,6 +131,6 @@ def test_engine_refuses_a_card_that_breaks_the_endgame_duties(seats: int) -> Non
             with pytest.raises(IllegalMoveError, match="follow, beat or trump"):
                 game.apply(seat, Move("play", (refused[0],)))
             assert sorted(legal) == sorted(endgame_cards(game.hands[seat], game.trick,
-                                                         game.trump, game.t))
+                                                         game.trump, game.lookup))
             return
     pytest.fail(f"no seed gave a refusable endgame card: {codes(game, game.hands[seat])}")

@@ -35,7 +35,7 @@ def test_views_show_own_hand_and_counts_of_others(seats: int) -> None:
         assert view.card_ids() <= census_visible(game, viewer)
         assert view.shoe is game.shoe and view.to_move == game.to_move
         assert view.scores == tuple(game.scores)
-        assert game.t.code(view.zone("trump").cards[0]) == game.t.code(game.turnup)  # type: ignore[union-attr]
+        assert game.lookup.code(view.zone("trump").cards[0]) == game.lookup.code(game.turnup)  # type: ignore[union-attr]
 
 
 def test_no_stock_size_and_no_won_tricks_by_default() -> None:
@@ -69,7 +69,7 @@ def test_melds_are_seen_by_everyone_and_the_trump_card_while_it_lies() -> None:
     declare(game, 0, "royal_marriage", ["KH", "QH"])
     for viewer in (None, 0, 1):
         view = game.view(viewer)
-        assert set(view.zone("melds", 0).cards) == set(game.tables[0])  # type: ignore[union-attr]
+        assert set(view.zone("melds", 0).cards) == set(game.melded[0])  # type: ignore[union-attr]
         assert view.detail["melds"] == [["royal_marriage"], []]
         assert view.detail["trump"] == "H" and view.detail["dealer"] == 1
     play_defaults(game, until=lambda g: g.stage == "endgame")
@@ -84,14 +84,14 @@ def test_melds_return_to_the_hands_at_the_first_lead_of_the_last_tricks() -> Non
     while game.stage != "endgame":  # play from the hand only, so the marriage stays out
         seat = game.to_move[0]
         legal = [m for m in game.legal_moves(seat) if m.kind in ("play", "pass")
-                 and not (m.cards and m.cards[0] in game.tables[seat])]
-        game.apply(seat, min(legal, key=lambda m: game.t.low_key[m.cards[0]] if m.cards
+                 and not (m.cards and m.cards[0] in game.melded[seat])]
+        game.apply(seat, min(legal, key=lambda m: game.lookup.low_key[m.cards[0]] if m.cards
                              else -1))
-    melds_left = [len(t) for t in game.tables]
+    melds_left = [len(t) for t in game.melded]
     seat = game.turn
     events = game.apply(seat, game.default_move(seat))
     assert sum(melds_left) > 0  # still out, and seen by all, until the first lead
-    assert events[0].kind == "melds_returned" and all(not t for t in game.tables)
+    assert events[0].kind == "melds_returned" and all(not t for t in game.melded)
     assert game.view(None).zone("melds", 0).cards == ()  # type: ignore[union-attr]
     assert sum(len(h) for h in game.hands) == 15
 
@@ -148,7 +148,7 @@ def test_default_move_is_the_lowest_card_by_trick_order_then_suit(hand: list[str
                                                                   lowest: str) -> None:
     other = ["7S", "8S", "7H", "8H", "7D", "8D", "QD", "QC"]
     game, _ = stacked_game(2, [hand, other], "9S", dealer=1)
-    assert game.t.code(game.default_move(0).cards[0]) == lowest
+    assert game.lookup.code(game.default_move(0).cards[0]) == lowest
 
 
 def test_default_move_in_the_endgame_never_claims() -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from bezique.variants.cards import Suit
-from bezique.variants.quart.evaluator import BEZIQUE_ANY_QJ, Rules, evaluate
+from bezique.variants.quart.evaluator import BEZIQUE_ANY_QJ, HandRules, evaluate
 from tests.quart.helpers import SHOE, ids
 
 
-def score(*codes: str, rules: Rules | None = None) -> tuple[int, list[tuple[str, int]]]:
+def score(*codes: str, rules: HandRules | None = None) -> tuple[int, list[tuple[str, int]]]:
     report = evaluate(SHOE, ids(*codes), rules)
     return report.points, [(c.name, c.points) for c in report.combinations]
 
@@ -69,7 +69,7 @@ def test_bezique_cards_default_is_queen_of_spades_with_jack_of_diamonds() -> Non
 
 
 def test_bezique_cards_any_qj() -> None:
-    rules = Rules(BEZIQUE_ANY_QJ)
+    rules = HandRules(BEZIQUE_ANY_QJ)
     assert score("QH", "JC", "AS", "9D", rules=rules) == (6, [("bezique", 4)])
     assert score("QH", "JC", "QD", "JS", rules=rules) == (13, [("two-beziques", 9)])
     # the seed's hand is still 14: Q♠ can make only one bezique
@@ -77,7 +77,7 @@ def test_bezique_cards_any_qj() -> None:
 
 
 def test_trump_doubles_card_points_only() -> None:
-    hearts = Rules(trump=int(Suit.HEARTS))
+    hearts = HandRules(trump=int(Suit.HEARTS))
     # K♥ Q♥ of trumps: 2 + 2 card points, marriage 4 unchanged
     assert score("KH", "QH", "AS", "9C", rules=hearts) == (8, [("marriage", 4)])
     assert score("TH", "JH", "AS", "9C", rules=hearts)[0] == 4
@@ -85,7 +85,7 @@ def test_trump_doubles_card_points_only() -> None:
 
 
 def test_trump_doubles_combinations_option_doubles_all_trump_combinations() -> None:
-    hearts = Rules(trump=int(Suit.HEARTS), trump_doubles_combinations=True)
+    hearts = HandRules(trump=int(Suit.HEARTS), trump_doubles_combinations=True)
     assert score("KH", "QH", "AS", "9C", rules=hearts) == (12, [("marriage", 8)])
     # the bezique is not all trumps: unchanged
     assert score("QS", "JD", "AH", "9C", rules=hearts) == (6, [("bezique", 4)])

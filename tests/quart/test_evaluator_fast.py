@@ -12,7 +12,7 @@ from itertools import combinations_with_replacement
 
 import pytest
 
-from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, Rules, evaluator_for
+from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, HandRules, evaluator_for
 from tests.quart.helpers import SHOE
 
 FACES = sorted({(int(card.rank), int(card.suit)) for card in SHOE.cards})
@@ -20,7 +20,7 @@ COPIES: dict[tuple[int, int], list[int]] = {}
 for _card_id, _card in enumerate(SHOE.cards):
     COPIES.setdefault((int(_card.rank), int(_card.suit)), []).append(_card_id)
 HANDS = list(combinations_with_replacement(FACES, 4))
-RULES = [Rules(bezique, trump, doubles) for bezique in BEZIQUE_CHOICES
+RULES = [HandRules(bezique, trump, doubles) for bezique in BEZIQUE_CHOICES
          for trump in (None, 0, 1, 2, 3) for doubles in (False, True)]
 
 

@@ -18,7 +18,7 @@ from bezique.variants.quart.evaluator import (
     BEZIQUE_CHOICES,
     SAME_RANK,
     SAME_SUIT,
-    Rules,
+    HandRules,
     evaluate,
 )
 from tests.quart.helpers import QUART, SHOE, TRUMP
@@ -65,7 +65,7 @@ def _valid(face: tuple[Rank, Suit], combo_name: str, cards: list[tuple[Rank, Sui
        st.booleans())
 def test_evaluator_never_scores_a_combination_without_its_cards(
         hand: list[int], bezique: str, trump: int | None, doubles: bool) -> None:
-    rules = Rules(bezique, trump, doubles)
+    rules = HandRules(bezique, trump, doubles)
     report = evaluate(SHOE, hand, rules)
     by_class: dict[str, list[int]] = {SAME_SUIT: [], SAME_RANK: [], BEZIQUE: []}
     for combo in report.combinations:

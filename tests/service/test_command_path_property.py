@@ -24,7 +24,7 @@ from bezique.service.store import (
     VersionConflict,
 )
 from bezique.service.store.memory import MemoryStore
-from bezique.service.tables import Settings, TableManager, Update
+from bezique.service.table_manager import Settings, TableManager, Update
 from bezique.variants.api import Move
 from tests.helpers import highcard_registry
 

@@ -15,17 +15,17 @@ import random
 from collections.abc import Sequence
 
 from bezique.variants.api import Move, View
-from bezique.variants.bezique.melds import KINDS, bezique_faces
-from bezique.variants.bezique.tables import (
+from bezique.variants.bezique.lookup import (
     ACE,
     JACK,
     KING,
     QUEEN,
     SEVEN,
     SUIT_LETTERS,
-    Tables,
-    tables_for,
+    CardLookup,
+    lookup_for,
 )
+from bezique.variants.bezique.melds import KINDS, bezique_faces
 from bezique.variants.bezique.tricks import beats, winning_index
 
 
@@ -38,7 +38,7 @@ class HeuristicPolicy:
 
     def choose(self, view: View, legal: Sequence[Move], rng: random.Random) -> Move:
         assert view.shoe is not None and view.viewer is not None
-        t = tables_for(view.shoe.packs)
+        t = lookup_for(view.shoe.packs)
         trump = SUIT_LETTERS.index(str(view.detail.get("trump", "S")))
         me = view.viewer
         if view.phase == "declare":
@@ -70,7 +70,7 @@ class HeuristicPolicy:
         return min(losing, key=lambda m: (value[m.cards[0]], m.cards[0]))
 
     @staticmethod
-    def _declare(legal: Sequence[Move], t: Tables, trump: int) -> Move:
+    def _declare(legal: Sequence[Move], t: CardLookup, trump: int) -> Move:
         melds = [m for m in legal if m.kind == "declare"]
         best_meld = max(melds, key=lambda m: KINDS[m.label].points, default=None)
         if best_meld is not None and KINDS[best_meld.label].points > 10:
@@ -82,7 +82,7 @@ class HeuristicPolicy:
         return best_meld if best_meld is not None else Move("pass")
 
     @staticmethod
-    def _endgame(plays: Sequence[Move], trick: Sequence[int], t: Tables, trump: int) -> Move:
+    def _endgame(plays: Sequence[Move], trick: Sequence[int], t: CardLookup, trump: int) -> Move:
         strength, points = t.strength, t.points
 
         def cheap(m: Move) -> tuple[int, int, int]:
@@ -101,7 +101,7 @@ class HeuristicPolicy:
         return min(plays, key=cheap)
 
 
-def keep_value(card: int, held: Sequence[int], table: Sequence[int], trump: int, t: Tables,
+def keep_value(card: int, held: Sequence[int], table: Sequence[int], trump: int, t: CardLookup,
                bezique: tuple[tuple[int, int], tuple[int, int]]) -> int:
     """How much a card is worth keeping while the stock lasts (higher: keep longer)."""
     rank, suit = t.rank[card], t.suit[card]

@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bezique.variants.api import Event
-from bezique.variants.bezique.tables import SUIT_LETTERS, Tables
+from bezique.variants.bezique.lookup import SUIT_LETTERS, CardLookup
 from bezique.variants.chance import Chance
 
 MAX_LOT_ROUNDS = 64
 """A lot tied this often (never, with a fair source) is settled for the lowest seat tied."""
 
 
-def draw_lot(chance: Chance, seats: int, t: Tables) -> tuple[int, list[Event]]:
+def draw_lot(chance: Chance, seats: int, t: CardLookup) -> tuple[int, list[Event]]:
     """Each contender gets one card of a freshly shuffled shoe (purpose ``lot/N``); the lowest by
     trick order deals, and players tied for lowest draw again. Every card drawn is public, as a
     face in ``detail["card"]``."""
@@ -46,7 +46,7 @@ class Dealt:
 
 
 def deal_cards(chance: Chance, deal_no: int, dealer: int, cutter: int,
-               play_order: Sequence[int], packets: Sequence[int], t: Tables) -> Dealt:
+               play_order: Sequence[int], packets: Sequence[int], t: CardLookup) -> Dealt:
     """Shuffle (``deal/N``), cut (``cut/N``: the cut moves the top ``k`` cards to the bottom),
     deal ``packets`` to each player in play order from the first leader, turn up the next card.
     """

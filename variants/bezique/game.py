@@ -34,6 +34,7 @@ from bezique.variants.api import (
     View,
 )
 from bezique.variants.bezique.deal import deal_cards, draw_lot
+from bezique.variants.bezique.lookup import SEVEN, CardLookup, lookup_for
 from bezique.variants.bezique.melds import (
     CLASS_NAMES,
     KINDS,
@@ -41,9 +42,8 @@ from bezique.variants.bezique.melds import (
     MeldBook,
     bezique_faces,
 )
-from bezique.variants.bezique.rules import PHASE_ONE_TRICKS, Rules
+from bezique.variants.bezique.rules import PHASE_ONE_TRICKS, BeziqueRules
 from bezique.variants.bezique.scoring import Reason, target_decision, wrong_claim_winners
-from bezique.variants.bezique.tables import SEVEN, Tables, tables_for
 from bezique.variants.bezique.tricks import endgame_cards, winning_index
 from bezique.variants.bezique.views import Public, census_of, public_part, view_for
 from bezique.variants.cards import Shoe
@@ -71,9 +71,9 @@ CLAIM = Move("claim")
 class BeziqueGame:
     """One table: a match of deals until a player reaches the target."""
 
-    def __init__(self, rules: Rules, chance: Chance) -> None:
+    def __init__(self, rules: BeziqueRules, chance: Chance) -> None:
         self.rules = rules
-        self.t: Tables = tables_for(rules.packs)
+        self.lookup: CardLookup = lookup_for(rules.packs)
         self.chance = chance
         self.scores = [0] * rules.seats
         self.dealer = 0
@@ -90,7 +90,7 @@ class BeziqueGame:
         self.turnup = -1
         self.stock: list[int] = []
         self.hands: list[list[int]] = [[] for _ in range(seats)]
-        self.tables: list[list[int]] = [[] for _ in range(seats)]
+        self.melded: list[list[int]] = [[] for _ in range(seats)]
         self.won: list[list[int]] = [[] for _ in range(seats)]
         self.trick: list[int] = []
         self.trick_seats: list[int] = []
@@ -100,7 +100,7 @@ class BeziqueGame:
         self.last_trick_taker = -1
         self.tricks = 0
         self.leader = self.turn = 0
-        self.book = MeldBook(len(self.t.shoe))
+        self.book = MeldBook(len(self.lookup.shoe))
         self.sevens_scored: set[int] = set()
         self.known: set[int] = set()
         """Cards in hands that everyone saw go there (the turn-up drawn or exchanged)."""
@@ -115,7 +115,7 @@ class BeziqueGame:
         """The opening chance steps: the lot (unless a test fixes the dealer), the first deal."""
         events: list[Event] = []
         if first_dealer is None:
-            dealer, events = draw_lot(self.chance, self.rules.seats, self.t)
+            dealer, events = draw_lot(self.chance, self.rules.seats, self.lookup)
             how = "lot"
         else:
             if not 0 <= first_dealer < self.rules.seats:
@@ -135,12 +135,12 @@ class BeziqueGame:
             order.append(rules.next_seat(order[-1]))
         events.append(Event("dealer", self.dealer, detail={"deal": self.deal_no, "by": how}))
         dealt = deal_cards(self.chance, self.deal_no, self.dealer,
-                           rules.previous_seat(self.dealer), order, rules.packets, self.t)
+                           rules.previous_seat(self.dealer), order, rules.packets, self.lookup)
         events.extend(dealt.events)
         self.hands, self.turnup, self.stock = dealt.hands, dealt.turnup, dealt.stock
-        self.trump = self.t.suit[self.turnup]
+        self.trump = self.lookup.suit[self.turnup]
         self.bezique = bezique_faces(self.trump, rules.trump_dependent_bezique)
-        if self.t.rank[self.turnup] == SEVEN:
+        if self.lookup.rank[self.turnup] == SEVEN:
             self.sevens_scored.add(self.turnup)
             self._score(events, "turnup_seven", self.dealer, 10, (self.turnup,))
         self.leader = self.turn = first
@@ -155,7 +155,7 @@ class BeziqueGame:
 
     @property
     def shoe(self) -> Shoe:
-        return self.t.shoe
+        return self.lookup.shoe
 
     @property
     def phase(self) -> str:
@@ -181,13 +181,13 @@ class BeziqueGame:
     def _compute_legal(self) -> tuple[Move, ...]:
         seat = self.turn
         if self.stage == PLAY:
-            play = self.t.play
-            return tuple([play[c] for c in sorted(self.hands[seat] + self.tables[seat])])
+            play = self.lookup.play
+            return tuple([play[c] for c in sorted(self.hands[seat] + self.melded[seat])])
         if self.stage == DECLARE:
             return tuple(self._declare_moves(seat)) or (PASS,)
-        held = self.hands[seat] + self.tables[seat]  # melds are still out before the 1st lead
-        cards = sorted(endgame_cards(held, self.trick, self.trump, self.t))
-        play = self.t.play
+        held = self.hands[seat] + self.melded[seat]  # melds are still out before the 1st lead
+        cards = sorted(endgame_cards(held, self.trick, self.trump, self.lookup))
+        play = self.lookup.play
         moves = [play[c] for c in cards]
         if self.rules.claims:
             moves.append(CLAIM)
@@ -195,10 +195,10 @@ class BeziqueGame:
 
     def _declare_moves(self, seat: int) -> list[Move]:
         """Declarations and seven moves open to the trick's winner now, then ``pass``."""
-        rules, t = self.rules, self.t
+        rules, t = self.rules, self.lookup
         moves: list[Move] = []
         if not self.declared_meld and not (rules.seven_is_declaration and self.seven_used):
-            for kind, cards in self.book.options(self.hands[seat], self.tables[seat],
+            for kind, cards in self.book.options(self.hands[seat], self.melded[seat],
                                                  self.trump, t, self.bezique):
                 moves.append(Move("declare", cards, label=kind))
         if not self.seven_used and not (rules.seven_is_declaration and self.declared_meld):
@@ -220,7 +220,7 @@ class BeziqueGame:
             raise NotYourTurnError(seat, PASS, "no move is due from this seat", self.phase)
         if self.stage == DECLARE:
             return PASS
-        key = self.t.low_key
+        key = self.lookup.low_key
         return min((m for m in legal if m.kind == "play"), key=lambda m: key[m.cards[0]])
 
     # ------------------------------------------------------------------ moves
@@ -255,18 +255,18 @@ class BeziqueGame:
             return f"{move.kind!r} is not possible now (possible: {', '.join(sorted(kinds))})"
         if move.kind == "play" and len(move.cards) == 1 and move.amount == 0 and not move.label:
             card = move.cards[0]
-            if not 0 <= card < len(self.t.shoe):
+            if not 0 <= card < len(self.lookup.shoe):
                 return f"no card has id {card}"
-            held = self.hands[seat] + self.tables[seat]
+            held = self.hands[seat] + self.melded[seat]
             if card not in held:
-                return f"{self.t.code(card)} is not in your hand or melds"
-            return f"{self.t.code(card)} breaks the duty to follow, beat or trump"
+                return f"{self.lookup.code(card)} is not in your hand or melds"
+            return f"{self.lookup.code(card)} breaks the duty to follow, beat or trump"
         if move.kind == "declare":
             return "not a declaration you may make now (cards, meld name or the class rule)"
         return "not a legal form of this move"
 
     def _play(self, seat: int, card: int, events: list[Event]) -> None:
-        t, rules = self.t, self.rules
+        t, rules = self.lookup, self.rules
         if not self.trick:
             self.last = ()
             self.last_seats = ()
@@ -274,7 +274,7 @@ class BeziqueGame:
             if self.stage == ENDGAME and self.tricks == PHASE_ONE_TRICKS:
                 self._return_melds(events)
         self.known.discard(card)
-        table = self.tables[seat]
+        table = self.melded[seat]
         if card in table:
             table.remove(card)
             source = "table"
@@ -297,7 +297,7 @@ class BeziqueGame:
     def _end_trick(self, events: list[Event]) -> None:
         rules = self.rules
         cards = tuple(self.trick)
-        winner = self.trick_seats[winning_index(cards, self.trump, self.t)]
+        winner = self.trick_seats[winning_index(cards, self.trump, self.lookup)]
         self.won[winner].extend(cards)
         self.last, self.last_seats, self.last_winner = cards, tuple(self.trick_seats), winner
         self.trick, self.trick_seats = [], []
@@ -322,7 +322,7 @@ class BeziqueGame:
             self._end_deal(events)
 
     def _declare(self, seat: int, move: Move, events: list[Event]) -> None:
-        hand, table = self.hands[seat], self.tables[seat]
+        hand, table = self.hands[seat], self.melded[seat]
         for card in move.cards:
             if card in hand:
                 hand.remove(card)
@@ -357,7 +357,7 @@ class BeziqueGame:
             self.turnup = seven
             self._score(events, "exchange_seven", seat, 10, (seven, taken))
         else:
-            self.tables[seat].append(seven)  # shown: it lies face up with the melds
+            self.melded[seat].append(seven)  # shown: it lies face up with the melds
             self._meld_names = None
             self._score(events, "show_seven", seat, 10, (seven,))
         self._after_declaration(seat, events)
@@ -389,13 +389,13 @@ class BeziqueGame:
         """Melds go back to the hands when the first card of the last tricks is led, so that a
         declaration made on the last trick of the stock is seen on the table first."""
         for seat in range(self.rules.seats):
-            self.hands[seat].extend(self.tables[seat])
-            self.tables[seat] = []
+            self.hands[seat].extend(self.melded[seat])
+            self.melded[seat] = []
         self._meld_names = None
         events.append(Event("melds_returned", None))
 
     def _brisques(self, seat: int) -> int:
-        points = self.t.points
+        points = self.lookup.points
         return sum(points[c] for c in self.won[seat])
 
     def _claim(self, seat: int, events: list[Event]) -> None:
@@ -448,7 +448,7 @@ class BeziqueGame:
         """Per seat, the names of its declarations still whole on the table (public)."""
         names = self._meld_names
         if names is None:
-            names = self._meld_names = [self.book.on_table(s, self.tables[s])
+            names = self._meld_names = [self.book.on_table(s, self.melded[s])
                                         for s in range(self.rules.seats)]
         return names
 

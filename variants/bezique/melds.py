@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from bezique.variants.bezique.tables import (
+from bezique.variants.bezique.lookup import (
     ACE,
     CLUBS,
     DIAMONDS,
@@ -25,7 +25,7 @@ from bezique.variants.bezique.tables import (
     QUEEN,
     SPADES,
     TEN,
-    Tables,
+    CardLookup,
 )
 
 MARRIAGES, BEZIQUES, FOURS = 0, 1, 2
@@ -77,7 +77,7 @@ def bezique_faces(trump: int, trump_dependent: bool) -> tuple[tuple[int, int], t
     return (QUEEN, SPADES), (JACK, DIAMONDS)
 
 
-def candidates(cards: Sequence[int], trump: int, t: Tables,
+def candidates(cards: Sequence[int], trump: int, t: CardLookup,
                bezique: tuple[tuple[int, int], tuple[int, int]]
                ) -> Iterator[tuple[str, tuple[int, ...]]]:
     """Every (kind, card ids) a holding of ``cards`` forms, ignoring the class rule."""
@@ -146,7 +146,7 @@ class MeldBook:
                 return False  # a build-up must keep the whole earlier declaration
         return True
 
-    def options(self, hand: Sequence[int], table: Sequence[int], trump: int, t: Tables,
+    def options(self, hand: Sequence[int], table: Sequence[int], trump: int, t: CardLookup,
                 bezique: tuple[tuple[int, int], tuple[int, int]]
                 ) -> list[tuple[str, tuple[int, ...]]]:
         """Every declaration the holder of ``hand`` + ``table`` may make now, cards sorted."""

@@ -15,7 +15,7 @@ existed) prompts: so its log replays exactly as it was played."""
 
 
 @dataclass(frozen=True, slots=True)
-class Rules:
+class BeziqueRules:
     seats: int
     packs: int
     target: int
@@ -34,7 +34,7 @@ class Rules:
     nothing; False: only when he has something to declare (``when_possible``)."""
 
     @classmethod
-    def from_options(cls, seats: int, options: Options) -> Rules:
+    def from_options(cls, seats: int, options: Options) -> BeziqueRules:
         return cls(
             seats=seats,
             packs=seats,

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bezique.variants.bezique.tables import Tables
+from bezique.variants.bezique.lookup import CardLookup
 
 
-def winning_index(trick: Sequence[int], trump: int, t: Tables) -> int:
+def winning_index(trick: Sequence[int], trump: int, t: CardLookup) -> int:
     """Index (in play order) of the card that wins ``trick`` so far."""
     suit, strength = t.suit, t.strength
     best = trick[0]
@@ -29,14 +29,14 @@ def winning_index(trick: Sequence[int], trump: int, t: Tables) -> int:
     return best_index
 
 
-def beats(card: int, winner: int, trump: int, t: Tables) -> bool:
+def beats(card: int, winner: int, trump: int, t: CardLookup) -> bool:
     """Whether ``card`` played now would take the trick from the current ``winner`` card."""
     if t.suit[card] == t.suit[winner]:
         return t.strength[card] > t.strength[winner]
     return t.suit[card] == trump
 
 
-def endgame_cards(hand: Sequence[int], trick: Sequence[int], trump: int, t: Tables
+def endgame_cards(hand: Sequence[int], trick: Sequence[int], trump: int, t: CardLookup
                   ) -> list[int]:
     """The cards of ``hand`` that may be played to ``trick`` once the stock is exhausted."""
     if not trick:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bezique.variants.api import Event, Options, OptionSpec, OptionType, resolve_options
 from bezique.variants.bezique.game import BeziqueGame
-from bezique.variants.bezique.rules import LEGACY_DECLARE_PROMPT, Rules
+from bezique.variants.bezique.rules import LEGACY_DECLARE_PROMPT, BeziqueRules
 from bezique.variants.bezique.words import VOCABULARY
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
@@ -89,7 +89,7 @@ class BeziqueVariant:
         resolved = resolve_options(self.options, options)
         if "declare_prompt" not in options:  # stored by version 1, which had no such option
             resolved["declare_prompt"] = LEGACY_DECLARE_PROMPT
-        game = BeziqueGame(Rules.from_options(self.seats, resolved), chance)
+        game = BeziqueGame(BeziqueRules.from_options(self.seats, resolved), chance)
         return game, game.begin(first_dealer)
 
     def accepts_log_version(self, version: int) -> bool:

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bezique.variants.api import Census, Detail, Pile, View, Zone
-from bezique.variants.bezique.tables import SUIT_LETTERS
+from bezique.variants.bezique.lookup import SUIT_LETTERS
 
 if TYPE_CHECKING:
     from bezique.variants.bezique.game import BeziqueGame
@@ -32,9 +32,9 @@ class Public:
 
 
 def public_part(game: BeziqueGame) -> Public:
-    rules, t = game.rules, game.t
+    rules, t = game.rules, game.lookup
     seats = range(rules.seats)
-    zones = [Zone("melds", seat, tuple(game.tables[seat])) for seat in seats]
+    zones = [Zone("melds", seat, tuple(game.melded[seat])) for seat in seats]
     if game.turnup >= 0:
         zones.append(Zone("trump", None, (game.turnup,)))
     zones.append(Zone("trick", None, tuple(game.trick)))
@@ -69,7 +69,7 @@ def view_for(game: BeziqueGame, viewer: int | None, public: Public) -> View:
                    if seat != viewer)
     hand = tuple(sorted(game.hands[viewer])) if viewer is not None else ()
     return View(viewer, game.phase, game.to_move, hand, hidden + public.zones,
-                scores=public.scores, detail=public.detail, shoe=game.t.shoe)
+                scores=public.scores, detail=public.detail, shoe=game.lookup.shoe)
 
 
 def census_of(game: BeziqueGame) -> Census:
@@ -87,7 +87,7 @@ def census_of(game: BeziqueGame) -> Census:
         piles.append(Pile(f"hand/{seat}", tuple(c for c in hand if c not in known),
                           None if last_card_known else frozenset({seat})))
         piles.append(Pile(f"known/{seat}", tuple(c for c in hand if c in known)))
-        piles.append(Pile(f"melds/{seat}", tuple(game.tables[seat])))
+        piles.append(Pile(f"melds/{seat}", tuple(game.melded[seat])))
         piles.append(Pile(f"won/{seat}", tuple(c for c in game.won[seat] if c not in game.last),
                           NOBODY))
     piles.append(Pile("trick", tuple(game.trick)))

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from bezique.variants.api import Move, View
 from bezique.variants.cards import Suit
-from bezique.variants.quart.evaluator import Rules, evaluate
+from bezique.variants.quart.evaluator import HandRules, evaluate
 
 
 class HeuristicPolicy:
@@ -30,7 +30,7 @@ class HeuristicPolicy:
         if shoe is None or seat is None or not view.hand:
             return legal[0]
         trump = detail.get("trump")
-        rules = Rules(str(detail.get("bezique_cards", "QS+JD")),
+        rules = HandRules(str(detail.get("bezique_cards", "QS+JD")),
                       None if trump is None else int(Suit.from_letter(str(trump))),
                       bool(detail.get("trump_doubles_combinations", False)))
         report = evaluate(shoe, view.hand, rules)

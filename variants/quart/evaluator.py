@@ -75,7 +75,7 @@ class HandReport:
 
 
 @dataclass(frozen=True, slots=True)
-class Rules:
+class HandRules:
     """The evaluator's options: which cards make a bezique, the trump suit (or none), and
     whether an all-trump combination scores double."""
 
@@ -170,7 +170,7 @@ def _generic_chosen(faces: tuple[Face, ...], any_qj: bool) -> tuple[_Found, ...]
 
 
 @lru_cache(maxsize=65536)
-def reference_evaluate_faces(faces: tuple[Face, ...], rules: Rules
+def reference_evaluate_faces(faces: tuple[Face, ...], rules: HandRules
                              ) -> tuple[int, tuple[_Found, ...]]:
     """The generic evaluation of sorted faces of any number of cards: card points and the
     chosen combinations (positions into ``faces``). It enumerates every combination and
@@ -200,7 +200,7 @@ _QS_FACE, _JD_FACE = _QUEEN * 4 + _SPADES, _JACK * 4 + _DIAMONDS
 _ALL, _LOW3, _HIGH3 = (0, 1, 2, 3), (0, 1, 2), (1, 2, 3)
 
 
-def _four(fs: tuple[Face, ...], rules: Rules) -> tuple[int, tuple[_Found, ...]]:
+def _four(fs: tuple[Face, ...], rules: HandRules) -> tuple[int, tuple[_Found, ...]]:
     """Score four sorted faces straight from their ranks and suits: the card points and the
     combinations (positions into ``fs``, points after any doubling) that
     :func:`reference_evaluate_faces` finds, in the same order, with the same ties."""
@@ -271,7 +271,7 @@ class Evaluator:
         # one int per card that sorts like (face, id)
         self._keys: tuple[int, ...] = tuple(face * size + c for c, face in enumerate(self._faces))
 
-    def evaluate(self, cards: Sequence[int], rules: Rules) -> HandReport:
+    def evaluate(self, cards: Sequence[int], rules: HandRules) -> HandReport:
         faces = self._faces
         ordered = tuple(sorted(cards, key=self._keys.__getitem__))
         if len(ordered) != 4:
@@ -281,7 +281,7 @@ class Evaluator:
                         for name, cls, points, where in found])
         return HandReport(ordered, card_points, sum(c.points for c in combos), combos)
 
-    def score(self, cards: Sequence[int], rules: Rules) -> tuple[int, bool, dict[str, object]]:
+    def score(self, cards: Sequence[int], rules: HandRules) -> tuple[int, bool, dict[str, object]]:
         """Points, whether the hand holds a combination, and :meth:`HandReport.summary`: what a
         showdown needs, without building the report (card ids play no part in it)."""
         if len(cards) != 4:
@@ -297,7 +297,7 @@ class Evaluator:
             "combinations": [{"name": name, "class": cls, "points": value}
                              for name, cls, value, _ in found]}
 
-    def reference(self, cards: Sequence[int], rules: Rules) -> HandReport:
+    def reference(self, cards: Sequence[int], rules: HandRules) -> HandReport:
         """The generic evaluation of any number of cards (:func:`reference_evaluate_faces`)."""
         faces = self._faces
         ordered = tuple(sorted(cards, key=lambda c: (faces[c], c)))
@@ -318,6 +318,6 @@ def evaluator_for(shoe: Shoe) -> Evaluator:
     return entry[1]
 
 
-def evaluate(shoe: Shoe, cards: Sequence[int], rules: Rules | None = None) -> HandReport:
+def evaluate(shoe: Shoe, cards: Sequence[int], rules: HandRules | None = None) -> HandReport:
     """Score ``cards`` (ids of ``shoe``) under ``rules`` (default: no trump, Q♠+J♦)."""
-    return evaluator_for(shoe).evaluate(cards, rules or Rules())
+    return evaluator_for(shoe).evaluate(cards, rules or HandRules())

@@ -13,7 +13,7 @@ Moves (all with empty ``cards`` and ``label``):
 lowest to the highest allowed level (step 1; the highest is the all-in when the stack is the
 limit) and ``amount`` at the lowest; :meth:`QuartGame.apply` accepts *every* integer level in that
 range. Anything outside the range, or any other malformed move, is refused with
-IllegalMoveError and changes nothing. A table of version 1 (``TableRules.raise_ladder``) offers
+IllegalMoveError and changes nothing. A table of version 1 (``QuartRules.raise_ladder``) offers
 the raise levels version 1 offered instead, a representative ladder (the minimum, a few
 multiples of ``min_bet`` above the level, and the highest), so its bots choose as they did;
 ``apply`` accepts every level in the range there too.
@@ -64,7 +64,7 @@ from bezique.variants.quart.betting import (
     side_pots,
     split,
 )
-from bezique.variants.quart.evaluator import Rules, evaluator_for
+from bezique.variants.quart.evaluator import HandRules, evaluator_for
 from bezique.variants.quart.lot import draw_dealer
 
 CARRY_OVER = "carry_over"
@@ -88,9 +88,9 @@ def _clockwise(seats: int, seat: int) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=64)
-def _hand_rules(bezique_cards: str, trump: int | None, doubles: bool) -> Rules:
+def _hand_rules(bezique_cards: str, trump: int | None, doubles: bool) -> HandRules:
     """The evaluator's options (frozen, so one object serves every deal alike)."""
-    return Rules(bezique_cards, trump, doubles)
+    return HandRules(bezique_cards, trump, doubles)
 
 
 _CODES: dict[int, tuple[Shoe, tuple[str, ...]]] = {}
@@ -159,7 +159,7 @@ class _Public:
 
 
 @dataclass(frozen=True, slots=True)
-class TableRules:
+class QuartRules:
     """The resolved options of a table."""
 
     seats: int
@@ -181,7 +181,7 @@ class TableRules:
 class QuartGame:
     """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`."""
 
-    def __init__(self, shoe: Shoe, rules: TableRules, chance: Chance, dealer: int,
+    def __init__(self, shoe: Shoe, rules: QuartRules, chance: Chance, dealer: int,
                  stacks: Sequence[int] | None = None) -> None:
         self._shoe = shoe
         self.rules = rules
@@ -210,7 +210,7 @@ class QuartGame:
     # ------------------------------------------------------------------ chance steps
 
     @classmethod
-    def begin(cls, shoe: Shoe, rules: TableRules, chance: Chance, first_dealer: int | None,
+    def begin(cls, shoe: Shoe, rules: QuartRules, chance: Chance, first_dealer: int | None,
               stacks: Sequence[int] | None = None) -> tuple[QuartGame, tuple[Event, ...]]:
         """A new table: the lot for the first dealer (unless given), then the first deal.
 

@@ -13,7 +13,7 @@ from bezique.variants.api import Event, OptionError, Options, OptionSpec, Option
 from bezique.variants.cards import Shoe, short_shoe
 from bezique.variants.chance import Chance
 from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD
-from bezique.variants.quart.game import CARRY_OVER, NO_COMBINATION_CHOICES, QuartGame, TableRules
+from bezique.variants.quart.game import CARRY_OVER, NO_COMBINATION_CHOICES, QuartGame, QuartRules
 from bezique.variants.quart.words import VOCABULARY
 
 PACKS = 6
@@ -84,7 +84,7 @@ class QuartBezique:
     def shoe(self, options: Options) -> Shoe:
         return short_shoe(PACKS)
 
-    def table_rules(self, options: Options, log_version: int | None = None) -> TableRules:
+    def table_rules(self, options: Options, log_version: int | None = None) -> QuartRules:
         """The resolved options as the game's rules, checking the ones that depend on others;
         a table whose log ``log_version`` 1 wrote raises by version 1's ladder."""
         ante = int(options["ante"])
@@ -96,7 +96,7 @@ class QuartBezique:
         if max_bet is not None and int(max_bet) < min_bet:
             raise OptionError("max_bet", f"{max_bet} is below the minimum bet {min_bet}")
         deals = options["deals"]
-        return TableRules(
+        return QuartRules(
             seats=self.seat_count(options), starting_stack=stack, ante=ante, min_bet=min_bet,
             max_bet=None if max_bet is None else int(max_bet),
             multiway_showdown=bool(options["multiway_showdown"]),

@@ -1,13 +1,14 @@
-"""Per-shoe lookup tables: rank, suit, trick strength and points of every card id.
+"""Per-shoe card lookup: rank, suit, trick strength and points of every card id.
 
 The hot paths (trick winners, legal moves, meld search) read plain tuples indexed by card id
-instead of touching :class:`~bezique.variants.cards.Card` objects. A table set is built once
+instead of touching :class:`~bezique.variants.cards.Card` objects. A lookup is built once
 per number of packs and shared; pickling a game stores only the pack count.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from bezique.variants.api import Move
 from bezique.variants.cards import Rank, Shoe, Suit, piquet_shoe
@@ -26,7 +27,7 @@ SUIT_LETTERS = "SHDC"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Tables:
+class CardLookup:
     """Everything the rules need to know about each card id of a ``packs``-pack piquet shoe."""
 
     packs: int
@@ -42,7 +43,7 @@ class Tables:
     """The ``play`` move of each card id, built once (legal moves are rebuilt every turn)."""
 
     def __reduce__(self) -> tuple[object, tuple[int]]:
-        return (tables_for, (self.packs,))
+        return (lookup_for, (self.packs,))
 
     def ids_of(self, rank: int, suit: int) -> tuple[int, ...]:
         """Every copy of one face, lowest pack first."""
@@ -52,22 +53,16 @@ class Tables:
         return self.codes[card]
 
 
-_TABLES: dict[int, Tables] = {}
-
-
-def tables_for(packs: int) -> Tables:
-    """The shared tables of a ``packs``-pack shoe (built on first use)."""
-    tables = _TABLES.get(packs)
-    if tables is None:
-        shoe = piquet_shoe(packs)
-        size = len(shoe)
-        suit = tuple(int(card.suit) for card in shoe.cards)
-        rank = tuple(int(card.rank) for card in shoe.cards)
-        strength = tuple(STRENGTH[r] for r in rank)
-        points = tuple(10 if r in (ACE, TEN) else 0 for r in rank)
-        low_key = tuple((strength[i] * 4 + suit[i]) * size + i for i in range(size))
-        codes = tuple(card.code for card in shoe.cards)
-        play = tuple(Move("play", (i,)) for i in range(size))
-        tables = _TABLES[packs] = Tables(packs, shoe, suit, rank, strength, points, low_key,
-                                         codes, play)
-    return tables
+@cache
+def lookup_for(packs: int) -> CardLookup:
+    """The shared lookup of a ``packs``-pack shoe (built on first use)."""
+    shoe = piquet_shoe(packs)
+    size = len(shoe)
+    suit = tuple(int(card.suit) for card in shoe.cards)
+    rank = tuple(int(card.rank) for card in shoe.cards)
+    strength = tuple(STRENGTH[r] for r in rank)
+    points = tuple(10 if r in (ACE, TEN) else 0 for r in rank)
+    low_key = tuple((strength[i] * 4 + suit[i]) * size + i for i in range(size))
+    codes = tuple(card.code for card in shoe.cards)
+    play = tuple(Move("play", (i,)) for i in range(size))
+    return CardLookup(packs, shoe, suit, rank, strength, points, low_key, codes, play)
