@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import os
 import re
+import selectors
 import signal
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -103,6 +106,65 @@ def spawn_server(*args: str, env: dict[str, str] | None = None) -> ServerProcess
         process.kill()
         raise RuntimeError(f"bezique-server did not start: {line!r}")
     return ServerProcess(process, int(match.group(1)))
+
+
+def read_lines(process: subprocess.Popen[bytes], count: int, timeout: float) -> list[str]:
+    """The first ``count`` lines the process prints, read unbuffered (a buffered reader would
+    take the second line into its buffer where a selector no longer sees it)."""
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
+    data = b""
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while data.count(b"\n") < count and time.monotonic() < deadline:
+            if selector.select(timeout=max(0.0, deadline - time.monotonic())):
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                data += chunk
+    return data.decode(errors="replace").splitlines()[:count]
+
+
+@dataclass(frozen=True)
+class Listening:
+    """Where a served ``bezique-server`` listens: its gRPC address, and its HTTP port's base
+    URL when it was asked to open one (else ``""``)."""
+
+    grpc_address: str
+    http_url: str
+
+
+@contextmanager
+def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0
+            ) -> Iterator[Listening]:
+    """A real ``bezique-server`` subprocess on free ports, memory store, bots without delay
+    (``args``: more flags; ``http``: open the browsers' port too), its stderr in ``log``;
+    stopped at the end. Fails the test with the log when it does not start."""
+    import pytest
+
+    ports = ["--http-address", "127.0.0.1:0"] if http else []
+    with log.open("w") as stderr:
+        process = subprocess.Popen(
+            [SERVER, "--address", "127.0.0.1:0", *ports, "--store", "memory:",
+             "--bot-delay", "0", *args],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
+            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
+    try:
+        lines = [*read_lines(process, 2 if http else 1, timeout), "", ""]
+        grpc_match = re.search(r"listening on ([\d.]+:\d+)", lines[0])
+        http_match = re.search(r"on (http://[\d.]+:\d+)/", lines[1]) if http else None
+        if grpc_match is None or (http and http_match is None):
+            pytest.fail(f"bezique-server did not start: {lines[:2]!r}\n{log.read_text()}",
+                        pytrace=False)
+        yield Listening(grpc_match.group(1), http_match.group(1) if http_match else "")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 async def eventually(condition: Any, timeout: float = 30.0, what: str = "condition") -> None:

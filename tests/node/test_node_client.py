@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import selectors
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,10 +21,9 @@ import pytest
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
+from tests.helpers import serving
 from tests.npm import NODE_DIR, node_modules, tool
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVER = str(Path(sys.executable).with_name("bezique-server"))
 PLAY = "dist/play.js"
 
 
@@ -48,35 +44,9 @@ def node() -> str:
 
 @contextlib.contextmanager
 def serve(log: Path, *extra: str) -> Iterator[str]:
-    """A real ``bezique-server`` subprocess on a free port, memory store, bots without delay
-    (``extra``: more flags); yields its address."""
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            [SERVER, "--address", "127.0.0.1:0", "--store", "memory:", "--bot-delay", "0",
-             *extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True,
-            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
-    try:
-        assert process.stdout is not None
-        line = ""
-        with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            if selector.select(timeout=60):
-                line = process.stdout.readline()
-        match = re.search(r"bezique-server listening on ([\d.]+:\d+)", line)
-        if match is None:
-            pytest.fail(f"bezique-server did not start: {line!r}\n{log.read_text()}",
-                        pytrace=False)
-        yield match.group(1)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
+    """A real ``bezique-server`` subprocess (``extra``: more flags); yields its address."""
+    with serving(log, *extra) as listening:
+        yield listening.grpc_address
 
 
 @pytest.fixture(scope="module")
@@ -329,32 +299,9 @@ console.log(JSON.stringify({ tableId: created.tableId, moves, winners: outcome?.
 @pytest.fixture(scope="module")
 def http_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A ``bezique-server`` subprocess with its HTTP port open; yields the port's base URL."""
-    log = tmp_path_factory.mktemp("node-http-server") / "server.log"
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            [SERVER, "--address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
-             "--store", "memory:", "--bot-delay", "0"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True,
-            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
-    try:
-        assert process.stdout is not None
-        lines: list[str] = []
-        with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            if selector.select(timeout=60):
-                # both lines come at once: the second may already be in the file's buffer
-                lines = [process.stdout.readline(), process.stdout.readline()]
-        match = re.search(r"serving browsers .* on (http://[\d.]+:\d+)/", "".join(lines))
-        if match is None:
-            pytest.fail(f"no HTTP port: {lines!r}\n{log.read_text()}", pytrace=False)
-        yield match.group(1)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with serving(tmp_path_factory.mktemp("node-http-server") / "server.log",
+                 http=True) as listening:
+        yield listening.http_url
 
 
 def test_node_connect_and_grpc_web_transports_play_a_game_over_http(

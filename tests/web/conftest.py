@@ -4,12 +4,7 @@ Chromium (Debian's ``chromium`` package, never a downloaded build) driven by Pla
 
 from __future__ import annotations
 
-import os
-import re
-import selectors
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,10 +14,10 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
 from bezique.v1 import table_service_pb2_grpc
+from tests.helpers import serving
 from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, Tab, WebServer, open_tab
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER = str(Path(sys.executable).with_name("bezique-server"))
 
 
 @pytest.fixture(scope="session")
@@ -37,52 +32,14 @@ def web_bundle() -> Path:
         pytest.fail(str(error), pytrace=False)
 
 
-def _read_lines(process: subprocess.Popen[bytes], count: int, timeout: float) -> list[str]:
-    """The first ``count`` lines the process prints, read unbuffered (a buffered reader would
-    take the second line into its buffer where a selector no longer sees it)."""
-    assert process.stdout is not None
-    fd = process.stdout.fileno()
-    data = b""
-    deadline = time.monotonic() + timeout
-    with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
-        while data.count(b"\n") < count and time.monotonic() < deadline:
-            if selector.select(timeout=max(0.0, deadline - time.monotonic())):
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                data += chunk
-    return data.decode(errors="replace").splitlines()[:count]
-
-
 @contextmanager
 def serve_web(bundle: Path, log: Path, *extra: str) -> Iterator[WebServer]:
     """A real server: gRPC on one port, Connect/gRPC-Web and the bundle on the HTTP port
     (``extra``: more flags), stopped at the end."""
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            [SERVER, "--address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
-             "--http-static-dir", str(bundle), "--store", "memory:", "--bot-delay", "0",
-             "--test-mode", *extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
-            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
-    try:
-        grpc_line, http_line = [*_read_lines(process, 2, 60), "", ""][:2]
-        grpc_match = re.search(r"listening on ([\d.]+:\d+)", grpc_line)
-        http_match = re.search(r"on (http://[\d.]+:\d+)/", http_line)
-        if grpc_match is None or http_match is None:
-            pytest.fail(f"bezique-server did not start: {grpc_line!r} {http_line!r}\n"
-                        f"{log.read_text()}", pytrace=False)
-        with grpc.insecure_channel(grpc_match.group(1)) as channel:
-            yield WebServer(http_match.group(1), grpc_match.group(1),
-                            table_service_pb2_grpc.TableServiceStub(channel))  # type: ignore[no-untyped-call]
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    with serving(log, "--http-static-dir", str(bundle), "--test-mode", *extra,
+                 http=True) as listening, grpc.insecure_channel(listening.grpc_address) as channel:
+        yield WebServer(listening.http_url, listening.grpc_address,
+                        table_service_pb2_grpc.TableServiceStub(channel))  # type: ignore[no-untyped-call]
 
 
 @pytest.fixture(scope="package")
