@@ -3,6 +3,7 @@ the tests import by name are in tests/helpers.py."""
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -87,3 +88,12 @@ def postgres_url(postgres_cluster: object) -> Iterator[str]:
     run_in_thread(_admin(base, f"CREATE DATABASE {name}"))
     yield base.rsplit("/", 1)[0] + "/" + name
     run_in_thread(_admin(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A loopback port something already listens on (a server told to take it must refuse)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]

@@ -6,26 +6,15 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
-import socket
 import subprocess
-from collections.abc import Iterator
 
 import httpx
-import pytest
 
 from bezique.service.config import STARTUP_ERROR
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import ROOT, SERVER, summary
-from tests.http.web import Failure, Web
+from tests.http.web import Web
 from tests.service.test_startup_errors import clean_env, one_line, run_server
-
-
-@pytest.fixture
-def busy_port() -> Iterator[int]:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        yield taken.getsockname()[1]
 
 
 def test_an_http_port_in_use_is_one_line(busy_port: int) -> None:
@@ -51,18 +40,7 @@ async def test_sigterm_tells_a_browser_stream_where_to_resume_and_exits_0() -> N
             created = await web.connect("CreateTable", pb.CreateTableRequest(
                 variant_id="highcard"), pb.CreateTableResponse, json=True)
             seen: list[int] = []
-
-            async def watch() -> Failure:
-                try:
-                    async for update in web.grpc_web_stream(
-                            "WatchTable", pb.WatchTableRequest(table_id=created.table_id),
-                            pb.WatchTableResponse):
-                        seen.append(update.version)
-                except Failure as failure:
-                    return failure
-                raise AssertionError("the stream ended without a status")
-
-            task = asyncio.create_task(watch())
+            task = asyncio.create_task(web.watch_until_failure(created.table_id, seen))
             async with asyncio.timeout(30):
                 while not seen:
                     await asyncio.sleep(0.02)

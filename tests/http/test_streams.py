@@ -112,18 +112,7 @@ async def test_shutdown_tells_http_watchers_where_to_resume() -> None:
                 httpx.AsyncClient(base_url=base_url(running), timeout=30) as http:
             table_id, _, _ = await two_seats(sdk)
             seen: list[int] = []
-
-            async def watch() -> Failure:
-                try:
-                    async for update in Web(http).grpc_web_stream(
-                            "WatchTable", pb.WatchTableRequest(table_id=table_id),
-                            pb.WatchTableResponse):
-                        seen.append(update.version)
-                except Failure as failure:
-                    return failure
-                raise AssertionError("the stream ended without an error")
-
-            task = asyncio.create_task(watch())
+            task = asyncio.create_task(Web(http).watch_until_failure(table_id, seen))
             await eventually(lambda: len(seen) >= 4, what="the backlog")
             await running.stop()
             stopped = True

@@ -16,6 +16,8 @@ from google.protobuf import any_pb2, json_format
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
+from bezique.v1 import table_service_pb2 as pb
+
 SERVICE = "/bezique.v1.TableService/"
 M = TypeVar("M", bound=Message)
 
@@ -183,3 +185,16 @@ class Web:
                         return
                     yield json_format.Parse(body, reply()) if json else reply.FromString(body)
         raise AssertionError("the stream ended without an end-of-stream message")
+
+    async def watch_until_failure(self, table_id: str, seen: list[int]) -> Failure:
+        """Watch a table over gRPC-Web, noting each update's version in ``seen``, until the
+        stream ends with an error status: that status (a stream that ends without one fails
+        the test)."""
+        try:
+            async for update in self.grpc_web_stream(
+                    "WatchTable", pb.WatchTableRequest(table_id=table_id),
+                    pb.WatchTableResponse):
+                seen.append(update.version)
+        except Failure as failure:
+            return failure
+        raise AssertionError("the stream ended without an error status")

@@ -8,7 +8,6 @@ import os
 import re
 import socket
 import subprocess
-from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -133,14 +132,6 @@ def test_version_prints_the_distribution_version() -> None:
                           capture_output=True, timeout=60)
     assert done.returncode == 0
     assert done.stdout.strip() == f"bezique-server {metadata.version('bezique-engine')}"
-
-
-@pytest.fixture
-def busy_port() -> Iterator[int]:
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        yield taken.getsockname()[1]
 
 
 def test_a_port_in_use_is_one_line(busy_port: int) -> None:
