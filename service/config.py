@@ -71,6 +71,7 @@ class Config:
     grant_public_key: str = ""
     http_address: str = ""
     http_allowed_origins: tuple[str, ...] = ()
+    http_allowed_hosts: tuple[str, ...] = ()
     http_static_dir: str = ""
 
 
@@ -229,6 +230,18 @@ def _origins(text: str) -> tuple[str, ...]:
     return origins
 
 
+_HOST = re.compile(r"^[A-Za-z0-9.-]+$|^\[?[0-9A-Fa-f:.]+\]?$")
+
+
+def _hosts(text: str) -> tuple[str, ...]:
+    hosts = tuple(h.strip() for h in text.split(",") if h.strip())
+    for host in hosts:
+        if host != "*" and not _HOST.match(host):
+            raise ValueError(f"{host!r} is not a host name (e.g. games.example.com, without "
+                             "scheme or port, or * for any)")
+    return hosts
+
+
 def _folder(text: str) -> str:
     if text and not Path(text).is_dir():
         raise ValueError(f"{text!r} is not a folder")
@@ -305,6 +318,10 @@ _OPTIONS: dict[str, _Option] = {
                                     "web origins (scheme://host[:port], comma-separated; *: "
                                     "any) whose pages may call the HTTP port; the server's own "
                                     "page always may"),
+    "http_allowed_hosts": _Option(_hosts,
+                                  "host names the HTTP port answers to (comma-separated; *: "
+                                  "any; empty: the loopback names when it listens on loopback, "
+                                  "else any): a guard against DNS rebinding"),
     "http_static_dir": _Option(_folder, "folder of the web table served at / on the HTTP port "
                                         "(empty: the bundle clients/web/dist)"),
 }
@@ -345,7 +362,8 @@ def _metavar(name: str, kind: object) -> str:
                "max_message_bytes": "BYTES", "tls_cert": "PEM", "tls_key": "PEM",
                "tls_client_ca": "PEM", "api_key": "KEY", "grant_public_key": "PEM",
                "http_address": "HOST:PORT",
-               "http_allowed_origins": "ORIGIN[,ORIGIN...]", "http_static_dir": "DIR"}
+               "http_allowed_origins": "ORIGIN[,ORIGIN...]", "http_allowed_hosts": "HOST[,HOST...]",
+               "http_static_dir": "DIR"}
     if name in special:
         return special[name]
     return "N" if kind in (int, "int") else "SECONDS"
@@ -417,8 +435,10 @@ def _inconsistency(config: Config) -> str:
         problem = _tls_problem(config)
         if problem:
             return problem
-    if not config.http_address and (config.http_allowed_origins or config.http_static_dir):
-        return ("--http-allowed-origins and --http-static-dir (BEZIQUE_HTTP_ALLOWED_ORIGINS, "
+    if not config.http_address and (config.http_allowed_origins or config.http_allowed_hosts
+                                    or config.http_static_dir):
+        return ("--http-allowed-origins, --http-allowed-hosts and --http-static-dir "
+                "(BEZIQUE_HTTP_ALLOWED_ORIGINS, BEZIQUE_HTTP_ALLOWED_HOSTS, "
                 "BEZIQUE_HTTP_STATIC_DIR) need --http-address (BEZIQUE_HTTP_ADDRESS)")
     if config.http_address and _same_port(config.http_address, config.address):
         return f"--http-address {config.http_address} is the gRPC --address; give it a port " \

@@ -21,6 +21,7 @@ from bezique.service.httpapi import calls, wire
 from bezique.service.httpapi.calls import Receive, Rpc, Scope, Send
 from bezique.service.httpapi.context import HttpContext
 from bezique.service.httpapi.cors import Headers, Origins
+from bezique.service.httpapi.hosts import Hosts
 from bezique.service.httpapi.static import MISSING, StaticFiles
 
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
@@ -35,7 +36,8 @@ class BrowserApp:
     static files, for the services of the given servicers."""
 
     def __init__(self, services: Sequence[tuple[object, ServiceDescriptor]], *,
-                 max_message_bytes: int, origins: Origins, static: StaticFiles) -> None:
+                 max_message_bytes: int, origins: Origins, hosts: Hosts,
+                 static: StaticFiles) -> None:
         self.rpcs: dict[str, Rpc] = {}
         for servicer, service in services:
             for method in service.methods:
@@ -46,6 +48,7 @@ class BrowserApp:
                     method.server_streaming, getattr(servicer, method.name))
         self.max_message_bytes = max_message_bytes
         self.origins = origins
+        self.hosts = hosts
         self.static = static
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -53,6 +56,10 @@ class BrowserApp:
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         method, path = scope["method"], scope["path"]
+        if not self.hosts.permits(headers.get("host")):
+            await calls.plain(send, 421, b"this server does not answer to that host name "
+                                    b"(--http-allowed-hosts)\n")
+            return
         origin = headers.get("origin")
         own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
         cors: Headers = []

@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2
 from bezique.service.config import Config
 from bezique.service.httpapi.app import BrowserApp
 from bezique.service.httpapi.cors import Origins
+from bezique.service.httpapi.hosts import Hosts, listening_host
 from bezique.service.httpapi.protocol import BoundedHttpToolsProtocol
 from bezique.service.httpapi.static import StaticFiles
 from bezique.service.startup import StartupError, check_port_free
@@ -76,6 +77,7 @@ async def serve_http(sock: socket.socket, config: Config, servicer: object,
     app = BrowserApp(services,
                      max_message_bytes=config.max_message_bytes,
                      origins=Origins(config.http_allowed_origins),
+                     hosts=Hosts(config.http_allowed_hosts, listening_host(config.http_address)),
                      static=StaticFiles(config.http_static_dir))
     settings = uvicorn.Config(
         app, lifespan="off", http=BoundedHttpToolsProtocol, ws="none", log_config=None,

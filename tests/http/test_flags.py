@@ -43,6 +43,9 @@ def test_http_mistakes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
         (["--http-address", "127.0.0.1:1", "--http-static-dir", str(tmp_path / "no")],
          "is not a folder"),
         (["--http-allowed-origins", "https://a.com"], "need --http-address"),
+        (["--http-allowed-hosts", "a.com"], "need --http-address"),
+        (["--http-address", "127.0.0.1:1", "--http-allowed-hosts", "https://a.com"],
+         "is not a host name"),
         (["--address", "127.0.0.1:7000", "--http-address", "0.0.0.0:7000"], "port of its own"),
     ]
     for argv, says in cases:
