@@ -22,7 +22,6 @@ from bezique.service.terms import (
     REVEAL_TIMEOUT,
     EntryKind,
     card_codes,
-    describe_move,
     jsonable,
     whole_numbers,
 )
@@ -115,6 +114,7 @@ def _shown(detail: struct_pb2.Struct) -> dict[str, Any]:
 
 
 def _codes(shoe: Shoe, ids: Sequence[int]) -> str:
+    """Cards after a move's own text (which names them by id): ``[7S#0 AS#7]``."""
     return f"[{card_codes(shoe, ids, with_ids=True)}]"
 
 
@@ -438,10 +438,6 @@ class _Replay:
             raise VerificationError(f"a {entry.entry_kind!r} entry names no seat", entry.version)
         return entry.seat
 
-    def _text(self, move: Move) -> str:
-        """A move with its cards' codes and ids (the ids tell identical cards apart)."""
-        return describe_move(move, self.shoe, with_ids=True)
-
     def _move(self, entry: pb.HistoryEntry) -> None:
         game, version = self.game, entry.version
         if game is None:
@@ -472,14 +468,15 @@ class _Replay:
                                     "logged as a person's", version)
         if expected is not None and expected != move:
             raise VerificationError(
-                f"seat {seat}'s {entry.entry_kind} is {self._text(move)}, but it must be "
-                f"{self._text(expected)}", version)
+                f"seat {seat}'s {entry.entry_kind} is {move} {_codes(self.shoe, move.cards)}, "
+                f"but it must be {expected} {_codes(self.shoe, expected.cards)}", version)
         _check_codes(version, self.shoe, entry.move.cards, "the move")
         try:
             events = game.apply(seat, move)
         except VariantError as exc:
-            raise VerificationError(f"seat {seat}'s move {self._text(move)} is refused on "
-                                    f"replay: {exc}", version) from exc
+            raise VerificationError(f"seat {seat}'s move {move} "
+                                    f"{_codes(self.shoe, move.cards)} is refused on replay: "
+                                    f"{exc}", version) from exc
         _compare(version, self.shoe, entry.events, events)
         self.moves += 1
 

@@ -114,22 +114,22 @@ likes, and its text goes into an error message."""
 
 
 def card_codes(shoe: Shoe, card_ids: Iterable[int], *, with_ids: bool = False) -> str:
-    """Cards by their codes, separated by spaces (``7S AS``); an id outside the shoe as
-    ``#id``. ``with_ids`` adds each card's id (``7S#0``), which tells apart identical cards
-    of different packs."""
+    """Cards by their codes, separated by spaces (``7S AS``), an id outside the shoe as
+    ``#id``. ``with_ids`` adds each card's id (``7S#0``, and ``?#id`` outside the shoe): it
+    tells identical cards of different packs apart."""
     parts = []
     for card in card_ids:
         code = shoe.code(card) if 0 <= card < len(shoe) else ""
-        parts.append(f"{code}#{card}" if with_ids or not code else code)
+        parts.append(f"{code or '?'}#{card}" if with_ids else code or f"#{card}")
     return " ".join(parts)
 
 
-def describe_move(move: Move, shoe: Shoe, *, with_ids: bool = False) -> str:
-    """A move in one line of text, for error messages and logs: kind, label, card codes and
+def describe_move(move: Move, shoe: Shoe) -> str:
+    """A move in one line of text, as the server's errors name it: kind, label, card codes and
     the amount (or an offered move's range), e.g. ``declare bezique QS JD`` or ``raise amount
     10..990``. Kind and label are cut to 40 characters, the cards to the first
-    :data:`MOVE_TEXT_CARDS`; ``with_ids`` as in :func:`card_codes`."""
-    cards = card_codes(shoe, move.cards[:MOVE_TEXT_CARDS], with_ids=with_ids)
+    :data:`MOVE_TEXT_CARDS`."""
+    cards = card_codes(shoe, move.cards[:MOVE_TEXT_CARDS])
     if len(move.cards) > MOVE_TEXT_CARDS:
         cards += f" (+{len(move.cards) - MOVE_TEXT_CARDS} cards)"
     amount = (f"amount {move.amount_range}" if move.amount_range is not None

@@ -103,8 +103,9 @@ def test_a_move_is_described_by_its_card_codes() -> None:
     move = next(m for m in game.legal_moves(seat) if m.kind == "play")
     (card,) = move.cards
     assert describe_move(move, shoe) == f"play {shoe.code(card)}"
-    assert describe_move(move, shoe, with_ids=True) == f"play {shoe.code(card)}#{card}"
     assert card_codes(shoe, [card, len(shoe)]) == f"{shoe.code(card)} #{len(shoe)}"
+    assert card_codes(shoe, [card, len(shoe)], with_ids=True) == (
+        f"{shoe.code(card)}#{card} ?#{len(shoe)}")
     long = Move("declare", tuple(range(10)), label="x" * 50)
     assert describe_move(long, shoe) == ("declare " + "x" * 40 + " "
                                          + card_codes(shoe, range(8)) + " (+2 cards)")
