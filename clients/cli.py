@@ -27,6 +27,7 @@ from bezique.clients import render
 from bezique.clients.safe import visible
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.sdk import with_amount as sdk_with_amount
+from bezique.service.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -446,7 +447,7 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
     if folded:
         say(console, render.END_NOTE)
     for number, entry in enumerate(history.entries):
-        if entry.entry_kind == "joined" and entry.HasField("seat"):
+        if entry.entry_kind == EntryKind.JOINED and entry.HasField("seat"):
             names[entry.seat] = f"Seat {entry.seat} ({visible(entry.display_name)})"
         mine = {index for at, index in folded if at == number}
         console.print(render.history_line(entry, names, mine), soft_wrap=True)

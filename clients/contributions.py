@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
+from bezique.service.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
 LABEL = b"bezique/contributions/v1"
@@ -27,16 +28,16 @@ def contributions_digest(entries: Iterable[pb.HistoryEntry]) -> str:
     entropy (nothing for a seat that contributed none)."""
     seats: dict[int, tuple[int, bytes]] = {}
     for entry in entries:
-        if entry.entry_kind in ("revealed", "started", "ended"):
+        if entry.entry_kind in (EntryKind.REVEALED, EntryKind.STARTED, EntryKind.ENDED):
             break
-        if entry.entry_kind == "joined" and entry.HasField("seat"):
+        if entry.entry_kind == EntryKind.JOINED and entry.HasField("seat"):
             if entry.entropy_commitment:
                 seats[entry.seat] = (COMMITTED, bytes(entry.entropy_commitment))
             elif entry.entropy:
                 seats[entry.seat] = (CLEAR, bytes(entry.entropy))
             else:
                 seats[entry.seat] = (NONE, b"")
-        elif entry.entry_kind == "left" and entry.HasField("seat"):
+        elif entry.entry_kind == EntryKind.LEFT and entry.HasField("seat"):
             seats.pop(entry.seat, None)
     digest = hashlib.sha256(LABEL)
     for seat in sorted(seats):

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bezique.clients.safe import cleaned, visible
+from bezique.service.terms import whole_numbers
 from bezique.v1 import table_service_pb2 as pb
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -79,20 +80,9 @@ BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})
 # ------------------------------------------------------------------------------- values
 
 
-def plain(value: Any) -> Any:
-    """A Struct value as written: whole floats back to ints, nested values likewise."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
-
-
 def detail_dict(message: struct_pb2.Struct) -> dict[str, Any]:
     """A ``google.protobuf.Struct`` as a plain dict (numbers as ints where whole)."""
-    found: dict[str, Any] = plain(json_format.MessageToDict(message))
+    found: dict[str, Any] = whole_numbers(json_format.MessageToDict(message))
     return found
 
 
@@ -100,7 +90,7 @@ def value_text(value: Any, limit: int = 48) -> str:
     """A detail value, short and for people: lists joined (an empty one as "-", a list of
     lists as its parts separated by "; "), a record by its ``name`` (and ``points``), names
     with underscores as spaces, suit letters and card codes as symbols, long ones cut."""
-    value = plain(value)
+    value = whole_numbers(value)
     if isinstance(value, bool):
         text = "yes" if value else "no"
     elif isinstance(value, list):

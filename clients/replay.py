@@ -30,6 +30,7 @@ from bezique.clients.render import (
     who,
 )
 from bezique.clients.safe import cleaned
+from bezique.service.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
 DEAL_STARTS = frozenset({"dealer", "deal_start"})
@@ -66,17 +67,17 @@ def replay_lines(history: pb.GetHistoryResponse, words: Words = NO_WORDS) -> Ite
         yield Text(END_NOTE, style="yellow")
     for number, entry in enumerate(history.entries):
         seat = entry.seat if entry.HasField("seat") else None
-        if entry.entry_kind == "joined" and seat is not None:
+        if entry.entry_kind == EntryKind.JOINED and seat is not None:
             story.names[seat] = f"Seat {seat} ({entry.display_name})" if entry.display_name \
                 else f"Seat {seat}"
             yield Text(f"{story.names[seat]} sits down")
-        elif entry.entry_kind == "left" and seat is not None:
+        elif entry.entry_kind == EntryKind.LEFT and seat is not None:
             yield Text(f"{who(story.names, seat)} leaves")
-        elif entry.entry_kind == "token_reissued" and seat is not None:
+        elif entry.entry_kind == EntryKind.TOKEN_REISSUED and seat is not None:
             yield Text(f"{who(story.names, seat)} gets a new seat token", style="dim")
-        elif entry.entry_kind == "started":
+        elif entry.entry_kind == EntryKind.STARTED:
             yield Text("The game starts", style="bold")
-        if entry.entry_kind == "timeout":
+        if entry.entry_kind == EntryKind.TIMEOUT:
             yield Text(f"  {who(story.names, seat)}'s turn clock ran out", style="red")
         for index, event in enumerate(entry.events):
             yield from _tell(story, event, (number, index) in folded)

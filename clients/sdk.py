@@ -25,6 +25,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from bezique.clients.contributions import contributions_digest
+from bezique.service.terms import option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
@@ -184,7 +185,7 @@ class AsyncTableClient:
             test.first_dealer = first_dealer
         request = pb.CreateTableRequest(
             variant_id=variant_id,
-            options={k: _option_text(v) for k, v in (options or {}).items()},
+            options={k: option_text(v) for k, v in (options or {}).items()},
             bots=[pb.BotSeat(seat=s, policy=p) for s, p in (bots or {}).items()],
             turn_seconds=turn_seconds)
         if seed or stacked_shoe or first_dealer is not None:
@@ -436,12 +437,6 @@ def _expiry(response: pb.JoinTableResponse | pb.ReissueSeatTokenResponse) -> flo
     if not response.HasField("seat_token_expires"):
         return None
     return float(response.seat_token_expires.ToNanoseconds()) / 1e9
-
-
-def _option_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "none" if value is None else str(value)
 
 
 class TableClient:

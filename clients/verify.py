@@ -14,9 +14,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 
 from bezique.clients.contributions import contributions_digest
+from bezique.service.terms import (
+    MOVE_KINDS,
+    REVEAL_TIMEOUT,
+    EntryKind,
+    card_codes,
+    jsonable,
+    whole_numbers,
+)
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     ABORTED,
@@ -42,7 +50,6 @@ from bezique.variants.chance import (
 from bezique.variants.registry import Registry, load_registry
 
 T = TypeVar("T")
-MOVE_ENTRIES = frozenset({"move", "bot_move", "timeout"})
 
 
 class NotFinishedError(Exception):
@@ -93,22 +100,22 @@ class _Seat:
         return bool(self.commitment) and not self.entropy
 
 
-def _normal(value: Any) -> Any:
-    """A detail value as the wire carries it (every number a float), for comparison."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, Mapping):
-        return {str(k): _normal(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_normal(v) for v in value]
-    return str(value)
+def _as_sent(detail: Mapping[str, Any]) -> struct_pb2.Struct:
+    """A replayed detail as the server sends it: a Struct, where every number is a double, so
+    it equals the history's exactly when the server would have sent the same."""
+    message = struct_pb2.Struct()
+    message.update(jsonable(detail))
+    return message
+
+
+def _shown(detail: struct_pb2.Struct) -> dict[str, Any]:
+    found: dict[str, Any] = whole_numbers(json_format.MessageToDict(detail))
+    return found
 
 
 def _codes(shoe: Shoe, ids: Sequence[int]) -> str:
-    return "[" + " ".join(f"{shoe.code(i) if 0 <= i < len(shoe) else '?'}#{i}"
-                          for i in ids) + "]"
+    """Cards after a move's own text (which names them by id): ``[7S#0 AS#7]``."""
+    return f"[{card_codes(shoe, ids, with_ids=True)}]"
 
 
 def _compare(version: int, shoe: Shoe, history: Sequence[pb.Event],
@@ -122,12 +129,13 @@ def _compare(version: int, shoe: Shoe, history: Sequence[pb.Event],
             ("kind", told.kind, mine.kind), ("seat", seat, mine.seat),
             ("cards", told_cards, mine.cards), ("amount", told.amount, mine.amount),
             ("label", told.label, mine.label),
-            ("detail", _normal(json_format.MessageToDict(told.detail)),
-             _normal(dict(mine.detail)))]
+            ("detail", told.detail, _as_sent(mine.detail))]
         for name, theirs, ours in pairs:
             if theirs != ours:
                 if name == "cards":
                     theirs, ours = _codes(shoe, told_cards), _codes(shoe, mine.cards)
+                elif name == "detail":
+                    theirs, ours = _shown(told.detail), _shown(_as_sent(mine.detail))
                 raise VerificationError(
                     f"{where}: {name} differs: the history has {theirs!r} but the seed and "
                     f"the moves give {ours!r}", version)
@@ -250,7 +258,7 @@ def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
     if own.commitment and own.commitment != history.seed_commitment:
         raise VerificationError(f"the history's seed commitment {history.seed_commitment} is "
                                 f"not the {own.commitment} shown when seat {own.seat} joined")
-    joins = [e for e in history.entries if e.entry_kind == "joined" and e.HasField("seat")
+    joins = [e for e in history.entries if e.entry_kind == EntryKind.JOINED and e.HasField("seat")
              and e.seat == own.seat]
     where = joins[-1].version if joins else None
     if joins and joins[-1].entropy_commitment:
@@ -258,13 +266,13 @@ def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
         if bytes(joined.entropy_commitment) != hashlib.sha256(own.entropy).digest():
             raise VerificationError(f"seat {own.seat}'s entropy commitment in the history is "
                                     "not the one it sent when it joined", joined.version)
-        reveals = [e for e in history.entries if e.entry_kind == "revealed"
+        reveals = [e for e in history.entries if e.entry_kind == EntryKind.REVEALED
                    and e.HasField("seat") and e.seat == own.seat and e.version > joined.version]
         if reveals and bytes(reveals[-1].entropy) != own.entropy:
             raise VerificationError(f"seat {own.seat}'s revealed entropy in the history is not "
                                     "the entropy it committed to", reveals[-1].version)
         if own.seen and contributions_digest(history.entries) != own.seen:
-            first = next((e.version for e in history.entries if e.entry_kind == "revealed"),
+            first = next((e.version for e in history.entries if e.entry_kind == EntryKind.REVEALED),
                          None)
             raise VerificationError(f"the seats' contributions in the history are not those "
                                     f"seat {own.seat} saw before it revealed (a commitment or "
@@ -303,25 +311,25 @@ class _Replay:
         kind, version = entry.entry_kind, entry.version
         if self.aborted:
             raise VerificationError(f"a {kind!r} entry follows the abort", version)
-        if kind == "created":
+        if kind == EntryKind.CREATED:
             return
         if self.ended:
             raise VerificationError(f"a {kind!r} entry follows the end of the table", version)
-        if kind == ABORTED:
+        if kind == EntryKind.ABORTED:
             self._abort(entry)
             return
-        if kind in ("joined", "left"):
+        if kind in (EntryKind.JOINED, EntryKind.LEFT):
             if self.game is not None:
                 raise VerificationError(f"a {kind!r} entry follows the start of the game",
                                         version)
-            if kind == "left" and len(self.seats) == self.seat_count and self.owing:
+            if kind == EntryKind.LEFT and len(self.seats) == self.seat_count and self.owing:
                 raise VerificationError("a seat is given up in the reveal round (a new holder "
                                         "could choose its entropy after the reveals)", version)
             seat = self._seat_of(entry)
             if not 0 <= seat < self.seat_count:
                 raise VerificationError(f"seat {seat} is not a seat of this table "
                                         f"(0..{self.seat_count - 1})", version)
-            if kind == "joined":
+            if kind == EntryKind.JOINED:
                 if seat in self.seats:
                     raise VerificationError(f"seat {seat} is joined while it is held", version)
                 commitment = bytes(entry.entropy_commitment)
@@ -334,11 +342,11 @@ class _Replay:
                 if seat not in self.seats:
                     raise VerificationError(f"seat {seat} is given up while it is free", version)
                 del self.seats[seat]
-        elif kind == "revealed":
+        elif kind == EntryKind.REVEALED:
             self._reveal(entry)
-        elif kind == "ended":
+        elif kind == EntryKind.ENDED:
             self._end(entry)
-        elif kind == "started":
+        elif kind == EntryKind.STARTED:
             if self.game is not None:
                 raise VerificationError("the game starts a second time", version)
             if len(self.seats) != self.seat_count:
@@ -364,9 +372,9 @@ class _Replay:
                 raise VerificationError(f"the game does not start with buy-ins {buy_ins}: "
                                         f"{exc}", version) from exc
             _compare(version, self.shoe, entry.events, events)
-        elif kind in MOVE_ENTRIES:
+        elif kind in MOVE_KINDS:
             self._move(entry)
-        elif kind == "token_reissued":
+        elif kind == EntryKind.TOKEN_REISSUED:
             # A seat's token replaced: who plays the seat does not change, nor the game.
             seat = self._seat_of(entry)
             if seat not in self.seats or self.seats[seat].bot:
@@ -422,7 +430,7 @@ class _Replay:
             raise VerificationError(f"the table ends with seats {withheld} named as withholding "
                                     f"their entropy, but the seats that owed a reveal are "
                                     f"{self.owing}", version)
-        self.ended = "reveal_timeout"
+        self.ended = REVEAL_TIMEOUT
         self.withheld = tuple(withheld)
 
     def _seat_of(self, entry: pb.HistoryEntry) -> int:
@@ -439,7 +447,7 @@ class _Replay:
                     entry.move.amount, entry.move.label)
         bot = self.seats[seat].bot if seat in self.seats else ""
         expected: Move | None = None
-        if entry.entry_kind == "bot_move":
+        if entry.entry_kind == EntryKind.BOT_MOVE:
             policy = self.policies.get(bot)
             if policy is None:
                 raise VerificationError(f"a bot move for seat {seat}, which no bot holds",
@@ -449,7 +457,7 @@ class _Replay:
                    else random.Random(f"{self.history.table_id}:{version - 1}"))
             expected = policy.choose(game.view(seat), game.legal_moves(seat), rng)
             self.bot_moves += 1
-        elif entry.entry_kind == "timeout":
+        elif entry.entry_kind == EntryKind.TIMEOUT:
             if not self.history.turn_seconds:
                 raise VerificationError(f"a timeout for seat {seat} on a table without a turn "
                                         "clock", version)
@@ -484,8 +492,8 @@ def _check_outcome(game: Game, told: pb.Outcome) -> None:
                                 f"{list(told.winners)} scores {list(told.scores)}, the replay "
                                 f"winners {list(outcome.winners)} scores "
                                 f"{list(outcome.scores)}")
-    told_detail = _normal(json_format.MessageToDict(told.detail))
-    if told.reason != outcome.reason or told_detail != _normal(dict(outcome.detail)):
+    replayed = _as_sent(outcome.detail)
+    if told.reason != outcome.reason or told.detail != replayed:
         raise VerificationError(f"the outcome differs: the history says it ended with "
-                                f"{told.reason!r} {told_detail}, the replay with "
-                                f"{outcome.reason!r} {_normal(dict(outcome.detail))}")
+                                f"{told.reason!r} {_shown(told.detail)}, the replay with "
+                                f"{outcome.reason!r} {_shown(replayed)}")

@@ -34,17 +34,13 @@ from bezique.service.errors import (
     quoted,
 )
 from bezique.service.live import (
-    ABORTED_KIND,
     CHANCE_VERSION,
-    MOVE_KINDS,
-    REVEAL_TIMEOUT,
-    TOKEN_REISSUED,
     LiveTable,
     ViewResult,
     events_json,
 )
 from bezique.service.metrics import Metrics
-from bezique.service.repository import SEAT_KINDS, TableRepository
+from bezique.service.repository import TableRepository
 from bezique.service.settings import Settings
 from bezique.service.store import (
     LogEntry,
@@ -55,8 +51,16 @@ from bezique.service.store import (
     TableResult,
     VersionConflict,
 )
+from bezique.service.terms import (
+    MOVE_KINDS,
+    REVEAL_TIMEOUT,
+    SEAT_KINDS,
+    EntryKind,
+    describe_move,
+)
 from bezique.service.watch import WatchHub
 from bezique.variants.api import (
+    ABORTED,
     Event,
     Move,
     OptionError,
@@ -165,7 +169,7 @@ def table_result(live: LiveTable, last: LogEntry) -> TableResult:
         "variant_id": record.variant_id, "variant_version": record.variant_version,
         "seats": [{"player_id": seat.player_id, "name": seat.name, "bot": seat.bot}
                   for seat in live.seats],
-        "reason": outcome.reason if outcome is not None else ABORTED_KIND,
+        "reason": outcome.reason if outcome is not None else ABORTED,
         "outcome": None if outcome is None else {
             "winners": list(outcome.winners), "scores": list(outcome.scores),
             "reason": outcome.reason, "detail": dict(outcome.detail)},
@@ -507,7 +511,7 @@ class CommandPath:
                                            "deadline": live.deadline}
                 if expires is not None:
                     payload["token_expires"] = expires
-                return [self._entry(live, TOKEN_REISSUED, seat, payload, now)]
+                return [self._entry(live, EntryKind.TOKEN_REISSUED, seat, payload, now)]
 
             await self._commit(live, draft)
             log.info("seat_token_reissued", table_id=table_id, seat=seat, version=live.version)
@@ -542,7 +546,7 @@ class CommandPath:
                 payload: dict[str, Any] = {"events": events_json(events), "deadline": None}
                 if note:
                     payload["note"] = note
-                entry = LogEntry(live.version + 1, ABORTED_KIND, None, payload, None, now)
+                entry = LogEntry(live.version + 1, EntryKind.ABORTED, None, payload, None, now)
                 live.advance(entry)
                 return [entry]
 
@@ -751,16 +755,8 @@ class CommandPath:
     def _illegal(live: LiveTable, seat: int, move: Move, legal: Sequence[Move]) -> IllegalMove:
         game = live.game
         assert game is not None
-        shoe = game.shoe
-
-        def describe(m: Move) -> str:
-            cards = " ".join(shoe.code(c) if 0 <= c < len(shoe) else f"#{c}"
-                             for c in m.cards[:8])
-            more = f" (+{len(m.cards) - 8} cards)" if len(m.cards) > 8 else ""
-            amount = (f"amount {m.amount_range}" if m.amount_range is not None
-                      else str(m.amount) if m.amount else "")
-            return " ".join(p for p in (m.kind[:40], m.label[:40], cards + more, amount) if p)
-
+        said = describe_move(move, game.shoe)
+        offered = [describe_move(m, game.shoe) for m in legal]
         if not legal:
             why = ("the game is over" if live.finished else
                    f"it is not seat {seat}'s turn (to move: {list(game.to_move)})")
@@ -768,11 +764,10 @@ class CommandPath:
             span = range_missed(move, legal)
             if span is not None:
                 return IllegalMove(
-                    f"move '{describe(move)}' refused in phase {game.phase!r}: amount "
+                    f"move '{said}' refused in phase {game.phase!r}: amount "
                     f"{move.amount} is outside the offered range {span}",
-                    [describe(m) for m in legal], field="move.amount", metadata={
+                    offered, field="move.amount", metadata={
                         "field": "move.amount", "amount_min": str(span.minimum),
                         "amount_max": str(span.maximum), "amount_step": str(span.step)})
             why = "it is not one of your legal moves"
-        return IllegalMove(f"move '{describe(move)}' refused in phase {game.phase!r}: {why}",
-                           [describe(m) for m in legal])
+        return IllegalMove(f"move '{said}' refused in phase {game.phase!r}: {why}", offered)

@@ -8,7 +8,6 @@ replays differently under the installed plugin is refused, never silently reinte
 from __future__ import annotations
 
 import asyncio
-import json
 import pickle
 import random
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
+from bezique.service.terms import MOVE_KINDS, REVEAL_TIMEOUT, EntryKind, jsonable
 from bezique.variants.api import (
     ABORTED,
     Event,
@@ -350,7 +350,7 @@ class LiveTable:
                 self.revoked[self.seats[entry.seat].token_hash] = "left"
             self.seats[entry.seat] = Seat()
             self.left_at.append(entry.created_at)
-        elif entry.kind == TOKEN_REISSUED and entry.seat is not None:
+        elif entry.kind == EntryKind.TOKEN_REISSUED and entry.seat is not None:
             held = self.seats[entry.seat]
             if held.token_hash:
                 self.revoked[held.token_hash] = "reissued"
@@ -360,7 +360,7 @@ class LiveTable:
                                              else float(expires))
         elif entry.kind == "started":
             self._check_replay(entry, self.start_game())
-        elif entry.kind == ABORTED_KIND:
+        elif entry.kind == EntryKind.ABORTED:
             self._check_replay(entry, self.abort())
         elif entry.kind in MOVE_KINDS:
             if self.game is None or entry.seat is None:
@@ -376,7 +376,7 @@ class LiveTable:
         self.version = entry.version
 
     def _check_replay(self, entry: LogEntry, events: Sequence[Event]) -> None:
-        if _plain(events_json(events)) != _plain(entry.payload.get("events", [])):
+        if jsonable(events_json(events)) != jsonable(entry.payload.get("events", [])):
             raise LogVersionError(
                 f"table {self.table_id}: entry {entry.version} replays differently under "
                 f"{self.variant.id} version {self.variant.version}")
@@ -387,24 +387,9 @@ def events_json(events: Sequence[Event]) -> list[dict[str, Any]]:
     return [event.to_dict() for event in events]
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as it reads back from JSON, so a replay compares equal to any store's copy."""
-    return json.loads(json.dumps(value))
-
-
 CHANCE_VERSION = 2
 """The chance construction of new tables: the seed mixed with the seats' entropy, bots drawing
 from the secret seed (docs/fairness.md)."""
-
-MOVE_KINDS = frozenset({"move", "bot_move", "timeout"})
-"""Entry kinds that hold a move of the game."""
-
-TOKEN_REISSUED = "token_reissued"
-"""The entry kind of ReissueSeatToken: the seat's token is replaced, the old one revoked."""
-ABORTED_KIND = "aborted"
-"""The entry an operator's AbortTable appends: the table ends, settled by the variant."""
-REVEAL_TIMEOUT = "reveal_timeout"
-"""The reason of an ``ended`` entry when seats did not reveal their committed entropy."""
 
 
 def ended_outcome(seats: int, payload: dict[str, Any]) -> Outcome:

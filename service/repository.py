@@ -24,6 +24,7 @@ from bezique.service.errors import (
 )
 from bezique.service.live import LiveTable, Watcher, rebuild
 from bezique.service.store import LogEntry, Store, StoreError
+from bezique.service.terms import SEAT_KINDS
 from bezique.service.watch import RELOADED, WatchHub
 from bezique.variants.api import LogVersionError
 from bezique.variants.registry import Registry, UnknownVariantError
@@ -33,8 +34,6 @@ log = structlog.get_logger("bezique.tables")
 MAX_TABLE_ID = 64
 MAX_MISSED = 64
 """Entries a reloaded table sends on to the streams it adopts; further behind, they resume."""
-SEAT_KINDS = frozenset({"joined", "left", "token_reissued"})
-"""Entry kinds that change who holds a seat."""
 
 
 class TableRepository:

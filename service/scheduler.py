@@ -20,6 +20,7 @@ from bezique.service.live import LiveTable
 from bezique.service.repository import TableRepository
 from bezique.service.settings import Settings
 from bezique.service.store import Store
+from bezique.service.terms import EntryKind
 from bezique.variants.registry import Registry
 
 log = structlog.get_logger("bezique.tables")
@@ -88,7 +89,8 @@ class Scheduler:
                 await asyncio.sleep(self.settings.bot_delay)
                 try:
                     move = policy.choose(view, legal, rng)
-                    await self.commands.server_move(table_id, seat, move, version, "bot_move")
+                    await self.commands.server_move(table_id, seat, move, version,
+                                                    EntryKind.BOT_MOVE)
                     failures = 0
                 except StaleVersion:
                     continue
@@ -146,7 +148,7 @@ class Scheduler:
                 move = game.default_move(seat)
         if reveal_round:  # the round's deadline: the table ends before any deal
             return await self.commands.end_reveal_round(table_id, version)
-        await self.commands.server_move(table_id, seat, move, version, "timeout")
+        await self.commands.server_move(table_id, seat, move, version, EntryKind.TIMEOUT)
         return True
 
     def _pause(self, table_id: str, clock: float) -> None:

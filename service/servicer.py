@@ -19,7 +19,7 @@ import structlog
 from google.protobuf import message_factory
 from google.protobuf.message import DecodeError
 
-from bezique.service import auth, translate
+from bezique.service import auth, terms, translate
 from bezique.service.commands import Binding
 from bezique.service.errors import (
     InvalidArgument,
@@ -406,7 +406,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         response = pb.GetHistoryResponse(
             table_id=record.table_id, variant_id=record.variant_id,
             variant_version=record.variant_version,
-            options={k: translate.option_text(v) for k, v in record.options.items()},
+            options={k: terms.option_text(v) for k, v in record.options.items()},
             seed_commitment=record.commitment, finished=page.finished,
             next_page_token=page.next_page_token, chance_version=page.live.chance_version,
             turn_seconds=record.turn_seconds)

@@ -33,7 +33,6 @@ from bezique.service.errors import (
     Unavailable,
 )
 from bezique.service.live import (
-    MOVE_KINDS,
     Broadcast,
     LiveTable,
     Seat,
@@ -47,6 +46,7 @@ from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
 from bezique.service.settings import Limits, Settings
 from bezique.service.store import LogEntry, Store, TableResult
+from bezique.service.terms import MOVE_KINDS
 from bezique.service.watch import (
     BEHIND,
     CLOSING,

@@ -10,6 +10,7 @@ from google.protobuf import struct_pb2, timestamp_pb2
 from bezique.service.errors import InvalidArgument
 from bezique.service.live import Seat, ViewResult
 from bezique.service.store import TableRecord, TableResult, TableState
+from bezique.service.terms import jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     Event,
@@ -27,15 +28,6 @@ from bezique.variants.registry import Origin, origin_of_module
 
 _OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,
                  OptionType.CHOICE: pb.OPTION_TYPE_CHOICE}
-
-
-def option_text(value: object) -> str:
-    """An option value in its wire (string) form."""
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def option_schema(spec: OptionSpec) -> pb.OptionSchema:
@@ -67,14 +59,6 @@ def vocabulary_pb(words: Vocabulary) -> pb.Vocabulary:
     return pb.Vocabulary(phases=dict(words.phases), events=dict(words.events),
                          zones=dict(words.zones), details=dict(words.details),
                          moves=dict(words.moves))
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
@@ -132,7 +116,7 @@ def add_events(into: Any, shoe: Shoe, version: int, events: Sequence[Event]) -> 
 def _set_detail(field: struct_pb2.Struct, detail: Mapping[str, Any]) -> None:
     """A detail Struct, present even when empty (as a client reads it)."""
     if detail:
-        field.update(_jsonable(detail))
+        field.update(jsonable(detail))
     else:
         field.SetInParent()
 

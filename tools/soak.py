@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from pgcluster import Cluster, scratch_folder  # noqa: E402
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle  # noqa: E402
+from bezique.service.terms import MOVE_KINDS  # noqa: E402
 
 SERVER = str(Path(sys.executable).with_name("bezique-server"))
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED,
@@ -153,7 +154,7 @@ async def check(address: str, report: Report, tables: list[tuple[str, list[SeatH
             if rebuilt.SerializeToString(deterministic=True) != served[table_id]:
                 report.problems.append(f"{table_id}: the rebuilt view differs")
         for table_id, version in report.acked:
-            if kinds[table_id].get(version) not in ("move", "bot_move", "timeout"):
+            if kinds[table_id].get(version) not in MOVE_KINDS:
                 report.problems.append(f"{table_id}: acknowledged version {version} missing")
 
 

@@ -6,24 +6,16 @@ where the standard library's encoder cost about as much as the rest of the appen
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
 from bezique.service.store.base import TableState
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    raise TypeError(f"cannot store {type(value).__name__} as JSON")
+from bezique.service.terms import jsonable
 
 
 def dumps(value: Any) -> str:
-    return orjson.dumps(value, default=_default).decode()
+    return orjson.dumps(value, default=jsonable).decode()
 
 
 def loads(text: str | bytes | None) -> Any:
