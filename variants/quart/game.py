@@ -35,7 +35,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -93,27 +93,19 @@ def _hand_rules(bezique_cards: str, trump: int | None, doubles: bool) -> HandRul
     return HandRules(bezique_cards, trump, doubles)
 
 
-_CODES: dict[int, tuple[Shoe, tuple[str, ...]]] = {}
-
-
+@cache
 def _codes_of(shoe: Shoe) -> tuple[str, ...]:
-    """The codes of a shoe's cards by id (shoes are immutable and shared, so this is a cache)."""
-    entry = _CODES.get(id(shoe))
-    if entry is None or entry[0] is not shoe:
-        entry = _CODES[id(shoe)] = (shoe, tuple(shoe.code(c) for c in shoe.ids))
-    return entry[1]
+    """The codes of a shoe's cards by id (built once per shoe)."""
+    return tuple(shoe.code(c) for c in shoe.ids)
 
 
-_SUITS: dict[int, tuple[Shoe, tuple[int, ...]]] = {}
 _SUIT_LETTERS = tuple(suit.letter for suit in Suit)  # by the suit's int
 
 
+@cache
 def _suits_of(shoe: Shoe) -> tuple[int, ...]:
-    """The suits of a shoe's cards by id, as ints (cached like the codes)."""
-    entry = _SUITS.get(id(shoe))
-    if entry is None or entry[0] is not shoe:
-        entry = _SUITS[id(shoe)] = (shoe, tuple(int(card.suit) for card in shoe.cards))
-    return entry[1]
+    """The suits of a shoe's cards by id, as ints (built once per shoe)."""
+    return tuple(int(card.suit) for card in shoe.cards)
 
 
 @lru_cache(maxsize=4096)
