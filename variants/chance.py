@@ -94,9 +94,9 @@ def _limits(size: int) -> tuple[int, ...]:
 class _HmacKey:
     """HMAC-SHA256 under one key: the keyed object is made once and copied for every block.
 
-    Hashing the pads by hand would save about 1 µs per Quart deal and 13-18 µs per Bezique
-    deal, under 2 % of a deal and under 10 % of even the step that shuffles (bench/chance.py,
-    bench/results.md, 2026-11-30): not worth its code (issue #18)."""
+    Hashing the pads by hand once saved about 1 µs a Quart deal and 12-18 µs a Bezique deal:
+    under 2 % of a deal, 3-5 % of the Quart move that deals (bench/chance.py; the figures in
+    bench/results.md, 2026-11-30). Not worth its code (issue #18)."""
 
     __slots__ = ("_keyed",)
 
