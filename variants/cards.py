@@ -123,7 +123,7 @@ class Shoe:
     ValueError: card 4: '7H' appears more often than the shoe holds it (2 times)
     """
 
-    __slots__ = ("_by_face", "_hash", "cards", "packs", "ranks")
+    __slots__ = ("_by_face", "cards", "packs", "ranks")
 
     def __init__(self, ranks: Sequence[Rank], packs: int) -> None:
         if packs < 1:
@@ -140,8 +140,6 @@ class Shoe:
         for card in cards:
             by_face.setdefault(card.face, []).append(card.id)
         self._by_face = {face: tuple(ids) for face, ids in by_face.items()}
-        # hashed once: an IntEnum hashes by a Python call, and caches look shoes up per move
-        self._hash = hash((tuple(int(rank) for rank in self.ranks), packs))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Shoe):
@@ -149,7 +147,9 @@ class Shoe:
         return self is other or (self.ranks, self.packs) == (other.ranks, other.packs)
 
     def __hash__(self) -> int:
-        return self._hash
+        # from ints only (an IntEnum hashes by a Python call) and from no attribute a shoe
+        # pickled before this method existed would lack; equal shoes have equal sizes
+        return hash((len(self.cards), self.packs))
 
     def __reduce__(self) -> tuple[object, tuple[tuple[Rank, ...], int]]:
         return (shoe_of, (self.ranks, self.packs))

@@ -39,6 +39,26 @@ def test_a_shoe_is_a_value_and_pickles_as_the_shared_shoe() -> None:
     assert evaluator_for(apart) is evaluator_for(shoe)
 
 
+class _AsBefore:
+    """Pickles as a shoe did before shoes pickled as their make-up (older snapshots)."""
+
+    def __init__(self, shoe: Shoe) -> None:
+        self.shoe = shoe
+
+    def __reduce__(self) -> tuple[object, ...]:
+        slots = {name: getattr(self.shoe, name) for name in ("_by_face", "cards", "packs",
+                                                              "ranks")}
+        return (object.__new__, (Shoe,), (None, slots))
+
+
+def test_a_shoe_from_an_older_snapshot_finds_the_caches() -> None:
+    shoe = short_shoe(6)
+    old = pickle.loads(pickle.dumps(_AsBefore(shoe)))
+    assert isinstance(old, Shoe) and old is not shoe
+    assert old == shoe and hash(old) == hash(shoe)
+    assert evaluator_for(old) is evaluator_for(shoe)
+
+
 def test_codes() -> None:
     shoe = piquet_shoe(1)
     assert shoe.codes(range(8)) == ["7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
