@@ -15,14 +15,29 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import browser, engine, feed, layers, layout, memory, peerbench, service, streams, web
+from bench import (
+    browser,
+    chance,
+    engine,
+    feed,
+    layers,
+    layout,
+    memory,
+    peerbench,
+    service,
+    streams,
+    web,
+)
 from bench.common import Section, machine, raise_fd_limit
 
-Runner = Callable[[bool], Section]
+Runner = Callable[[bool], Section | list[Section]]
+"""One benchmark: its section, or its sections (the first one's figures are its own)."""
 
 SUITES: dict[str, Runner] = {
-    "engine": lambda quick: engine.run(
-        engine.EngineConfig(reps=3, budget=0.15) if quick else engine.EngineConfig()),
+    "engine": lambda quick: [
+        engine.run(engine.EngineConfig(reps=3, budget=0.15) if quick else engine.EngineConfig()),
+        chance.run(chance.ChanceConfig(reps=10, samples=3, budget=0.15, games=20) if quick
+                   else chance.ChanceConfig())],
     "layers": lambda quick: layers.run(
         layers.LayersConfig(moves=500, reps=1) if quick else layers.LayersConfig()),
     "service": lambda quick: service.run(
@@ -81,15 +96,22 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.only or list(SUITES):
         print(f"\n... running {name}", file=sys.stderr, flush=True)
         try:
-            section = SUITES[name](args.quick)
+            ran = SUITES[name](args.quick)
         except Exception as exc:
             failed = True
             text = f"## {name}\n\nFAILED: {exc!r}"
             figures[name] = {"error": repr(exc)}
         else:
-            text = section.render()
-            figures[name] = {"figures": section.figures, "targets": section.targets,
-                             "seconds": section.seconds}
+            sections = ran if isinstance(ran, list) else [ran]
+            text = "\n\n".join(section.render() for section in sections)
+            first = sections[0]
+            own: dict[str, object] = dict(first.figures)
+            targets = dict(first.targets)
+            for more in sections[1:]:
+                own[more.title] = more.figures
+                targets.update(more.targets)
+            figures[name] = {"figures": own, "targets": targets,
+                             "seconds": sum(section.seconds for section in sections)}
         print("\n" + text, flush=True)
         parts.append(text)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from google.protobuf import struct_pb2, timestamp_pb2
@@ -67,15 +68,16 @@ def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
     return message
 
 
-_CARD_MESSAGES: dict[tuple[object, ...], tuple[pb.Card, ...]] = {}
+@cache
+def _card_messages(shoe: Shoe) -> tuple[pb.Card, ...]:
+    """The card message of every id of a shoe, built once per shoe (a repeated field copies
+    them on extend)."""
+    return tuple(pb.Card(code=c.code, id=c.id) for c in shoe.cards)
 
 
 def cards(shoe: Shoe, ids: Iterable[int]) -> list[pb.Card]:
-    """Card messages for ids; built once per shoe (a repeated field copies them on extend)."""
-    key = (shoe.ranks, shoe.packs)  # what makes a shoe: the same key, the same cards
-    made = _CARD_MESSAGES.get(key)
-    if made is None:
-        made = _CARD_MESSAGES[key] = tuple(pb.Card(code=c.code, id=c.id) for c in shoe.cards)
+    """Card messages for ids."""
+    made = _card_messages(shoe)
     return [made[i] for i in ids]
 
 

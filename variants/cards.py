@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cache
 
 
 class Suit(IntEnum):
@@ -106,7 +107,10 @@ class Shoe:
     """Every card of a game, in canonical order: pack by pack, suit by suit, rank by rank.
 
     Shoes are immutable and shared by every table of the same make-up. A card's id is its
-    place in that order; identical cards of different packs share a code, never an id:
+    place in that order; identical cards of different packs share a code, never an id. A
+    shoe is equal to, and hashes like, any shoe of the same ranks and packs, so per-shoe caches
+    can be ``functools.cache`` on the shoe itself; it pickles as its make-up and unpickles as
+    the shared shoe:
 
     >>> shoe = piquet_shoe(2)
     >>> len(shoe), shoe.code(0), shoe.code(7)
@@ -136,6 +140,19 @@ class Shoe:
         for card in cards:
             by_face.setdefault(card.face, []).append(card.id)
         self._by_face = {face: tuple(ids) for face, ids in by_face.items()}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Shoe):
+            return NotImplemented
+        return self is other or (self.ranks, self.packs) == (other.ranks, other.packs)
+
+    def __hash__(self) -> int:
+        # from ints only (an IntEnum hashes by a Python call) and from no attribute a shoe
+        # pickled before this method existed would lack; equal shoes have equal sizes
+        return hash((len(self.cards), self.packs))
+
+    def __reduce__(self) -> tuple[object, tuple[tuple[Rank, ...], int]]:
+        return (shoe_of, (self.ranks, self.packs))
 
     def __len__(self) -> int:
         return len(self.cards)
@@ -184,16 +201,14 @@ class Shoe:
         return order
 
 
-_SHOES: dict[tuple[tuple[Rank, ...], int], Shoe] = {}
-
-
 def shoe_of(ranks: Sequence[Rank], packs: int) -> Shoe:
     """A shared shoe of ``packs`` packs of the given ranks (built once, then reused)."""
-    key = (tuple(ranks), packs)
-    shoe = _SHOES.get(key)
-    if shoe is None:
-        shoe = _SHOES[key] = Shoe(ranks, packs)
-    return shoe
+    return _shared_shoe(tuple(ranks), packs)
+
+
+@cache
+def _shared_shoe(ranks: tuple[Rank, ...], packs: int) -> Shoe:
+    return Shoe(ranks, packs)
 
 
 def piquet_shoe(packs: int) -> Shoe:

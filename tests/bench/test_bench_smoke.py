@@ -10,7 +10,19 @@ import math
 
 import pytest
 
-from bench import browser, engine, feed, layers, layout, memory, peerbench, service, streams, web
+from bench import (
+    browser,
+    chance,
+    engine,
+    feed,
+    layers,
+    layout,
+    memory,
+    peerbench,
+    service,
+    streams,
+    web,
+)
 from bench.__main__ import SUITES, header
 from bench.common import Section, percentile
 
@@ -43,6 +55,20 @@ def test_engine_measures_every_variant_beside_pokerkit() -> None:
     assert _finite(section.figures["pokerkit"]["hands_per_s"])
     assert _finite(section.figures["trick_loop"]["decisions_per_s"])
     assert any("quart" in name and "deals" in name for name in section.targets)
+
+
+def test_chance_times_the_mac_forms_per_deal_and_dealing_step() -> None:
+    section = chance.run(chance.ChanceConfig(reps=2, rounds=2, samples=1, budget=0.02, games=2,
+                                             variants=("quart-bezique", "bezique-2p")))
+    _check(section)
+    assert section.figures["production"] in chance.FORMS
+    for vid in ("quart-bezique", "bezique-2p"):
+        figures = section.figures[vid]
+        assert figures["blocks_per_deal"] >= 1 and figures["deals_counted"] >= 2
+        assert all(_finite(seconds) for seconds in figures["form_s"].values())
+        for key in ("deal_s", "dealing_move_s", "other_move_s"):
+            assert _finite(figures[key]), (vid, key)
+        assert math.isfinite(figures["share_of_deal"])  # of either sign in so short a run
 
 
 def test_layers_time_the_table_manager() -> None:

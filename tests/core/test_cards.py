@@ -1,8 +1,19 @@
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
-from bezique.variants.cards import Rank, Suit, parse_code, piquet_shoe, short_shoe
+from bezique.variants.cards import (
+    SHORT_RANKS,
+    Rank,
+    Shoe,
+    Suit,
+    parse_code,
+    piquet_shoe,
+    short_shoe,
+)
+from bezique.variants.quart.evaluator import evaluator_for
 
 
 def test_shoes_have_the_right_cards() -> None:
@@ -14,6 +25,38 @@ def test_shoes_have_the_right_cards() -> None:
     assert [shoe[i].id for i in shoe.ids] == list(shoe.ids)
     assert shoe.ids_of(Rank.QUEEN, Suit.SPADES) == (5, 37)
     assert piquet_shoe(2) is shoe, "shoes are shared"
+
+
+def test_a_shoe_is_a_value_and_pickles_as_the_shared_shoe() -> None:
+    """Per-shoe caches are keyed by the shoe's make-up, never by ``id``: a pickled game gets the
+    shared shoe back, and a shoe built apart (say, from an older snapshot) finds the same
+    entries."""
+    shoe = short_shoe(2)
+    assert pickle.loads(pickle.dumps(shoe)) is shoe
+    apart = Shoe(SHORT_RANKS, 2)
+    assert apart is not shoe and apart == shoe and hash(apart) == hash(shoe)
+    assert apart != short_shoe(3) and apart != piquet_shoe(2) and apart != "shoe"
+    assert evaluator_for(apart) is evaluator_for(shoe)
+
+
+class _AsBefore:
+    """Pickles as a shoe did before shoes pickled as their make-up (older snapshots)."""
+
+    def __init__(self, shoe: Shoe) -> None:
+        self.shoe = shoe
+
+    def __reduce__(self) -> tuple[object, ...]:
+        slots = {name: getattr(self.shoe, name) for name in ("_by_face", "cards", "packs",
+                                                              "ranks")}
+        return (object.__new__, (Shoe,), (None, slots))
+
+
+def test_a_shoe_from_an_older_snapshot_finds_the_caches() -> None:
+    shoe = short_shoe(6)
+    old = pickle.loads(pickle.dumps(_AsBefore(shoe)))
+    assert isinstance(old, Shoe) and old is not shoe
+    assert old == shoe and hash(old) == hash(shoe)
+    assert evaluator_for(old) is evaluator_for(shoe)
 
 
 def test_codes() -> None:

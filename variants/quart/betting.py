@@ -22,6 +22,11 @@ two is all-in there is nobody left to bet against, and the showdown follows at o
 never offered a raise when every other seat in is all-in. Each move either removes a seat or
 moves chips, so a deal always ends.
 
+What a seat may do is written once, in :meth:`Betting.choices`; the predicates (``can_bet``,
+``raise_range``, ...), the verdict on one move (:meth:`Betting.refusal`), the checked actions
+(:meth:`Betting.do`, ``bet``, ``raise_to``, ...) and a table's legal moves and refusals all read
+it (pokerkit's verify/can/do split).
+
 :func:`side_pots` splits the chips into pots, each contested only by the seats that paid its
 whole layer.
 """
@@ -30,10 +35,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 OPEN = "open"
 SHOWDOWN = "showdown"
 LAST_STANDING = "last-standing"
+KINDS = ("fold", "bet", "show", "raise", "allin")
+"""The betting actions, in the order a table offers them."""
 
 
 class BettingError(ValueError):
@@ -46,6 +54,16 @@ class Pot:
 
     amount: int
     eligible: tuple[int, ...]
+
+
+class Choices(NamedTuple):
+    """What one seat may do now besides fold (which is always open to the seat to act)."""
+
+    bet: bool
+    show: bool
+    raise_range: tuple[int, int] | None
+    """The lowest and highest level a raise may go to, or None: no raise."""
+    allin: bool
 
 
 class Betting:
@@ -90,49 +108,17 @@ class Betting:
         return [s for s in self.order if not folded[s]]
 
     def to_call(self, seat: int) -> int:
+        """The chips ``seat`` must put in to match the level."""
         return self.level - self.contrib[seat]
 
-    def can_bet(self, seat: int) -> bool:
-        call = self.level - self.contrib[seat]
-        # seats not dealt in count as folded, so the unfolded ones are the seats in
-        return 0 < call <= self.stacks[seat] and self.folded.count(False) >= 3
-
-    def can_show(self, seat: int) -> bool:
-        return self.level > 0 and self.level - self.contrib[seat] <= self.stacks[seat] and \
-            self.folded.count(False) == 2
-
-    def _opponent_can_act(self, seat: int) -> bool:
-        folded, all_in = self.folded, self.all_in
-        return any([not folded[s] and not all_in[s] for s in self.order if s != seat])
-
-    def raise_range(self, seat: int) -> tuple[int, int] | None:
-        """The lowest and highest level ``seat`` may raise to, or None."""
-        if not self._opponent_can_act(seat):
-            return None
-        low = self.level + self.min_bet
-        high = self.contrib[seat] + self.stacks[seat]
-        if self.max_bet is not None:
-            high = min(high, self.level + self.max_bet)
-        return (low, high) if low <= high else None
-
-    def can_allin(self, seat: int) -> bool:
-        """All-in when nothing else puts the stack in: for less than L, or a short raise."""
-        stack = self.stacks[seat]
-        if stack <= 0:
-            return False
-        total = self.contrib[seat] + stack
-        if total < self.level:
-            return True
-        if total == self.level:
-            return False  # that is a call: bet or show
-        return total < self.level + self.min_bet and self._opponent_can_act(seat)
-
-    def choices(self, seat: int) -> tuple[bool, bool, tuple[int, int] | None, bool]:
-        """``can_bet``, ``can_show``, ``raise_range`` and ``can_allin`` of ``seat`` in one pass
-        (what a table asks for every new state; the same answers as the four calls)."""
+    def choices(self, seat: int) -> Choices:
+        """What ``seat`` may do besides fold, were it its turn: the betting rules of the module
+        docstring, written here once. The predicates below, the checked actions and a table's
+        legal moves all read this (a table asks it once per new state)."""
         folded, all_in, level, min_bet = self.folded, self.all_in, self.level, self.min_bet
         contrib, stack = self.contrib[seat], self.stacks[seat]
         players_in = folded.count(False)  # seats not dealt in count as folded
+        # a raise (or a short all-in raise) needs someone left to bet against
         opponent = False
         for s in self.order:
             if s != seat and not folded[s] and not all_in[s]:
@@ -147,59 +133,87 @@ class Betting:
             if level + min_bet <= high:
                 span = (level + min_bet, high)
         total = contrib + stack
-        return (players_in >= 3 and 0 < call <= stack,
-                players_in == 2 and level > 0 and call <= stack,
-                span,
-                stack > 0 and (total < level or (
-                    total != level and total < level + min_bet and opponent)))
+        return Choices(
+            players_in >= 3 and 0 < call <= stack,  # bet: a call, three or more in
+            players_in == 2 and level > 0 and call <= stack,  # show: a call, two in
+            span,
+            # all-in only when nothing else puts the stack in: short of the call (a call of
+            # the exact stack is a bet or a show), or a short raise below level + min_bet
+            stack > 0 and (total < level or (
+                total != level and total < level + min_bet and opponent)))
+
+    def can_bet(self, seat: int) -> bool:
+        return self.choices(seat).bet
+
+    def can_show(self, seat: int) -> bool:
+        return self.choices(seat).show
+
+    def raise_range(self, seat: int) -> tuple[int, int] | None:
+        """The lowest and highest level ``seat`` may raise to, or None."""
+        return self.choices(seat).raise_range
+
+    def can_allin(self, seat: int) -> bool:
+        return self.choices(seat).allin
+
+    def refusal(self, seat: int, kind: str, total: int = 0) -> str | None:
+        """Why ``seat`` may not make the move ``kind`` (a raise to the level ``total``) now, or
+        None when it may: :meth:`choices` said as a verdict on one move."""
+        if self.status != OPEN:
+            return "the betting is closed"
+        if seat != self.turn:
+            return f"it is seat {self.turn}'s turn"
+        if kind == "fold":
+            return None
+        choices = self.choices(seat)
+        if kind == "raise":
+            span = choices.raise_range
+            if span is None:
+                return "no raise is possible now"
+            if not span[0] <= total <= span[1]:
+                return f"the raise amount is the new level, from {span[0]} to {span[1]}"
+            return None
+        if kind == "bet":
+            return None if choices.bet else ("a bet (call) needs three or more players in and "
+                                             f"chips to call {self.to_call(seat)}")
+        if kind == "show":
+            return None if choices.show else ("show needs exactly two players in, an opened "
+                                              f"pot and chips to call {self.to_call(seat)}")
+        if kind == "allin":
+            return None if choices.allin else ("all-in is only for a stack short of a call or "
+                                               "a minimum raise")
+        return f"unknown betting action {kind!r} (one of {', '.join(KINDS)})"
 
     # ------------------------------------------------------------------ actions
 
-    def _check_turn(self, seat: int) -> None:
-        if self.status != OPEN:
-            raise BettingError("the betting is closed")
-        if seat != self.turn:
-            raise BettingError(f"it is seat {self.turn}'s turn")
+    def do(self, seat: int, kind: str, total: int = 0) -> int:
+        """Make the move if :meth:`refusal` allows it (else BettingError, nothing changed);
+        the chips put in."""
+        reason = self.refusal(seat, kind, total)
+        if reason is not None:
+            raise BettingError(reason)
+        return self.act(seat, kind, total)
 
     def fold(self, seat: int) -> int:
-        self._check_turn(seat)
-        return self.act(seat, "fold")
+        return self.do(seat, "fold")
 
     def bet(self, seat: int) -> int:
-        self._check_turn(seat)
-        if not self.can_bet(seat):
-            raise BettingError("a bet (call) needs three or more players in and chips to call "
-                               f"{self.to_call(seat)}")
-        return self.act(seat, "bet")
+        return self.do(seat, "bet")
 
     def show(self, seat: int) -> int:
-        self._check_turn(seat)
-        if not self.can_show(seat):
-            raise BettingError("show needs exactly two players in, an opened pot and chips "
-                               f"to call {self.to_call(seat)}")
-        return self.act(seat, "show")
+        return self.do(seat, "show")
 
     def raise_to(self, seat: int, total: int) -> int:
-        self._check_turn(seat)
-        span = self.raise_range(seat)
-        if span is None:
-            raise BettingError("no raise is possible now")
-        if not span[0] <= total <= span[1]:
-            raise BettingError(f"a raise must be to a level from {span[0]} to {span[1]}")
-        return self.act(seat, "raise", total)
+        return self.do(seat, "raise", total)
 
     def allin(self, seat: int) -> int:
-        self._check_turn(seat)
-        if not self.can_allin(seat):
-            raise BettingError("all-in is only for a stack short of a call or a minimum raise")
-        return self.act(seat, "allin")
+        return self.do(seat, "allin")
 
     def act(self, seat: int, kind: str, total: int = 0) -> int:
         """Make a move that is already known to be legal, without asking again: ``fold``,
         ``bet``, ``show``, ``raise`` (to the level ``total``) or ``allin``; the chips put in.
 
-        The methods above check, then come here; a table that has checked the move against
-        its legal moves (:meth:`choices`) calls this directly, once per decision."""
+        :meth:`do` checks, then comes here; a table whose move is one it offered from
+        :meth:`choices` (or that :meth:`refusal` allowed) calls this directly."""
         if kind == "raise":
             return self._put(seat, total - self.contrib[seat], closing=False)
         if kind == "fold":

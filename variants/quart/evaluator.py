@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations
 
 from bezique.variants.cards import Rank, Shoe, Suit
@@ -307,15 +307,10 @@ class Evaluator:
         return HandReport(ordered, card_points, sum(c.points for c in combos), combos)
 
 
-_EVALUATORS: dict[int, tuple[Shoe, Evaluator]] = {}
-
-
+@cache
 def evaluator_for(shoe: Shoe) -> Evaluator:
-    """The shared evaluator of a shoe (shoes are immutable and shared, so this is a cache)."""
-    entry = _EVALUATORS.get(id(shoe))
-    if entry is None or entry[0] is not shoe:
-        entry = _EVALUATORS[id(shoe)] = (shoe, Evaluator(shoe))
-    return entry[1]
+    """The shared evaluator of a shoe (built once per shoe)."""
+    return Evaluator(shoe)
 
 
 def evaluate(shoe: Shoe, cards: Sequence[int], rules: HandRules | None = None) -> HandReport:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -57,6 +57,7 @@ from bezique.variants.api import (
 from bezique.variants.cards import Shoe, Suit
 from bezique.variants.chance import Chance
 from bezique.variants.quart.betting import (
+    KINDS,
     LAST_STANDING,
     OPEN,
     Betting,
@@ -73,7 +74,7 @@ NO_COMBINATION_CHOICES = (CARRY_OVER, SPLIT)
 HAND_SIZE = 4
 RAISE_STEPS = (2, 3, 5, 10)
 """Version 1's ladder: the raises offered above the minimum, in multiples of ``min_bet``."""
-MOVE_KINDS = frozenset({"fold", "bet", "show", "raise", "allin"})
+MOVE_KINDS = frozenset(KINDS)
 # Moves are frozen values: the fixed ones are built once, raise offers once per range.
 FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
 
@@ -93,27 +94,19 @@ def _hand_rules(bezique_cards: str, trump: int | None, doubles: bool) -> HandRul
     return HandRules(bezique_cards, trump, doubles)
 
 
-_CODES: dict[int, tuple[Shoe, tuple[str, ...]]] = {}
-
-
+@cache
 def _codes_of(shoe: Shoe) -> tuple[str, ...]:
-    """The codes of a shoe's cards by id (shoes are immutable and shared, so this is a cache)."""
-    entry = _CODES.get(id(shoe))
-    if entry is None or entry[0] is not shoe:
-        entry = _CODES[id(shoe)] = (shoe, tuple(shoe.code(c) for c in shoe.ids))
-    return entry[1]
+    """The codes of a shoe's cards by id (built once per shoe)."""
+    return tuple(shoe.code(c) for c in shoe.ids)
 
 
-_SUITS: dict[int, tuple[Shoe, tuple[int, ...]]] = {}
 _SUIT_LETTERS = tuple(suit.letter for suit in Suit)  # by the suit's int
 
 
+@cache
 def _suits_of(shoe: Shoe) -> tuple[int, ...]:
-    """The suits of a shoe's cards by id, as ints (cached like the codes)."""
-    entry = _SUITS.get(id(shoe))
-    if entry is None or entry[0] is not shoe:
-        entry = _SUITS[id(shoe)] = (shoe, tuple(int(card.suit) for card in shoe.cards))
-    return entry[1]
+    """The suits of a shoe's cards by id, as ints (built once per shoe)."""
+    return tuple(int(card.suit) for card in shoe.cards)
 
 
 @lru_cache(maxsize=4096)
@@ -414,8 +407,10 @@ class QuartGame:
         self._legal[seat] = result
         return result
 
-    def _refuse(self, seat: int, move: Move) -> None:
-        """Raise the narrowest error for a move that may not be made now."""
+    def _verify(self, seat: int, move: Move) -> None:
+        """Accept a move that was not taken from :meth:`legal_moves` (a raise to any level in
+        the range, or an equal move built apart) if the betting allows it; else raise the
+        narrowest error."""
         if self.end_reason:
             raise GameOverError(seat, move, "the table is over", self.phase)
         betting = self.betting
@@ -429,27 +424,17 @@ class QuartGame:
             raise IllegalMoveError(seat, move, f"{move.kind} takes no cards or label"
                                    + ("" if move.kind == "raise" else " and no amount"),
                                    self.phase)
-        if move.kind == "raise":
-            span = betting.raise_range(seat)
-            if span is None:
-                raise IllegalMoveError(seat, move, "no raise is possible now", self.phase)
-            if not span[0] <= move.amount <= span[1]:
-                raise IllegalMoveError(seat, move, f"the raise amount is the new level, from "
-                                       f"{span[0]} to {span[1]}", self.phase)
-            return
-        legal = self.legal_moves(seat)
-        if move not in legal:
-            offered = ", ".join(str(m) for m in legal)
-            raise IllegalMoveError(seat, move, f"not allowed now (legal: {offered})", self.phase)
+        reason = betting.refusal(seat, move.kind, move.amount)
+        if reason is not None:
+            offered = ", ".join(str(m) for m in self.legal_moves(seat))
+            raise IllegalMoveError(seat, move, f"{reason} (legal: {offered})", self.phase)
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        legal = self.legal_moves(seat)
-        for offered in legal:
-            if offered is move:  # the usual case: a move taken from legal_moves, no comparing
+        for offered in self.legal_moves(seat):
+            if offered is move:  # the usual case: a move taken from legal_moves, no checking
                 break
         else:
-            if move not in legal:
-                self._refuse(seat, move)
+            self._verify(seat, move)
         betting = self.betting
         assert betting is not None
         kind = move.kind
