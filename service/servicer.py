@@ -457,8 +457,8 @@ def _parser(request_type: type[Message], name: str) -> Parse:
 
 def _unary(implementation: Handler, parse: Parse
            ) -> Callable[[bytes, ServicerContext[Message, Message]], Awaitable[Message]]:
-    """A unary handler taking the raw request (the context's request type is the parsed one's:
-    nothing reads the request from the context of a call that has one request)."""
+    """grpc's handler for one unary method: it parses the raw request itself. The context is
+    typed with the parsed request type (a call with one request never reads it from there)."""
     async def handle(raw: bytes, context: ServicerContext[Message, Message]) -> Message:
         try:
             request = parse(raw)
