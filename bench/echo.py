@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import signal
 from pathlib import Path
-from typing import Any
 
 import grpc
 
@@ -26,8 +25,8 @@ def _identity(data: bytes) -> bytes:
     return data
 
 
-def echo_handler(response: bytes) -> grpc.GenericRpcHandler[Any, Any]:
-    async def submit(request: bytes, context: Any) -> bytes:
+def echo_handler(response: bytes) -> grpc.GenericRpcHandler[bytes, bytes]:
+    async def submit(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
         return response
 
     handler = grpc.unary_unary_rpc_method_handler(

@@ -322,11 +322,9 @@ class Game:
                 else:
                     self.absorb(update)
 
-    async def ask_amount(self, move: pb.Move) -> int | None:
-        """The amount for a move offered with a range (Enter: its suggested amount); None
-        when the player backs out with ``b`` to choose another move."""
-        span = amount_range(move)
-        assert span is not None
+    async def ask_amount(self, move: pb.Move, span: tuple[int, int, int]) -> int | None:
+        """The amount for a move offered with the range ``span`` (Enter: its suggested
+        amount); None when the player backs out with ``b`` to choose another move."""
         low, high, step = span
         steps = f" in steps of {step}" if step > 1 else ""
         while True:
@@ -360,8 +358,9 @@ class Game:
 
     async def move(self, number: int) -> None:
         chosen = shown_moves(self.view)[number - 1]
-        if chosen.HasField("amount_range"):
-            amount = await self.ask_amount(chosen)
+        span = amount_range(chosen)
+        if span is not None:
+            amount = await self.ask_amount(chosen, span)
             if amount is None:
                 return  # back to the board: the loop asks again
             chosen = with_amount(chosen, amount)
@@ -447,10 +446,9 @@ class Game:
             while not (game_over(self.view) and self.shown >= self.view.version):
                 if self.my_turn():
                     choice = await self.ask()
-                    if choice == QUIT:
+                    if not isinstance(choice, int):  # QUIT, ask's only other answer
                         self.leave()
                         return 0
-                    assert isinstance(choice, int)
                     await self.move(choice)
                     continue
                 code = await self.wait()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from typing import TypeVar
 
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 BIDI_CONTROLS = frozenset(
@@ -56,8 +56,9 @@ def _clean(message: Message) -> None:
             else:
                 setattr(message, field.name, visible(value))
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            if _is_map(field):
-                _clean_map(field, value)
+            entry = _map_entry(field)
+            if entry is not None:
+                _clean_map(entry, value)
             elif field.is_repeated:
                 for item in value:
                     _clean(item)
@@ -65,16 +66,15 @@ def _clean(message: Message) -> None:
                 _clean(value)
 
 
-def _is_map(field: FieldDescriptor) -> bool:
+def _map_entry(field: FieldDescriptor) -> Descriptor | None:
+    """The entry type of a map field; None for any other field."""
     entry = field.message_type
-    return entry is not None and bool(entry.GetOptions().map_entry)
+    return entry if entry is not None and entry.GetOptions().map_entry else None
 
 
-def _clean_map(field: FieldDescriptor, entries: object) -> None:
+def _clean_map(entry: Descriptor, entries: object) -> None:
     items = dict(entries)  # type: ignore[call-overload]
     entries.clear()  # type: ignore[attr-defined]
-    entry = field.message_type
-    assert entry is not None
     scalar = entry.fields_by_name["value"].type != FieldDescriptor.TYPE_MESSAGE
     for key, value in items.items():
         name = visible(key) if isinstance(key, str) else key

@@ -62,6 +62,7 @@ from bezique.service.watch import WatchHub
 from bezique.variants.api import (
     ABORTED,
     Event,
+    Game,
     Move,
     OptionError,
     Variant,
@@ -124,8 +125,11 @@ def events_for(entry: LogEntry, viewer: int | None, finished: bool) -> list[Even
 def seat_of(live: LiveTable, token: str | None, now: float | None = None) -> int | None:
     """The seat a token holds at this table; None for no token (a spectator). A token that
     was replaced or given up is SEAT_TOKEN_REVOKED, one past its expiry SEAT_TOKEN_EXPIRED."""
-    if token is None:
-        return None
+    return None if token is None else held_seat(live, token, now)
+
+
+def held_seat(live: LiveTable, token: str, now: float | None = None) -> int:
+    """The seat a given token holds, refused as :func:`seat_of` says."""
     found = None
     presented = auth.token_hash(token)  # hashed once, not once per seat
     for index, seat in enumerate(live.seats):  # every seat compared: constant time
@@ -640,14 +644,12 @@ class CommandPath:
         """The seat ``token`` holds at the held table; on a shared store a token this replica
         does not know yet is checked again after catching up."""
         try:
-            seat = seat_of(live, token)
+            return held_seat(live, token)
         except PermissionDenied:
             if not self.store.shared:
                 raise
             await self.repo.catch_up_locked(live)
-            seat = seat_of(live, token)
-        assert seat is not None  # a token was given
-        return seat
+            return held_seat(live, token)
 
     # ------------------------------------------------------------------ moving
 
@@ -712,12 +714,11 @@ class CommandPath:
                 self._check_not_revealing(live)
                 raise FailedPrecondition(f"table {live.table_id} is waiting for players",
                                          reason="WAITING_FOR_PLAYERS")
-            raise self._illegal(live, seat, move, legal)
+            raise self._illegal(live, game, seat, move, legal)
         events: tuple[Event, ...] = ()
 
-        def draft() -> list[LogEntry]:
+        def draft() -> list[LogEntry]:  # game is not None: every other case raised above
             nonlocal events
-            assert game is not None
             now = time.time()
             events = game.apply(seat, move)
             entry = LogEntry(live.version + 1, kind, seat, {
@@ -752,9 +753,8 @@ class CommandPath:
         return MoveResult(earlier.version, live.view_for(seat), events, True)
 
     @staticmethod
-    def _illegal(live: LiveTable, seat: int, move: Move, legal: Sequence[Move]) -> IllegalMove:
-        game = live.game
-        assert game is not None
+    def _illegal(live: LiveTable, game: Game, seat: int, move: Move, legal: Sequence[Move]
+                 ) -> IllegalMove:
         said = describe_move(move, game.shoe)
         offered = [describe_move(m, game.shoe) for m in legal]
         if not legal:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from grpc.aio import ServicerContext
 from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health_pb2
 
-from bezique.service.errors import InvalidArgument, ResourceExhausted, ServiceError
+from bezique.service.errors import InvalidArgument, ResourceExhausted
 from bezique.service.limits import StreamCounter
-from bezique.service.status import to_status
+from bezique.service.status import abort
+
+Context = ServicerContext[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse]
+"""What grpc (or the HTTP port) passes a health call."""
 
 MAX_SERVICE_NAME = 200
 """The longest service name a health call may ask about: every watched name is a key kept
@@ -21,21 +24,21 @@ class CappedHealth(health_aio.HealthServicer):  # type: ignore[misc]
     """The stock health service, whose Watch streams count against ``--max-watchers-per-caller``
     with the table and results streams: unbounded, one peer could hold any number open."""
 
-    def __init__(self, streams: StreamCounter, caller: Callable[[Any], str]) -> None:
+    def __init__(self, streams: StreamCounter, caller: Callable[[Context], str]) -> None:
         super().__init__()
         self._streams = streams
         self._caller = caller
 
-    async def Check(self, request: health_pb2.HealthCheckRequest, context: Any
+    async def Check(self, request: health_pb2.HealthCheckRequest, context: Context
                     ) -> health_pb2.HealthCheckResponse:
         await _check_name(request, context)
         return await super().Check(request, context)  # type: ignore[no-any-return]
 
-    async def Watch(self, request: health_pb2.HealthCheckRequest, context: Any) -> None:
+    async def Watch(self, request: health_pb2.HealthCheckRequest, context: Context) -> None:
         await _check_name(request, context)
         caller = self._caller(context)
         if not self._streams.acquire(caller):
-            await _refuse(context, ResourceExhausted(
+            await abort(context, ResourceExhausted(
                 f"at most {self._streams.limit} open watch streams per caller",
                 reason="TOO_MANY_STREAMS"))
         try:
@@ -44,11 +47,7 @@ class CappedHealth(health_aio.HealthServicer):  # type: ignore[misc]
             self._streams.release(caller)
 
 
-async def _refuse(context: Any, error: ServiceError) -> None:
-    await context.abort_with_status(to_status(error))
-
-
-async def _check_name(request: health_pb2.HealthCheckRequest, context: Any) -> None:
+async def _check_name(request: health_pb2.HealthCheckRequest, context: Context) -> None:
     if len(request.service) > MAX_SERVICE_NAME:
-        await _refuse(context, InvalidArgument(
+        await abort(context, InvalidArgument(
             f"at most {MAX_SERVICE_NAME} characters", field="service"))

@@ -9,8 +9,7 @@ pool so that ``v1`` can be described through reflection too.
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
@@ -19,7 +18,7 @@ from grpc_reflection.v1alpha._async import ReflectionServicer  # what reflection
 
 from bezique.service.errors import ResourceExhausted
 from bezique.service.limits import StreamCounter
-from bezique.service.status import to_status
+from bezique.service.status import abort
 
 V1ALPHA = "grpc.reflection.v1alpha"
 V1 = "grpc.reflection.v1"
@@ -62,8 +61,13 @@ def add_v1_descriptor(pool: descriptor_pool.DescriptorPool | None = None) -> Non
     pool.Add(proto)
 
 
+Context = grpc.aio.ServicerContext[reflection_pb2.ServerReflectionRequest,
+                                   reflection_pb2.ServerReflectionResponse]
+"""What grpc passes a reflection call."""
+
+
 def enable(server: grpc.aio.Server, service_names: tuple[str, ...], streams: StreamCounter,
-           caller: Callable[[Any], str]) -> None:
+           caller: Callable[[Context], str]) -> None:
     """Serve reflection as v1 and v1alpha, listing ``service_names`` and both reflections.
     A reflection call is a stream like any other: it counts against the caller's cap
     (``--max-watchers-per-caller``) with the table, results and health streams."""
@@ -71,18 +75,21 @@ def enable(server: grpc.aio.Server, service_names: tuple[str, ...], streams: Str
     servicer = ReflectionServicer((*service_names, V1_SERVICE, V1ALPHA_SERVICE))
     info = servicer.ServerReflectionInfo
 
-    async def capped(requests: Any, context: Any) -> AsyncIterator[Any]:
+    async def capped(requests: AsyncIterable[reflection_pb2.ServerReflectionRequest],
+                     context: Context) -> AsyncIterator[reflection_pb2.ServerReflectionResponse]:
         who = caller(context)
         if not streams.acquire(who):
-            await context.abort_with_status(to_status(ResourceExhausted(
-                f"at most {streams.limit} open streams per caller", reason="TOO_MANY_STREAMS")))
+            await abort(context, ResourceExhausted(
+                f"at most {streams.limit} open streams per caller", reason="TOO_MANY_STREAMS"))
         try:
             async for response in info(requests, context):
                 yield response
         finally:
             streams.release(who)
 
-    stream: Any = grpc.stream_stream_rpc_method_handler(
+    stream: grpc.RpcMethodHandler[reflection_pb2.ServerReflectionRequest,
+                                  reflection_pb2.ServerReflectionResponse]
+    stream = grpc.stream_stream_rpc_method_handler(
         capped,
         request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
         response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString)

@@ -9,7 +9,7 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import grpc
 import structlog
@@ -32,6 +32,9 @@ from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
 
 log = structlog.get_logger("bezique.server")
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 
 
@@ -205,7 +208,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                              GrantVerifier.from_file(config.grant_public_key)
                              if config.grant_public_key else None)
     server.add_generic_rpc_handlers((generic_handler(servicer),))
-    def peer(context: Any) -> str:
+    def peer(context: grpc.aio.ServicerContext[Req, Resp]) -> str:
+        """Who holds a health or reflection stream: its peer, as for the table streams."""
         return caller_of(context, manager, "")
 
     health_servicer = CappedHealth(streams, peer)

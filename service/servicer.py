@@ -12,14 +12,15 @@ import functools
 import hmac
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
 import structlog
 from google.protobuf import message_factory
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
+from grpc.aio import ServicerContext
 
-from bezique.service import auth, terms, translate
+from bezique.service import auth, translate
 from bezique.service.commands import Binding
 from bezique.service.errors import (
     InvalidArgument,
@@ -32,9 +33,9 @@ from bezique.service.errors import (
 from bezique.service.grants import MAX_ID_LENGTH, GrantVerifier, printable_id
 from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics
-from bezique.service.status import to_status
+from bezique.service.status import abort
 from bezique.service.store import StoreError
-from bezique.service.table_manager import TableManager, Update
+from bezique.service.table_manager import TableManager
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
@@ -42,8 +43,8 @@ log = structlog.get_logger("bezique.rpc")
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
-Method = Callable[["TableServicer", Req, Any], Awaitable[Resp]]
-StreamMethod = Callable[["TableServicer", Req, Any], AsyncIterator[Resp]]
+Method = Callable[["TableServicer", Req, ServicerContext[Req, Resp]], Awaitable[Resp]]
+StreamMethod = Callable[["TableServicer", Req, ServicerContext[Req, Resp]], AsyncIterator[Resp]]
 
 
 _CALL_METADATA: contextvars.ContextVar[tuple[object, dict[str, str]] | None] = (
@@ -51,7 +52,7 @@ _CALL_METADATA: contextvars.ContextVar[tuple[object, dict[str, str]] | None] = (
 """The metadata of the call this task serves (each call runs in a task of its own)."""
 
 
-def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
+def _metadata(context: ServicerContext[Req, Resp]) -> dict[str, str]:
     """The call's metadata as a dict with lower-case keys (read once per call, then kept)."""
     cached = _CALL_METADATA.get()
     if cached is not None and cached[0] is context:
@@ -67,7 +68,7 @@ SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "Ge
 """Calls that act for the seat of their token: only these are charged to the seat."""
 
 
-def caller_of(context: grpc.aio.ServicerContext[Any, Any], manager: TableManager,
+def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
               method: str) -> str:
     """Who is calling, for per-caller limits: for a seat's own calls the seat of a token this
     server knows, else the peer's address. A made-up token earns no bucket of its own, and
@@ -83,7 +84,7 @@ def caller_of(context: grpc.aio.ServicerContext[Any, Any], manager: TableManager
     return "peer:" + host
 
 
-def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+def _token(context: ServicerContext[Req, Resp]) -> str | None:
     metadata = _metadata(context)
     token = auth.bearer_token(metadata)
     if token is None and "authorization" in metadata:
@@ -92,7 +93,7 @@ def _token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return token
 
 
-def _seat_token(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+def _seat_token(context: ServicerContext[Req, Resp]) -> str:
     """The seat token a call that acts for a seat must carry."""
     token = _token(context)
     if token is None:
@@ -118,7 +119,8 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
     name = method.__name__
 
     @functools.wraps(method)
-    async def wrapper(self: TableServicer, request: Req, context: Any) -> Resp:
+    async def wrapper(self: TableServicer, request: Req, context: ServicerContext[Req, Resp]
+                      ) -> Resp:
         start = time.perf_counter()
         code = "OK"
         try:
@@ -127,7 +129,7 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
         except (ServiceError, StoreError) as error:
             failure = _failure(error)
             code = failure.code
-            await context.abort_with_status(to_status(failure))
+            await abort(context, failure)
         except (grpc.aio.AbortError, grpc.aio.UsageError):
             raise
         except Exception:
@@ -137,7 +139,6 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
         finally:
             if self.metrics is not None:
                 self.metrics.observe_rpc(name, code, time.perf_counter() - start)
-        raise AssertionError("unreachable")
 
     return wrapper
 
@@ -150,7 +151,8 @@ def streaming(method: StreamMethod[Req, Resp]) -> StreamMethod[Req, Resp]:
     name = method.__name__
 
     @functools.wraps(method)
-    async def wrapper(self: TableServicer, request: Req, context: Any) -> AsyncIterator[Resp]:
+    async def wrapper(self: TableServicer, request: Req, context: ServicerContext[Req, Resp]
+                      ) -> AsyncIterator[Resp]:
         start = time.perf_counter()
         code = "OK"
         caller = caller_of(context, self.manager, "")  # streams are counted per peer
@@ -169,7 +171,7 @@ def streaming(method: StreamMethod[Req, Resp]) -> StreamMethod[Req, Resp]:
         except (ServiceError, StoreError) as error:
             failure = _failure(error)
             code = failure.code
-            await context.abort_with_status(to_status(failure))
+            await abort(context, failure)
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
@@ -201,7 +203,30 @@ def _check_binding_fields(player_id: str, buy_in: int) -> None:
                               "default)", field="buy_in")
 
 
+def _page_size(request: pb.ListTablesRequest) -> int:
+    """The page size a ListTables request asks for (100 when not given, at most 1000), once
+    its paging and filter fields are checked."""
+    if request.page_size < 0:
+        raise InvalidArgument("page_size must be >= 0", field="page_size")
+    if not request.page_token.isprintable() or len(request.page_token) > 64:
+        raise InvalidArgument("page_token is not one this server gave",
+                              field="page_token", reason="INVALID_PAGE_TOKEN")
+    if len(request.player_id) > 256:
+        raise InvalidArgument("player_id is longer than 256 characters", field="player_id")
+    return min(request.page_size or 100, 1000)
+
+
+def _check_move_request(request: pb.SubmitMoveRequest) -> None:
+    if not request.HasField("move"):
+        raise InvalidArgument("move is missing", field="move")
+    if request.expected_version < 0:
+        raise InvalidArgument("expected_version must be >= 0", field="expected_version")
+
+
 class TableServicer(pb_grpc.TableServiceServicer):
+    """Each handler checks what only the wire can get wrong, calls the table manager, and has
+    ``translate`` build the answer; ``unary``/``streaming`` do the rest."""
+
     def __init__(self, manager: TableManager, api_key: str = "",
                  metrics: Metrics | None = None, rate: RateLimiter | None = None,
                  streams: StreamCounter | None = None,
@@ -213,14 +238,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.streams = streams or StreamCounter(0)
         self.grants = grants
 
-    def check_rate(self, context: Any, method: str) -> None:
+    def check_rate(self, context: ServicerContext[Req, Resp], method: str) -> None:
         if self.rate.rate > 0 and not self.rate.allow(caller_of(context, self.manager, method)):
             raise ResourceExhausted(
                 f"rate limit: at most {self.rate.rate:g} requests a second per caller "
                 f"(bursts of {self.rate.burst:g}); slow down and retry",
                 reason="RATE_LIMITED")
 
-    def _check_api_key(self, context: Any) -> None:
+    def _check_api_key(self, context: ServicerContext[Req, Resp]) -> None:
         if not self.api_key:
             return
         given = _metadata(context).get("x-api-key", "")
@@ -230,7 +255,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if not hmac.compare_digest(given.encode(), self.api_key.encode()):
             raise PermissionDenied("the platform API key is wrong", field="x-api-key")
 
-    def _require_platform(self, context: Any, method: str, why: str) -> None:
+    def _require_platform(self, context: ServicerContext[Req, Resp], method: str,
+                          why: str) -> None:
         """An operator's call: refused outright on a server without an API key (``why``
         says what anybody could do otherwise), else the key must be given."""
         if not self.api_key:
@@ -239,60 +265,50 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self._check_api_key(context)
 
     @unary
-    async def ListVariants(self, request: pb.ListVariantsRequest, context: Any
-                           ) -> pb.ListVariantsResponse:
-        registry = self.manager.registry
-        return pb.ListVariantsResponse(variants=[
-            translate.variant_info(v, registry.bot_policies(v.id), registry.origins.get(v.id))
-            for v in registry.variants.values()])
+    async def ListVariants(
+            self, request: pb.ListVariantsRequest,
+            context: ServicerContext[pb.ListVariantsRequest, pb.ListVariantsResponse]
+    ) -> pb.ListVariantsResponse:
+        return translate.list_variants_response(self.manager.registry)
 
     @unary
-    async def CreateTable(self, request: pb.CreateTableRequest, context: Any
-                          ) -> pb.CreateTableResponse:
+    async def CreateTable(
+            self, request: pb.CreateTableRequest,
+            context: ServicerContext[pb.CreateTableRequest, pb.CreateTableResponse]
+    ) -> pb.CreateTableResponse:
         self._check_api_key(context)
-        test: dict[str, Any] = {}
-        if request.HasField("test"):
-            if request.test.seed:
-                test["seed"] = bytes(request.test.seed)
-            if request.test.stacked_shoe:
-                test["stacked_shoe"] = list(request.test.stacked_shoe)
-            if request.test.HasField("first_dealer"):
-                test["first_dealer"] = request.test.first_dealer
         live = await self.manager.create_table(
             request.variant_id, dict(request.options),
-            [(bot.seat, bot.policy) for bot in request.bots], request.turn_seconds, test)
-        return pb.CreateTableResponse(table_id=live.table_id,
-                                      seed_commitment=live.record.commitment,
-                                      table=translate.table_summary(live.record, live.state()))
+            [(bot.seat, bot.policy) for bot in request.bots], request.turn_seconds,
+            translate.test_settings(request.test) if request.HasField("test") else {})
+        return translate.create_table_response(live)
 
     @unary
-    async def ListTables(self, request: pb.ListTablesRequest, context: Any
-                         ) -> pb.ListTablesResponse:
-        if request.page_size < 0:
-            raise InvalidArgument("page_size must be >= 0", field="page_size")
-        if not request.page_token.isprintable() or len(request.page_token) > 64:
-            raise InvalidArgument("page_token is not one this server gave",
-                                  field="page_token", reason="INVALID_PAGE_TOKEN")
-        size = min(request.page_size or 100, 1000)
-        if len(request.player_id) > 256:
-            raise InvalidArgument("player_id is longer than 256 characters", field="player_id")
+    async def ListTables(
+            self, request: pb.ListTablesRequest,
+            context: ServicerContext[pb.ListTablesRequest, pb.ListTablesResponse]
+    ) -> pb.ListTablesResponse:
+        size = _page_size(request)
         which = request.finished
         rows = await self.manager.store.list_tables(
             variant_id=request.variant_id, only_open=request.only_open, limit=size + 1,
             after=request.page_token, player_id=request.player_id,
             include_finished=which == pb.FINISHED_FILTER_ANY,
             only_finished=which == pb.FINISHED_FILTER_FINISHED)
-        tables = [translate.table_summary(record, state) for record, state in rows[:size]]
-        token = tables[-1].table_id if len(rows) > size else ""
-        return pb.ListTablesResponse(tables=tables, next_page_token=token)
+        shown = rows[:size]
+        more = len(rows) > size  # one row more than the page was asked for
+        return translate.list_tables_response(shown, shown[-1][0].table_id if more else "")
 
     @unary
-    async def JoinTable(self, request: pb.JoinTableRequest, context: Any) -> pb.JoinTableResponse:
+    async def JoinTable(
+            self, request: pb.JoinTableRequest,
+            context: ServicerContext[pb.JoinTableRequest, pb.JoinTableResponse]
+    ) -> pb.JoinTableResponse:
         seat = request.seat if request.HasField("seat") else None
         name = request.display_name
         binding = Binding()
         if request.join_grant:
-            seat, name, binding = self._granted(request)
+            seat, name, binding = self._granted(request, seat)
         elif request.player_id or request.buy_in:
             _check_binding_fields(request.player_id, request.buy_in)
             self._check_api_key(context)
@@ -300,21 +316,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         seat, token, view = await self.manager.join(request.table_id, seat, name,
                                                     bytes(request.entropy), binding,
                                                     bytes(request.entropy_commitment))
-        response = pb.JoinTableResponse(seat=seat, seat_token=token,
-                                        view=translate.view_to_pb(view))
-        expires = view.seats[seat].token_expires
-        if expires is not None:
-            response.seat_token_expires.CopyFrom(translate.timestamp(expires))
-        return response
+        return translate.join_table_response(seat, token, view)
 
-    def _granted(self, request: pb.JoinTableRequest) -> tuple[int | None, str, Binding]:
-        """The seat, name and binding a join grant allows; the request may repeat the grant's
-        values but not ask for others."""
+    def _granted(self, request: pb.JoinTableRequest, asked: int | None
+                 ) -> tuple[int | None, str, Binding]:
+        """The seat, name and binding a join grant allows; the request (asking for seat
+        ``asked``) may repeat the grant's values but not ask for others."""
         if self.grants is None:
             raise Unauthenticated("this server takes no join grants (no --grant-public-key)",
                                   field="join_grant", reason="GRANT_INVALID")
         grant = self.grants.verify(request.join_grant, request.table_id)
-        asked = request.seat if request.HasField("seat") else None
         clashes = ["seat"] if None not in (asked, grant.seat) and asked != grant.seat else []
         clashes += [field for field, given, granted in (
             ("player_id", request.player_id, grant.player_id),
@@ -327,144 +338,94 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return seat, grant.name, Binding(grant.player_id, grant.buy_in, grant.jti)
 
     @unary
-    async def ReissueSeatToken(self, request: pb.ReissueSeatTokenRequest, context: Any
-                               ) -> pb.ReissueSeatTokenResponse:
+    async def ReissueSeatToken(
+            self, request: pb.ReissueSeatTokenRequest,
+            context: ServicerContext[pb.ReissueSeatTokenRequest, pb.ReissueSeatTokenResponse]
+    ) -> pb.ReissueSeatTokenResponse:
         self._require_platform(context, "ReissueSeatToken", "anybody could take any seat")
         token, expires, version = await self.manager.reissue(request.table_id, request.seat)
-        response = pb.ReissueSeatTokenResponse(seat=request.seat, seat_token=token,
-                                               version=version)
-        if expires is not None:
-            response.seat_token_expires.CopyFrom(translate.timestamp(expires))
-        return response
+        return translate.reissue_seat_token_response(request.seat, token, expires, version)
 
     @unary
-    async def RevealEntropy(self, request: pb.RevealEntropyRequest, context: Any
-                            ) -> pb.RevealEntropyResponse:
+    async def RevealEntropy(
+            self, request: pb.RevealEntropyRequest,
+            context: ServicerContext[pb.RevealEntropyRequest, pb.RevealEntropyResponse]
+    ) -> pb.RevealEntropyResponse:
         view = await self.manager.reveal(request.table_id, _seat_token(context),
                                          bytes(request.entropy))
-        response = pb.RevealEntropyResponse(version=view.version)
-        translate.view_to_pb(view, into=response.view)
-        return response
+        return translate.reveal_entropy_response(view)
 
     @unary
-    async def LeaveTable(self, request: pb.LeaveTableRequest, context: Any
-                         ) -> pb.LeaveTableResponse:
+    async def LeaveTable(
+            self, request: pb.LeaveTableRequest,
+            context: ServicerContext[pb.LeaveTableRequest, pb.LeaveTableResponse]
+    ) -> pb.LeaveTableResponse:
         version = await self.manager.leave(request.table_id, _seat_token(context))
-        return pb.LeaveTableResponse(version=version)
+        return translate.leave_table_response(version)
 
     @unary
-    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
-        result = await self.manager.get_view(request.table_id, _token(context))
-        return pb.GetViewResponse(view=translate.view_to_pb(result))
+    async def GetView(
+            self, request: pb.GetViewRequest,
+            context: ServicerContext[pb.GetViewRequest, pb.GetViewResponse]
+    ) -> pb.GetViewResponse:
+        view = await self.manager.get_view(request.table_id, _token(context))
+        return translate.get_view_response(view)
 
     @unary
-    async def SubmitMove(self, request: pb.SubmitMoveRequest, context: Any
-                         ) -> pb.SubmitMoveResponse:
-        if not request.HasField("move"):
-            raise InvalidArgument("move is missing", field="move")
-        if request.expected_version < 0:
-            raise InvalidArgument("expected_version must be >= 0", field="expected_version")
-        move = translate.move_from_pb(request.move)
-        result = await self.manager.submit(request.table_id, _seat_token(context), move,
+    async def SubmitMove(
+            self, request: pb.SubmitMoveRequest,
+            context: ServicerContext[pb.SubmitMoveRequest, pb.SubmitMoveResponse]
+    ) -> pb.SubmitMoveResponse:
+        _check_move_request(request)
+        result = await self.manager.submit(request.table_id, _seat_token(context),
+                                           translate.move_from_pb(request.move),
                                            request.expected_version, request.request_id)
-        live = result.after.live
-        shoe = live.variant.shoe(live.record.options)
-        response = pb.SubmitMoveResponse(version=result.version, duplicate=result.duplicate)
-        translate.add_events(response.events, shoe, result.version, result.events)
-        translate.view_to_pb(result.after, into=response.view)
-        return response
+        return translate.submit_move_response(result)
 
     @streaming
-    async def WatchTable(self, request: pb.WatchTableRequest, context: Any
-                         ) -> AsyncIterator[pb.WatchTableResponse]:
+    async def WatchTable(
+            self, request: pb.WatchTableRequest,
+            context: ServicerContext[pb.WatchTableRequest, pb.WatchTableResponse]
+    ) -> AsyncIterator[pb.WatchTableResponse]:
         async for update in self.manager.watch(request.table_id, _token(context),
                                                request.from_version):
-            yield _render_update(update)
+            yield translate.watch_table_response(update)
 
     @unary
-    async def AbortTable(self, request: pb.AbortTableRequest, context: Any
-                         ) -> pb.AbortTableResponse:
+    async def AbortTable(
+            self, request: pb.AbortTableRequest,
+            context: ServicerContext[pb.AbortTableRequest, pb.AbortTableResponse]
+    ) -> pb.AbortTableResponse:
         self._require_platform(context, "AbortTable",
                                "anybody could end any table (a losing player his own)")
         version = await self.manager.abort(request.table_id, request.note)
-        return pb.AbortTableResponse(version=version)
+        return translate.abort_table_response(version)
 
     @streaming
-    async def WatchResults(self, request: pb.WatchResultsRequest, context: Any
-                           ) -> AsyncIterator[pb.WatchResultsResponse]:
+    async def WatchResults(
+            self, request: pb.WatchResultsRequest,
+            context: ServicerContext[pb.WatchResultsRequest, pb.WatchResultsResponse]
+    ) -> AsyncIterator[pb.WatchResultsResponse]:
         self._check_api_key(context)
         async for row in self.manager.watch_results(request.from_cursor):
-            yield pb.WatchResultsResponse(result=translate.table_result(row))
+            yield translate.watch_results_response(row)
 
     @unary
-    async def GetHistory(self, request: pb.GetHistoryRequest, context: Any
-                         ) -> pb.GetHistoryResponse:
+    async def GetHistory(
+            self, request: pb.GetHistoryRequest,
+            context: ServicerContext[pb.GetHistoryRequest, pb.GetHistoryResponse]
+    ) -> pb.GetHistoryResponse:
         page = await self.manager.history(request.table_id, _token(context), request.page_size,
                                           request.page_token)
-        record = page.live.record
-        shoe = page.live.variant.shoe(record.options)
-        response = pb.GetHistoryResponse(
-            table_id=record.table_id, variant_id=record.variant_id,
-            variant_version=record.variant_version,
-            options={k: terms.option_text(v) for k, v in record.options.items()},
-            seed_commitment=record.commitment, finished=page.finished,
-            next_page_token=page.next_page_token, chance_version=page.live.chance_version,
-            turn_seconds=record.turn_seconds)
-        for item in page.items:
-            entry = item.entry
-            message = response.entries.add(version=entry.version, entry_kind=entry.kind,
-                                           time=translate.timestamp(entry.created_at))
-            translate.add_events(message.events, shoe, entry.version, item.events)
-            if entry.seat is not None:
-                message.seat = entry.seat
-                message.display_name = str(entry.payload.get(
-                    "name", page.seats[entry.seat].name if entry.seat < len(page.seats) else ""))
-            if entry.kind == "joined":
-                message.entropy = bytes.fromhex(str(entry.payload.get("entropy", "")))
-                message.bot_policy = str(entry.payload.get("bot", ""))
-                if "player_id" in entry.payload or "buy_in" in entry.payload:
-                    message.binding.player_id = str(entry.payload.get("player_id", ""))
-                    message.binding.buy_in = int(entry.payload.get("buy_in", 0))
-                message.entropy_commitment = bytes.fromhex(
-                    str(entry.payload.get("entropy_commitment", "")))
-            elif entry.kind == "revealed":
-                message.entropy = bytes.fromhex(str(entry.payload.get("entropy", "")))
-            elif entry.kind == "ended":
-                message.withheld_seats.extend(int(s) for s in entry.payload.get("withheld", ()))
-            elif entry.kind == "aborted":
-                message.note = str(entry.payload.get("note", ""))
-            if item.move is not None:
-                translate.set_move(message.move, shoe, item.move)
-        if page.finished:
-            response.revealed_seed = record.seed
-            if record.test.get("seed_fixed"):
-                response.test.seed = record.seed
-            response.test.stacked_shoe.extend(record.test.get("stacked_shoe", []))
-            if record.test.get("first_dealer") is not None:
-                response.test.first_dealer = int(record.test["first_dealer"])
-            if page.outcome is not None:
-                translate.set_outcome(response.outcome, page.outcome)
-        return response
+        return translate.get_history_response(page)
 
 
-def _render_update(update: Update) -> pb.WatchTableResponse:
-    """One watch message; shared by every watcher with the same viewer of the same entry."""
-    broadcast, viewer, shoe = update.broadcast, update.viewer, update.shoe
-    if broadcast is not None and viewer in broadcast.rendered:
-        cached: pb.WatchTableResponse = broadcast.rendered[viewer]
-        return cached
-    message = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
-    translate.add_events(message.events, shoe, update.version, update.events)
-    if update.seat is not None:
-        message.seat = update.seat
-    if update.view is not None:
-        translate.view_to_pb(update.view, into=message.view)
-    if broadcast is not None:
-        broadcast.rendered[viewer] = message
-    return message
+Handler = Callable[[Message, ServicerContext[Message, Message]], Awaitable[Message]]
+StreamHandler = Callable[[Message, ServicerContext[Message, Message]], AsyncIterator[Message]]
+Parse = Callable[[bytes], Message]
 
 
-def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[Any, Any]:
+def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[bytes, Message]:
     """The service's handlers, parsing requests here rather than in grpc: a request that is
     not valid protobuf gets INVALID_ARGUMENT naming its type, not grpc's UNKNOWN."""
     service = pb.DESCRIPTOR.services_by_name["TableService"]
@@ -484,8 +445,8 @@ def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[Any, Any]
     return grpc.method_handlers_generic_handler(service.full_name, handlers)
 
 
-def _parser(request_type: Any, name: str) -> Callable[[bytes], Any]:
-    def parse(raw: bytes) -> Any:
+def _parser(request_type: type[Message], name: str) -> Parse:
+    def parse(raw: bytes) -> Message:
         try:
             return request_type.FromString(raw)
         except DecodeError:
@@ -494,22 +455,28 @@ def _parser(request_type: Any, name: str) -> Callable[[bytes], Any]:
     return parse
 
 
-def _unary(implementation: Any, parse: Callable[[bytes], Any]) -> Any:
-    async def handle(raw: bytes, context: Any) -> Any:
+def _unary(implementation: Handler, parse: Parse
+           ) -> Callable[[bytes, ServicerContext[Message, Message]], Awaitable[Message]]:
+    """grpc's handler for one unary method: it parses the raw request itself. The context is
+    typed with the parsed request type (a call with one request never reads it from there)."""
+    async def handle(raw: bytes, context: ServicerContext[Message, Message]) -> Message:
         try:
             request = parse(raw)
         except InvalidArgument as error:
-            await context.abort_with_status(to_status(error))
+            await abort(context, error)
         return await implementation(request, context)
     return handle
 
 
-def _streaming(implementation: Any, parse: Callable[[bytes], Any]) -> Any:
-    async def handle(raw: bytes, context: Any) -> AsyncIterator[Any]:
+def _streaming(implementation: StreamHandler, parse: Parse
+               ) -> Callable[[bytes, ServicerContext[Message, Message]], AsyncIterator[Message]]:
+    """What :func:`_unary` does, for a server stream."""
+    async def handle(raw: bytes, context: ServicerContext[Message, Message]
+                     ) -> AsyncIterator[Message]:
         try:
             request = parse(raw)
         except InvalidArgument as error:
-            await context.abort_with_status(to_status(error))
+            await abort(context, error)
         async for response in implementation(request, context):
             yield response
     return handle

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NoReturn, TypeVar
+
 import grpc
 import structlog
 from google.protobuf import any_pb2
@@ -12,6 +14,9 @@ from bezique.service.errors import REASONS, IllegalMove, ServiceError
 
 DOMAIN = "bezique.v1"
 log = structlog.get_logger("bezique.status")
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
 
 
 def reason_of(error: ServiceError) -> str:
@@ -46,3 +51,10 @@ def to_status(error: ServiceError) -> grpc.Status:
     status = status_pb2.Status(code=getattr(code_pb2, error.code), message=error.message,
                                details=packed)
     return rpc_status.to_status(status)
+
+
+async def abort(context: grpc.aio.ServicerContext[Req, Resp], error: ServiceError) -> NoReturn:
+    """End the call with the error's rich status. This is what grpc.aio's
+    ``abort_with_status`` does, through the ``abort`` its typed context declares."""
+    status = to_status(error)
+    await context.abort(status.code, status.details, status.trailing_metadata)

@@ -7,11 +7,13 @@ from functools import cache
 from typing import Any
 
 from google.protobuf import struct_pb2, timestamp_pb2
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from bezique.service.errors import InvalidArgument
-from bezique.service.live import Seat, ViewResult
+from bezique.service.live import LiveTable, Seat, ViewResult
 from bezique.service.store import TableRecord, TableResult, TableState
-from bezique.service.terms import jsonable, option_text
+from bezique.service.table_manager import HistoryItem, HistoryPage, MoveResult, Update
+from bezique.service.terms import EntryKind, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     Event,
@@ -25,7 +27,7 @@ from bezique.variants.api import (
     vocabulary_of,
 )
 from bezique.variants.cards import Shoe
-from bezique.variants.registry import Origin, origin_of_module
+from bezique.variants.registry import Origin, Registry, origin_of_module
 
 _OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,
                  OptionType.CHOICE: pb.OPTION_TYPE_CHOICE}
@@ -232,3 +234,162 @@ def table_result(row: TableResult) -> pb.TableResult:
         if index < len(chips):
             added.chip_change = int(chips[index])
     return message
+
+
+# ---------------------------------------------------------------- requests and responses
+# One builder per call, so the servicer only calls the table manager and this module.
+
+
+def test_settings(test: pb.TestSettings) -> dict[str, Any]:
+    """A CreateTable request's test settings as the table manager takes them (the seed, the
+    stacked shoe and the first dealer only when given)."""
+    settings: dict[str, Any] = {}
+    if test.seed:
+        settings["seed"] = bytes(test.seed)
+    if test.stacked_shoe:
+        settings["stacked_shoe"] = list(test.stacked_shoe)
+    if test.HasField("first_dealer"):
+        settings["first_dealer"] = test.first_dealer
+    return settings
+
+
+def list_variants_response(registry: Registry) -> pb.ListVariantsResponse:
+    return pb.ListVariantsResponse(variants=[
+        variant_info(v, registry.bot_policies(v.id), registry.origins.get(v.id))
+        for v in registry.variants.values()])
+
+
+def create_table_response(live: LiveTable) -> pb.CreateTableResponse:
+    return pb.CreateTableResponse(table_id=live.table_id, seed_commitment=live.record.commitment,
+                                  table=table_summary(live.record, live.state()))
+
+
+def list_tables_response(rows: Iterable[tuple[TableRecord, TableState]], next_page_token: str
+                         ) -> pb.ListTablesResponse:
+    return pb.ListTablesResponse(tables=[table_summary(record, state) for record, state in rows],
+                                 next_page_token=next_page_token)
+
+
+def join_table_response(seat: int, token: str, view: ViewResult) -> pb.JoinTableResponse:
+    response = pb.JoinTableResponse(seat=seat, seat_token=token)
+    view_to_pb(view, into=response.view)
+    expires = view.seats[seat].token_expires
+    if expires is not None:
+        response.seat_token_expires.CopyFrom(timestamp(expires))
+    return response
+
+
+def reissue_seat_token_response(seat: int, token: str, expires: float | None, version: int
+                                ) -> pb.ReissueSeatTokenResponse:
+    response = pb.ReissueSeatTokenResponse(seat=seat, seat_token=token, version=version)
+    if expires is not None:
+        response.seat_token_expires.CopyFrom(timestamp(expires))
+    return response
+
+
+def reveal_entropy_response(view: ViewResult) -> pb.RevealEntropyResponse:
+    response = pb.RevealEntropyResponse(version=view.version)
+    view_to_pb(view, into=response.view)
+    return response
+
+
+def leave_table_response(version: int) -> pb.LeaveTableResponse:
+    return pb.LeaveTableResponse(version=version)
+
+
+def get_view_response(view: ViewResult) -> pb.GetViewResponse:
+    response = pb.GetViewResponse()
+    view_to_pb(view, into=response.view)
+    return response
+
+
+def submit_move_response(result: MoveResult) -> pb.SubmitMoveResponse:
+    """The move's events as its seat may see them, and the seat's view after it."""
+    live = result.after.live
+    shoe = live.variant.shoe(live.record.options)
+    response = pb.SubmitMoveResponse(version=result.version, duplicate=result.duplicate)
+    add_events(response.events, shoe, result.version, result.events)
+    view_to_pb(result.after, into=response.view)
+    return response
+
+
+def watch_table_response(update: Update) -> pb.WatchTableResponse:
+    """One watch message; rendered once per viewer of an entry and shared by every watcher with
+    that viewer (the broadcast keeps it)."""
+    broadcast, viewer = update.broadcast, update.viewer
+    if broadcast is not None and viewer in broadcast.rendered:
+        cached: pb.WatchTableResponse = broadcast.rendered[viewer]
+        return cached
+    message = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
+    add_events(message.events, update.shoe, update.version, update.events)
+    if update.seat is not None:
+        message.seat = update.seat
+    if update.view is not None:
+        view_to_pb(update.view, into=message.view)
+    if broadcast is not None:
+        broadcast.rendered[viewer] = message
+    return message
+
+
+def abort_table_response(version: int) -> pb.AbortTableResponse:
+    return pb.AbortTableResponse(version=version)
+
+
+def watch_results_response(row: TableResult) -> pb.WatchResultsResponse:
+    return pb.WatchResultsResponse(result=table_result(row))
+
+
+def get_history_response(page: HistoryPage) -> pb.GetHistoryResponse:
+    """A page of the log as its viewer may see it; the seed and test settings once the table
+    is over."""
+    record = page.live.record
+    shoe = page.live.variant.shoe(record.options)
+    response = pb.GetHistoryResponse(
+        table_id=record.table_id, variant_id=record.variant_id,
+        variant_version=record.variant_version,
+        options={k: option_text(v) for k, v in record.options.items()},
+        seed_commitment=record.commitment, finished=page.finished,
+        next_page_token=page.next_page_token, chance_version=page.live.chance_version,
+        turn_seconds=record.turn_seconds)
+    for item in page.items:
+        _add_history_entry(response.entries, shoe, page.seats, item)
+    if page.finished:
+        response.revealed_seed = record.seed
+        if record.test.get("seed_fixed"):
+            response.test.seed = record.seed
+        response.test.stacked_shoe.extend(record.test.get("stacked_shoe", []))
+        if record.test.get("first_dealer") is not None:
+            response.test.first_dealer = int(record.test["first_dealer"])
+        if page.outcome is not None:
+            set_outcome(response.outcome, page.outcome)
+    return response
+
+
+def _add_history_entry(into: RepeatedCompositeFieldContainer[pb.HistoryEntry], shoe: Shoe,
+                       seats: Sequence[Seat], item: HistoryItem) -> None:
+    """One log entry of a history page, added in place: what every entry has, then what its
+    kind adds (a join's entropy, bot and binding; a reveal's entropy; the seats an end
+    withheld; an abort's note)."""
+    entry, payload = item.entry, item.entry.payload
+    message = into.add(version=entry.version, entry_kind=entry.kind,
+                       time=timestamp(entry.created_at))
+    add_events(message.events, shoe, entry.version, item.events)
+    if entry.seat is not None:
+        message.seat = entry.seat
+        message.display_name = str(payload.get(
+            "name", seats[entry.seat].name if entry.seat < len(seats) else ""))
+    if entry.kind == EntryKind.JOINED:
+        message.entropy = bytes.fromhex(str(payload.get("entropy", "")))
+        message.bot_policy = str(payload.get("bot", ""))
+        if "player_id" in payload or "buy_in" in payload:
+            message.binding.player_id = str(payload.get("player_id", ""))
+            message.binding.buy_in = int(payload.get("buy_in", 0))
+        message.entropy_commitment = bytes.fromhex(str(payload.get("entropy_commitment", "")))
+    elif entry.kind == EntryKind.REVEALED:
+        message.entropy = bytes.fromhex(str(payload.get("entropy", "")))
+    elif entry.kind == EntryKind.ENDED:
+        message.withheld_seats.extend(int(s) for s in payload.get("withheld", ()))
+    elif entry.kind == EntryKind.ABORTED:
+        message.note = str(payload.get("note", ""))
+    if item.move is not None:
+        set_move(message.move, shoe, item.move)

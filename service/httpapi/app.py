@@ -136,21 +136,20 @@ class BrowserApp:
             await calls.stream(send, receive, protocol, rpc, calls.responses(rpc, request, context),
                           context, timeout, cors)
             return
-        status, response = await calls.call_unary(rpc, request, context, timeout)
-        if status is not None:
-            await calls.fail(send, protocol, status, cors, context.trailing_metadata)
+        answer = await calls.call_unary(rpc, request, context, timeout)
+        if isinstance(answer, calls.Failure):
+            await calls.fail(send, protocol, answer.status, cors, context.trailers)
             return
-        assert response is not None
-        payload = wire.encode(protocol.codec, response)
-        extra = [(k.encode(), v.encode()) for k, v in context.initial_metadata]
+        payload = wire.encode(protocol.codec, answer)
+        extra = [(k.encode(), v.encode()) for k, v in context.headers]
         if protocol.kind == "connect":
             extra += [(b"trailer-" + k.encode(), v.encode())
-                      for k, v in context.trailing_metadata]
+                      for k, v in context.trailers]
             await calls.plain(send, 200, payload,
                          [(b"content-type", protocol.content_type().encode()), *extra, *cors])
             return
         frames = (wire.envelope(0, payload)
-                  + wire.grpc_web_trailer(None, context.trailing_metadata))
+                  + wire.grpc_web_trailer(None, context.trailers))
         await calls.plain(send, 200, calls.text(frames) if protocol.text else frames,
                      [(b"content-type", protocol.content_type().encode()), *extra, *cors])
 

@@ -51,13 +51,22 @@ def status_of_failure(exc: BaseException, name: str) -> status_pb2.Status:
     return internal_error()
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A unary call that ended with a status instead of an answer."""
+
+    status: status_pb2.Status
+
+
 async def call_unary(rpc: Rpc, request: Message, context: HttpContext,
-                     timeout: float | None) -> tuple[status_pb2.Status | None, Message | None]:
+                     timeout: float | None) -> Message | Failure:
+    """The call's answer, or the status it failed with."""
     try:
         async with asyncio.timeout(timeout):
-            return None, await rpc.implementation(request, context)
+            answer: Message = await rpc.implementation(request, context)
+            return answer
     except Exception as exc:
-        return status_of_failure(exc, rpc.name), None
+        return Failure(status_of_failure(exc, rpc.name))
 
 
 async def responses(rpc: Rpc, request: Message, context: HttpContext
@@ -101,7 +110,7 @@ async def stream(send: Send, receive: Receive, protocol: wire.Protocol, rpc: Rpc
         nonlocal started
         started = True
         headers = [(b"content-type", protocol.content_type().encode()),
-                   *((k.encode(), v.encode()) for k, v in context.initial_metadata), *cors]
+                   *((k.encode(), v.encode()) for k, v in context.headers), *cors]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
 
     async def pump() -> None:
@@ -133,9 +142,9 @@ async def stream(send: Send, receive: Receive, protocol: wire.Protocol, rpc: Rpc
     if not started:
         await start()
     if protocol.kind == "connect-stream":
-        end = wire.connect_end(status, context.trailing_metadata)
+        end = wire.connect_end(status, context.trailers)
     else:
-        end = wire.grpc_web_trailer(status, context.trailing_metadata)
+        end = wire.grpc_web_trailer(status, context.trailers)
     await send({"type": "http.response.body", "body": text(end) if protocol.text else end,
                 "more_body": False})
 
