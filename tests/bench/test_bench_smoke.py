@@ -110,13 +110,15 @@ def test_peers_plays_this_engine_with_every_seat_watching() -> None:
             assert _cpu(figures[key]), (store, key)
 
 
-def test_layout_runs_sqlite_and_two_replicas_over_postgres() -> None:
+def test_layout_runs_sqlite_two_replicas_over_postgres_and_the_http_port() -> None:
     section = layout.run(layout.LayoutConfig(moves=64, concurrency=4, reps=1, warmup_moves=32))
     _check(section)
     for name in layout.LAYOUTS:
         figures = section.figures[name]
         assert _finite(figures["rate"]) and _cpu(figures["server_cpu_per_move"]), name
+        assert _finite(figures["submit_p50"]) and _finite(figures["stream_wait_p50"]), name
     assert _cpu(section.figures["postgres x2"]["store_cpu_per_move"])
+    assert "sqlite x1 connect" in layout.LAYOUTS
 
 
 def test_the_suite_lists_every_benchmark() -> None:
