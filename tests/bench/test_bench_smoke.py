@@ -121,6 +121,20 @@ def test_layout_runs_sqlite_two_replicas_over_postgres_and_the_http_port() -> No
     assert "sqlite x1 connect" in layout.LAYOUTS
 
 
+def test_pgappend_measures_each_setting_on_a_real_cluster() -> None:
+    import asyncio
+
+    from bench import pgappend
+    from bezique.service.store import postgres
+
+    with layout.postgres() as (url, pg_pid):
+        for setting in pgappend.SETTINGS:
+            figures = asyncio.run(pgappend.measure(url, pg_pid, setting, tables=4, per_table=5))
+            assert _finite(figures.rate) and _finite(figures.alone), setting
+            assert _cpu(figures.client_cpu) and _cpu(figures.store_cpu), setting
+    assert "pg_notify('bezique_log'" in postgres._APPEND  # the statement is restored
+
+
 def test_the_suite_lists_every_benchmark() -> None:
     assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed",
                            "web", "peers", "layout"}
