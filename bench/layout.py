@@ -6,7 +6,10 @@ watching its table, a seat moves when its own stream says so), from two load pro
 
 * ``sqlite x1``: one server process over sqlite (the default layout);
 * ``postgres x1``: one server process over a private PostgreSQL cluster;
-* ``postgres x2``: two server processes (replicas) over that same cluster, one load each.
+* ``postgres x2``: two server processes (replicas) over that same cluster, one load each;
+* ``sqlite x1 connect``: ``sqlite x1`` with the loads on its HTTP port (uvicorn) instead of
+  gRPC: every call Connect with binary proto over HTTP/1.1 (:mod:`bench.connectstub`), the
+  streams Connect server streams, so the transport is the only difference.
 
 Nothing is pinned: the whole machine is the subject. Layouts alternate, ``reps`` runs each.
 Besides moves/s, the CPU every part spent per move (servers, PostgreSQL's processes, loads),
@@ -32,6 +35,7 @@ from bench.common import (
     ROOT,
     Child,
     Section,
+    fmt_ms,
     fmt_rate,
     fmt_us,
     median,
@@ -41,7 +45,7 @@ from bench.common import (
 )
 from bench.peerbench import Load, start_load
 
-LAYOUTS = ("sqlite x1", "postgres x1", "postgres x2")
+LAYOUTS = ("sqlite x1", "postgres x1", "postgres x2", "sqlite x1 connect")
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ class Run:
     server_cpu: float
     store_cpu: float
     load_cpu: float
+    latency: float  # median SubmitMove call, seconds
+    stream_wait: float  # median from a move's answer to the streams showing the next turn
 
 
 @dataclass
@@ -83,7 +89,9 @@ class Layout:
                    max(float(a["seconds"]) for a in answers),
                    sum(s.cpu_seconds() for s in self.servers) - server0,
                    (self.store_cpu() if self.store_cpu else 0.0) - store0,
-                   sum(load.child.cpu_seconds() for load in self.loads) - load0)
+                   sum(load.child.cpu_seconds() for load in self.loads) - load0,
+                   median([float(x) for a in answers for x in a["latencies"]]),
+                   median([float(x) for a in answers for x in a["stream_waits"]] or [0.0]))
 
 
 def ask_all(loads: list[Load], command: dict[str, Any], timeout: float = 600.0
@@ -147,17 +155,21 @@ def start_layout(name: str, workdir: Path, url: str, pg_pid: int) -> Layout:
     folder.mkdir()
     count = 2 if name.endswith("x2") else 1
     store = f"sqlite:{folder / 'layout.sqlite'}" if name.startswith("sqlite") else url
+    connect = name.endswith("connect")
+    http = ("--http-address", "127.0.0.1:0") if connect else ()
+    ready = r"serving browsers .* on http://([\d.]+:\d+)/" if connect else r"listening on (\S+:\d+)"
     servers: list[Child] = []
     loads: list[Load] = []
     try:
         for n in range(count):
             servers.append(spawn(server_argv("--store", store, "--max-tables", "10000000",
                                              "--idle-seconds", "0",
-                                             "--max-watchers-per-caller", "0"),
-                                 folder, f"server-{n}", ready=r"listening on (\S+:\d+)"))
+                                             "--max-watchers-per-caller", "0", *http),
+                                 folder, f"server-{n}", ready=ready))
         for n in range(2):
-            target = servers[n % count].address
-            loads.append(start_load(python_module_argv("bench.peerload", "--target", target),
+            argv = ["--target", servers[n % count].address,
+                    "--transport", "connect" if connect else "grpc"]
+            loads.append(start_load(python_module_argv("bench.peerload", *argv),
                                     folder, f"{name}-load-{n}"))
     except Exception:
         for server in servers:
@@ -196,20 +208,25 @@ def report(config: LayoutConfig, layouts: list[Layout]) -> Section:
         f"Layout: moves/s on the whole machine ({len(os.sched_getaffinity(0))} cores), "
         f"2 load processes x {config.concurrency} tables in flight, every seat watching",
         ["layout", "moves/s [range]", "servers CPU/move", "PostgreSQL CPU/move",
-         "server-side moves per core-second", "load CPU/move"])
+         "server-side moves per core-second", "load CPU/move", "SubmitMove p50",
+         "answer -> next turn on the streams p50"])
     figures: dict[str, dict[str, float]] = {}
     for layout in layouts:
         rates = [r.moves / r.seconds for r in layout.runs]
         server = median([r.server_cpu / r.moves for r in layout.runs])
         store = median([r.store_cpu / r.moves for r in layout.runs])
         load = median([r.load_cpu / r.moves for r in layout.runs])
+        latency = median([r.latency for r in layout.runs])
+        wait = median([r.stream_wait for r in layout.runs])
         figures[layout.name] = {"rate": median(rates), "server_cpu_per_move": server,
                                 "store_cpu_per_move": store, "load_cpu_per_move": load,
-                                "per_core_second": 1 / (server + store)}
+                                "per_core_second": 1 / (server + store),
+                                "submit_p50": latency, "stream_wait_p50": wait}
         span = (f" [{fmt_rate(min(rates))}–{fmt_rate(max(rates))}]" if len(rates) > 1 else "")
         section.rows.append([layout.name, fmt_rate(median(rates)) + span, fmt_us(server),
                              fmt_us(store) if layout.store_cpu else "-",
-                             fmt_rate(1 / (server + store)), fmt_us(load)])
+                             fmt_rate(1 / (server + store)), fmt_us(load), fmt_ms(latency),
+                             fmt_ms(wait)])
     section.figures = figures
     section.notes += [
         f"{config.reps} runs of {config.moves:,} moves per load process per layout, layouts "
@@ -221,6 +238,12 @@ def report(config: LayoutConfig, layouts: list[Layout]) -> Section:
         "each load process on its own replica with all four seats of its tables; "
         "postgres x1 and sqlite x1: both load processes on the one server.",
         "PostgreSQL CPU: the postmaster, its backends and the children that exited, from /proc.",
+        "sqlite x1 connect: the sqlite x1 server with its HTTP port (uvicorn), the loads "
+        "speaking Connect (binary proto, HTTP/1.1; a keep-alive connection per seat for its "
+        "calls and one per stream) instead of gRPC (one HTTP/2 connection per seat).",
+        "Latencies: medians over both loads of the run, then over runs. 'answer -> next turn' "
+        "is how long a table waits, after a SubmitMove's answer, for its seats' streams to "
+        "show whose turn it is: the streams' share of a move.",
     ]
     return section
 

@@ -27,12 +27,15 @@ from typing import Any
 import grpc
 
 from bench.common import raise_fd_limit
+from bench.connectstub import ConnectError, ConnectStub
 from bench.players import Metadata, bearer, channel
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
 SEATS = 4
 OPTIONS = {"players": str(SEATS), "hand_size": "8"}
+Stub = pb_grpc.TableServiceStub | ConnectStub
+"""A seat's way to the server: gRPC, or Connect over HTTP/1.1 (``--transport connect``)."""
 
 
 @dataclass
@@ -51,7 +54,7 @@ class Table:
     """One table as its four players see it."""
 
     table_id: str
-    stubs: list[pb_grpc.TableServiceStub]
+    stubs: list[Stub]
     metadata: list[Metadata]
     latest: list[SeatState | None] = field(default_factory=lambda: [None] * SEATS)
     waiter: asyncio.Future[int | None] | None = None
@@ -115,8 +118,11 @@ def seat_state(view: pb.View, seat: int) -> SeatState:
 class Load:
     """The pool of tables and the loop that plays them."""
 
-    def __init__(self, target: str, channels: int, watch: bool = True) -> None:
+    def __init__(self, target: str, channels: int, watch: bool = True,
+                 transport: str = "grpc") -> None:
         self.target = target
+        self.transport = transport
+        self.connect_stubs: list[ConnectStub] = []
         self.watching = watch
         self.channel_count = channels
         self.channels: list[grpc.aio.Channel] = []
@@ -126,10 +132,15 @@ class Load:
         self.made = 0
         self.errors: list[str] = []
 
-    def stub(self) -> pb_grpc.TableServiceStub:
-        """A stub on the next channel: a new one per seat, or round robin over a fixed set."""
+    def stub(self) -> Stub:
+        """A stub on the next channel: a new one per seat, or round robin over a fixed set;
+        over Connect, a seat's own keep-alive connection (and one per stream)."""
         index = self.made
         self.made += 1
+        if self.transport == "connect":
+            host, _, port = self.target.rpartition(":")
+            self.connect_stubs.append(ConnectStub(host, int(port)))
+            return self.connect_stubs[-1]
         if self.channel_count and len(self.channels) >= self.channel_count:
             chan = self.channels[index % self.channel_count]
         else:
@@ -168,6 +179,8 @@ class Load:
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 self.errors.append(f"{table.table_id}/{seat}: {error.code()} {error.details()}")
+        except (ConnectError, OSError, asyncio.IncompleteReadError) as error:
+            self.errors.append(f"{table.table_id}/{seat}: {error!r}")
 
     async def prepare(self, moves: int, concurrency: int) -> None:
         """Top the pool up until it holds ``moves`` moves beyond what ``concurrency`` workers
@@ -192,17 +205,22 @@ class Load:
         issued = 0
         late = 0
         latencies: list[float] = []
+        stream_waits: list[float] = []  # a move's answer -> the streams show the next turn
         start = time.perf_counter()
 
         async def worker() -> None:
             nonlocal issued, late
             table: Table | None = None
+            answered = 0.0
             while True:
                 if table is None:
                     if not self.pool:
                         raise RuntimeError("the pool of tables ran dry: prepare more")
                     table = self.pool.popleft()
+                    answered = 0.0
                 seat = await table.turn()
+                if answered:
+                    stream_waits.append(time.perf_counter() - answered)
                 if seat is None:
                     self.finished.append(table)
                     table = None
@@ -220,11 +238,12 @@ class Load:
                         late += 1
                 sent = time.perf_counter()
                 await table.play(seat, self.rng)
-                latencies.append(time.perf_counter() - sent)
+                answered = time.perf_counter()
+                latencies.append(answered - sent)
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         return {"moves": len(latencies), "seconds": time.perf_counter() - start,
-                "latencies": latencies, "late": late}
+                "latencies": latencies, "late": late, "stream_waits": stream_waits}
 
     async def drop(self) -> None:
         for table in self.finished:
@@ -273,6 +292,8 @@ async def serve(load: Load, lines: asyncio.Queue[str | None]) -> None:
         table.close()
     for chan in load.channels:
         await chan.close(None)
+    for stub in load.connect_stubs:
+        await stub.close()
 
 
 def _read_stdin(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
@@ -282,11 +303,11 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None
     loop.call_soon_threadsafe(lines.put_nowait, None)
 
 
-async def main_async(target: str, channels: int, watch: bool) -> None:
+async def main_async(target: str, channels: int, watch: bool, transport: str) -> None:
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
-    await serve(Load(target, channels, watch), lines)
+    await serve(Load(target, channels, watch, transport), lines)
 
 
 def main() -> None:
@@ -296,9 +317,12 @@ def main() -> None:
                         help="connections shared by all seats (0: one per seat)")
     parser.add_argument("--no-watch", action="store_true",
                         help="seats join but open no stream (with --channels 1: a bare table)")
+    parser.add_argument("--transport", choices=("grpc", "connect"), default="grpc",
+                        help="connect: the HTTP port's Connect protocol (binary proto, HTTP/1.1;"
+                             " --target is then the HTTP address)")
     args = parser.parse_args()
     raise_fd_limit()
-    asyncio.run(main_async(args.target, args.channels, not args.no_watch))
+    asyncio.run(main_async(args.target, args.channels, not args.no_watch, args.transport))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """The store for several replicas: PostgreSQL through asyncpg.
 
-Any replica serves any table. ``append`` is one transaction: a compare-and-set UPDATE of the
-table's summary row on its version, the log rows, and ``pg_notify('bezique_log', 'id:version')``
-which PostgreSQL delivers at commit to every replica listening, so watchers connected anywhere
-see the move. A connection lost mid-call is a StoreError (UNAVAILABLE): the client retries with
-the same request id, and the unique (table_id, request_id) index makes a doubled move impossible.
+Any replica serves any table. ``append`` is one statement, so one network round trip in its own
+implicit transaction: a compare-and-set UPDATE of the table's summary row on its version, the log
+rows (arrays, unnested) and ``pg_notify('bezique_log', 'id:version')``, all gated on the UPDATE
+having matched. PostgreSQL delivers the notification at commit (never if the statement fails) to
+every replica listening, so watchers connected anywhere see the move. A connection lost
+mid-call is a StoreError (UNAVAILABLE): the client retries with the same request id, and the
+unique (table_id, request_id) index makes a doubled move impossible.
 """
 
 from __future__ import annotations
@@ -110,6 +112,80 @@ def _table(row: asyncpg.Record) -> tuple[TableRecord, TableState]:
                                   row["finished"], row["seats"], row["deadline"])
 
 
+# The log rows of one change, from six parallel arrays, in version order; written only if the
+# one-row ``gate`` CTE has its row.
+_LOG_ROWS = """
+    INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at)
+    SELECT {gate}.table_id, e.version, e.kind, e.seat, e.payload::jsonb, e.request_id,
+           e.created_at
+    FROM {gate}, unnest(${a}::bigint[], ${b}::text[], ${c}::integer[], ${d}::text[],
+                        ${e}::text[], ${f}::float8[])
+         AS e(version, kind, seat, payload, request_id, created_at)
+    ORDER BY e.version
+    RETURNING version"""
+
+# A new table: its summary row ($1..$15), its first entries ($16..$21) and the notification
+# ($22, NULL for none).
+_CREATE = f"""
+WITH made AS (
+    INSERT INTO tables ({_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb, $8, $9,
+                                            $10, $11, $12, $13, $14::jsonb, $15)
+    RETURNING table_id
+), logged AS ({_LOG_ROWS.format(gate="made", a=16, b=17, c=18, d=19, e=20, f=21)})
+SELECT (SELECT count(*) FROM logged) AS logged,
+       (SELECT pg_notify('{CHANNEL}', $22) FROM made WHERE $22 IS NOT NULL) AS notified"""
+
+# One change: the compare-and-set on the version ($7 the table, $8 the version expected, $1..$6
+# the new summary), then, only if it matched, the log rows ($9..$14) and the notification
+# ($15). ``moved`` 0 means nothing was written: a stale version, or no such table.
+_APPEND_HEAD = f"""
+WITH moved AS (
+    UPDATE tables SET version = $1, phase = $2, free_seats = $3, finished = $4,
+                      seats = $5::jsonb, deadline = $6
+    WHERE table_id = $7 AND version = $8
+    RETURNING table_id
+), logged AS ({_LOG_ROWS.format(gate="moved", a=9, b=10, c=11, d=12, e=13, f=14)})"""
+_APPEND_TAIL = f"""
+SELECT (SELECT count(*) FROM moved) AS moved,
+       (SELECT count(*) FROM logged) AS logged,
+       (SELECT pg_notify('{CHANNEL}', $15) FROM moved WHERE $15 IS NOT NULL) AS notified"""
+_APPEND = _APPEND_HEAD + _APPEND_TAIL
+
+# A change that ends the table also stores its result ($16 version, $17 data, $18 time) under
+# the next cursor. The counter row is updated only after ``moved`` (it reads it), so every
+# append takes its table's row lock before the counter's: two ends never wait on each other in
+# opposite orders. The counter's row lock, held to commit, orders the cursors by commit, so a
+# reader polling ``cursor > last`` never passes over a result that commits late.
+_APPEND_ENDING = _APPEND_HEAD + """, counted AS (
+    UPDATE results_cursor SET last = last + 1 WHERE EXISTS (SELECT 1 FROM moved)
+    RETURNING last
+), stored AS (
+    INSERT INTO results (cursor, table_id, version, data, finished_at)
+    SELECT last, $7, $16, $17::jsonb, $18 FROM counted
+    RETURNING cursor
+)""" + _APPEND_TAIL + f""",
+       (SELECT pg_notify('{RESULTS_CHANNEL}', cursor::text) FROM stored) AS result_notified"""
+
+
+def _entry_arrays(entries: Sequence[LogEntry]) -> tuple[list[Any], ...]:
+    """The entries as the six parallel arrays ``_LOG_ROWS`` unnests."""
+    return ([e.version for e in entries], [e.kind for e in entries], [e.seat for e in entries],
+            [dumps(e.payload) for e in entries], [e.request_id for e in entries],
+            [e.created_at for e in entries])
+
+
+def _notice(table_id: str, entries: Sequence[LogEntry]) -> str | None:
+    """The ``bezique_log`` payload for a change (None: nothing appended, nothing to say)."""
+    return f"{table_id}:{entries[-1].version}" if entries else None
+
+
+async def _keep_session(_conn: asyncpg.Connection) -> None:
+    """The pools' reset: nothing. asyncpg's default runs a reset query (advisory locks, cursors,
+    LISTEN, settings) on every release: one more round trip per store call. The store's pooled
+    connections change none of these (the listener has a connection of its own, the migration
+    lock is a transaction's), and asyncpg still rolls back a transaction left open."""
+
+
 def _entry(row: asyncpg.Record) -> LogEntry:
     return LogEntry(row["version"], row["kind"], row["seat"], loads(row["payload"]),
                     row["request_id"], row["created_at"])
@@ -136,9 +212,9 @@ class PostgresStore:
     async def open(self) -> None:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
-                                                   command_timeout=10)
+                                                   command_timeout=10, reset=_keep_session)
             self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
-                                                        command_timeout=10)
+                                                        command_timeout=10, reset=_keep_session)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
         await self._migrate()
@@ -184,71 +260,49 @@ class PostgresStore:
         except asyncpg.PostgresError as exc:
             raise StoreError(f"{what}: {exc}") from exc
 
-    @staticmethod
-    async def _insert(conn: asyncpg.Connection, table_id: str, entries: Sequence[LogEntry]
-                      ) -> None:
-        await conn.executemany(
-            "INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at) "
-            "VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)",
-            [(table_id, e.version, e.kind, e.seat, dumps(e.payload), e.request_id, e.created_at)
-             for e in entries])
-        if entries:
-            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL,
-                               f"{table_id}:{entries[-1].version}")
-
     async def create_table(self, record: TableRecord, state: TableState,
                            entries: Sequence[LogEntry]) -> None:
         async def call(conn: asyncpg.Connection) -> None:
-            async with conn.transaction():
-                await conn.execute(
-                    f"INSERT INTO tables ({_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, "
-                    "$7::jsonb, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)",
-                    record.table_id, record.variant_id, record.variant_version,
-                    dumps(record.options), record.seed, record.commitment, dumps(record.test),
-                    record.turn_seconds, record.created_at, state.version, state.phase,
-                    state.free_seats, state.finished, dumps(state.seats), state.deadline)
-                await self._insert(conn, record.table_id, entries)
+            await conn.fetchrow(
+                _CREATE, record.table_id, record.variant_id, record.variant_version,
+                dumps(record.options), record.seed, record.commitment, dumps(record.test),
+                record.turn_seconds, record.created_at, state.version, state.phase,
+                state.free_seats, state.finished, dumps(state.seats), state.deadline,
+                *_entry_arrays(entries), _notice(record.table_id, entries))
 
         await self._run(f"create table {record.table_id}", call)
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
         async def call(conn: asyncpg.Connection) -> None:
-            async with conn.transaction():
-                updated = await conn.execute(
-                    "UPDATE tables SET version = $1, phase = $2, free_seats = $3, finished = $4,"
-                    " seats = $5::jsonb, deadline = $6 WHERE table_id = $7 AND version = $8",
-                    state.version, state.phase, state.free_seats, state.finished,
-                    dumps(state.seats), state.deadline, table_id, expected_version)
-                if updated != "UPDATE 1":
-                    current = await conn.fetchval(
-                        "SELECT version FROM tables WHERE table_id = $1", table_id)
-                    if current is None:
-                        raise StoreError(f"no table {table_id}")
-                    raise VersionConflict(table_id, expected_version, int(current))
-                try:
-                    await self._insert(conn, table_id, entries)
-                except asyncpg.UniqueViolationError as exc:
-                    taken = [e.request_id for e in entries if e.request_id]
-                    if taken and exc.constraint_name == "log_request":
-                        raise RequestIdTaken(table_id, taken[0]) from exc
-                    raise VersionConflict(table_id, expected_version,
-                                          expected_version + 1) from exc
-                if result is not None:
-                    await self._insert_result(conn, result)
+            args: list[Any] = [
+                state.version, state.phase, state.free_seats, state.finished,
+                dumps(state.seats), state.deadline, table_id, expected_version,
+                *_entry_arrays(entries), _notice(table_id, entries)]
+            if result is not None:
+                args += [result.version, dumps(result.data), result.finished_at]
+            try:
+                row = await conn.fetchrow(_APPEND if result is None else _APPEND_ENDING, *args)
+            except asyncpg.UniqueViolationError as exc:
+                taken = [e.request_id for e in entries if e.request_id]
+                if taken and exc.constraint_name == "log_request":
+                    raise RequestIdTaken(table_id, taken[0]) from exc
+                raise VersionConflict(table_id, expected_version,
+                                      expected_version + 1) from exc
+            if row["moved"] == 1 and row["logged"] == len(entries):
+                return
+            if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
+                raise StoreError(f"append to {table_id} stored {row['logged']} of "
+                                 f"{len(entries)} entries")
+            # Nothing was written. The statement's snapshot may predate the writer that won,
+            # so the version it moved to is read afresh (a conflict's only extra round trip).
+            current = await conn.fetchval("SELECT version FROM tables WHERE table_id = $1",
+                                          table_id)
+            if current is None:
+                raise StoreError(f"no table {table_id}")
+            raise VersionConflict(table_id, expected_version, int(current))
 
         await self._run(f"append to table {table_id}", call)
-
-    @staticmethod
-    async def _insert_result(conn: asyncpg.Connection, result: TableResult) -> None:
-        """The result with the next cursor. Last in the transaction, so the counter's row lock
-        (which orders the cursors by commit) is held only for the commit itself."""
-        cursor = await conn.fetchval("UPDATE results_cursor SET last = last + 1 RETURNING last")
-        await conn.execute(
-            "INSERT INTO results (cursor, table_id, version, data, finished_at) "
-            "VALUES ($1, $2, $3, $4::jsonb, $5)", cursor, result.table_id, result.version,
-            dumps(result.data), result.finished_at)
-        await conn.execute("SELECT pg_notify($1, $2)", RESULTS_CHANNEL, str(cursor))
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = await self._run("read results", lambda c: c.fetch(

@@ -136,13 +136,29 @@ def test_peers_plays_this_engine_with_every_seat_watching() -> None:
             assert _cpu(figures[key]), (store, key)
 
 
-def test_layout_runs_sqlite_and_two_replicas_over_postgres() -> None:
+def test_layout_runs_sqlite_two_replicas_over_postgres_and_the_http_port() -> None:
     section = layout.run(layout.LayoutConfig(moves=64, concurrency=4, reps=1, warmup_moves=32))
     _check(section)
     for name in layout.LAYOUTS:
         figures = section.figures[name]
         assert _finite(figures["rate"]) and _cpu(figures["server_cpu_per_move"]), name
+        assert _finite(figures["submit_p50"]) and _finite(figures["stream_wait_p50"]), name
     assert _cpu(section.figures["postgres x2"]["store_cpu_per_move"])
+    assert "sqlite x1 connect" in layout.LAYOUTS
+
+
+def test_pgappend_measures_each_setting_on_a_real_cluster() -> None:
+    import asyncio
+
+    from bench import pgappend
+    from bezique.service.store import postgres
+
+    with layout.postgres() as (url, pg_pid):
+        for setting in pgappend.SETTINGS:
+            figures = asyncio.run(pgappend.measure(url, pg_pid, setting, tables=4, per_table=5))
+            assert _finite(figures.rate) and _finite(figures.alone), setting
+            assert _cpu(figures.client_cpu) and _cpu(figures.store_cpu), setting
+    assert "pg_notify('bezique_log'" in postgres._APPEND  # the statement is restored
 
 
 def test_the_suite_lists_every_benchmark() -> None:

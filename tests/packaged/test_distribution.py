@@ -44,7 +44,7 @@ def test_the_wheel_and_sdist_hold_the_engine_and_declare_runtime_needs_only(
     requires = re.findall(r"^Requires-Dist: (.+)$", metadata, re.MULTILINE)
     runtime = [line for line in requires if "extra ==" not in line]
     assert runtime and not [line for line in runtime if "asyncpg" in line or "pytest" in line]
-    assert 'asyncpg>=0.29; extra == "postgres"' in requires
+    assert 'asyncpg>=0.30; extra == "postgres"' in requires
     assert re.search(r"^Provides-Extra: dev$", metadata, re.MULTILINE)
     assert re.search(r"^License-Expression: MIT$", metadata, re.MULTILINE)
     assert f"{info}/licenses/LICENSE" in names
