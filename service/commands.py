@@ -118,8 +118,17 @@ def unsafe_characters(text: str) -> str:
 
 def events_for(entry: LogEntry, viewer: int | None, finished: bool) -> list[Event]:
     """An entry's events as ``viewer`` may see them (everything, once the game is over)."""
-    events = [Event.from_dict(raw) for raw in entry.payload.get("events", ())]
-    return events if finished else [event.redacted_for(viewer) for event in events]
+    return list(redacted(parsed_events(entry), viewer, finished))
+
+
+def parsed_events(entry: LogEntry) -> tuple[Event, ...]:
+    """An entry's events as the log holds them (nothing redacted yet)."""
+    return tuple(Event.from_dict(raw) for raw in entry.payload.get("events", ()))
+
+
+def redacted(events: Sequence[Event], viewer: int | None, finished: bool) -> tuple[Event, ...]:
+    """``events`` as ``viewer`` may see them (everything, once the game is over)."""
+    return tuple(events) if finished else tuple(event.redacted_for(viewer) for event in events)
 
 
 def seat_of(live: LiveTable, token: str | None, now: float | None = None) -> int | None:
@@ -201,11 +210,12 @@ class CommandPath:
     # ------------------------------------------------------------------ the one commit
 
     async def _commit(self, live: LiveTable, draft: Callable[[], list[LogEntry]], *,
-                      past_limit: bool = False) -> list[LogEntry]:
+                      past_limit: bool = False) -> dict[int | None, ViewResult]:
         """Work ``draft`` out on ``live`` (held), append it, then publish it. On any failure
         ``live`` is discarded, so memory never holds what the store does not. A change that
         ends the table carries its result, stored in the same transaction. Only an abort
-        (``past_limit``) may go past the log's limit: it is how a full table ends."""
+        (``past_limit``) may go past the log's limit: it is how a full table ends. Returns
+        the views published after the change, by viewer (a mover's answer reuses its own)."""
         expected = live.version
         limit = self.settings.limits.max_log_entries
         if expected >= limit and not past_limit:
@@ -233,8 +243,9 @@ class CommandPath:
         except BaseException:
             self.repo.discard(live)
             raise
+        views: dict[int | None, ViewResult] = {}
         for entry in entries:
-            self.hub.publish(live, entry, with_views=entry is entries[-1])
+            views = self.hub.publish(live, entry, with_views=entry is entries[-1])
             self._observe(live, entry)
         if any(entry.kind in SEAT_KINDS for entry in entries):
             self.repo.index(live)
@@ -243,7 +254,7 @@ class CommandPath:
             log.info("table_finished", table_id=live.table_id, version=live.version,
                      reason=result.data["reason"])
             self.on_result()
-        return entries
+        return views
 
     def _observe(self, live: LiveTable, entry: LogEntry) -> None:
         if entry.kind not in MOVE_KINDS or not self.registry.observed:
@@ -728,7 +739,7 @@ class CommandPath:
             return [entry]
 
         try:
-            await self._commit(live, draft)
+            published = await self._commit(live, draft)
         except RequestIdTaken:
             raise _AnsweredBefore() from None
         except StaleVersion:
@@ -742,7 +753,9 @@ class CommandPath:
         if live.version - live.snapshot_version >= self.settings.snapshot_every:
             await self.repo.save_snapshot(live)
         redacted = tuple(event.redacted_for(seat) for event in events)
-        return MoveResult(live.version, live.view_for(seat), redacted, False)
+        # the view the mover's own stream was just given (the same object: rendered once)
+        after = published.get(seat) or live.view_for(seat)
+        return MoveResult(live.version, after, redacted, False)
 
     @staticmethod
     def _duplicate(live: LiveTable, seat: int, earlier: LogEntry) -> MoveResult:

@@ -91,6 +91,9 @@ class ViewResult:
     deadline: float | None = None
     awaiting_reveal: tuple[int, ...] = ()
     """The seats still to reveal their committed entropy (the reveal round), in order."""
+    wire: list[Any] = field(default_factory=list, compare=False, repr=False)
+    """Its wire form once rendered (service.translate): the mover's SubmitMove answer and
+    its own stream's update share one ViewResult, so the view is rendered once per move."""
 
     @property
     def started(self) -> bool:
@@ -104,9 +107,11 @@ class Broadcast:
     entry: LogEntry
     finished: bool = False
     """Whether the game was over after this entry (then nothing is hidden any more)."""
-    views: dict[int | None, Any] = field(default_factory=dict)
+    views: dict[int | None, ViewResult] = field(default_factory=dict)
     events: dict[int | None, tuple[Event, ...]] = field(default_factory=dict)
     """The entry's events as each viewer may see them, parsed once per viewer, not per stream."""
+    parsed: tuple[Event, ...] | None = None
+    """The entry's events, parsed from its payload once for every viewer (then redacted)."""
     rendered: dict[Any, Any] = field(default_factory=dict)
 
 

@@ -237,7 +237,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                  distribution_version=origin.version)
     log.info("server_started", port=port, store=redact_url(config.store),
              variants=list(registry.variants), test_mode=config.test_mode,
-             http_port=http.port if http is not None else None)
+             http_port=http.port if http is not None else None,
+             event_loop=type(asyncio.get_running_loop()).__module__)
     return RunningServer(server, port, manager, store, health_servicer, clock,
                          config.grace_seconds, metrics, lock, http)
 

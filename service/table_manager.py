@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from bezique.service import auth
-from bezique.service.commands import Binding, CommandPath, MoveResult, events_for
+from bezique.service.commands import (
+    Binding,
+    CommandPath,
+    MoveResult,
+    events_for,
+    parsed_events,
+    redacted,
+)
 from bezique.service.errors import (
     InvalidArgument,
     PermissionDenied,
@@ -321,7 +328,10 @@ class TableManager:
         else:
             cached = broadcast.events.get(viewer)
             if cached is None:
-                cached = broadcast.events[viewer] = tuple(events_for(entry, viewer, finished))
+                parsed = broadcast.parsed
+                if parsed is None:  # once per entry, then redacted once per viewer
+                    parsed = broadcast.parsed = parsed_events(entry)
+                cached = broadcast.events[viewer] = redacted(parsed, viewer, finished)
             events = cached
         return Update(entry.version, entry.kind, entry.seat, events, view, viewer, shoe,
                       broadcast)

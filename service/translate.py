@@ -135,28 +135,50 @@ def set_outcome(into: pb.Outcome, outcome: Outcome) -> None:
 
 def _add_seats(into: Any, seats: Sequence[Seat], view: View | None) -> None:
     """Every seat's public state, added in place (scores, stacks and hidden hand sizes come
-    from the viewer's view)."""
-    if view is None:
-        for index, seat in enumerate(seats):
-            into.add(seat=index, occupied=seat.occupied, display_name=seat.name,
-                     bot_policy=seat.bot, player_id=seat.player_id, buy_in=seat.buy_in)
-        return
-    scores, stacks = view.scores, view.stacks
-    hidden = {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"}
+    from the viewer's view). Only the fields that differ from their default are passed: each
+    keyword costs protobuf about as much as a set field (half the time of a view's seats)."""
+    scores = view.scores if view is not None else ()
+    stacks = view.stacks if view is not None else ()
+    hidden = ({} if view is None else
+              {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"})
     for index, seat in enumerate(seats):
-        into.add(seat=index, occupied=seat.occupied, display_name=seat.name, bot_policy=seat.bot,
-                 player_id=seat.player_id, buy_in=seat.buy_in,
-                 hidden_hand_count=hidden.get(index, 0),
-                 score=scores[index] if index < len(scores) else 0,
-                 stack=stacks[index] if index < len(stacks) else 0)
+        fields: dict[str, Any] = {"seat": index}
+        if seat.occupied:
+            fields["occupied"] = True
+        if seat.name:
+            fields["display_name"] = seat.name
+        if seat.bot:
+            fields["bot_policy"] = seat.bot
+        if seat.player_id:
+            fields["player_id"] = seat.player_id
+        if seat.buy_in:
+            fields["buy_in"] = seat.buy_in
+        if hidden.get(index):
+            fields["hidden_hand_count"] = hidden[index]
+        if index < len(scores) and scores[index]:
+            fields["score"] = scores[index]
+        if index < len(stacks) and stacks[index]:
+            fields["stack"] = stacks[index]
+        into.add(**fields)
 
 
 def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
     """The wire view of a ViewResult (its outcome and deadline are those of its version),
-    written into ``into`` when given: a response's own field, so the view is not copied."""
+    written into ``into`` when given: a response's own field, so the view is not copied.
+    A ViewResult rendered before (the mover's answer, then its own stream's update) is copied
+    from its first rendering, in C, instead of being built again."""
+    message = pb.View() if into is None else into
+    if result.wire:
+        message.CopyFrom(result.wire[0])
+        return message
+    _render_view(result, message)
+    result.wire.append(message)
+    return message
+
+
+def _render_view(result: ViewResult, message: pb.View) -> None:
     live, view, viewer = result.live, result.view, result.viewer
     outcome, deadline, legal = result.outcome, result.deadline, result.legal
-    message = pb.View() if into is None else into
     message.table_id = live.table_id
     message.version = result.version
     message.variant_id = live.variant.id
@@ -172,7 +194,7 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
             set_outcome(message.outcome, outcome)
         elif deadline is not None:  # the reveal round's
             message.deadline.CopyFrom(timestamp(deadline))
-        return message
+        return
     shoe = view.shoe or live.variant.shoe(live.record.options)
     message.to_move.extend(view.to_move)
     message.hand.extend(cards(shoe, view.hand))
@@ -191,7 +213,6 @@ def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
         message.deadline.CopyFrom(timestamp(deadline))
     if outcome is not None:
         set_outcome(message.outcome, outcome)
-    return message
 
 
 def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:

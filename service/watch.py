@@ -14,7 +14,7 @@ import time
 import structlog
 
 from bezique.service.errors import ResourceExhausted
-from bezique.service.live import Broadcast, LiveTable, StreamEnd, Watcher
+from bezique.service.live import Broadcast, LiveTable, StreamEnd, ViewResult, Watcher
 from bezique.service.settings import Limits
 from bezique.service.store import LogEntry
 
@@ -115,11 +115,13 @@ class WatchHub:
             watcher.home = live
             live.watchers.add(watcher)
 
-    def publish(self, live: LiveTable, entry: LogEntry, *, with_views: bool = True) -> None:
+    def publish(self, live: LiveTable, entry: LogEntry, *, with_views: bool = True
+                ) -> dict[int | None, ViewResult]:
         """Send a committed entry to every stream, with each viewer's view after it when
-        ``live`` is at that entry (of several entries committed at once, only the last)."""
+        ``live`` is at that entry (of several entries committed at once, only the last).
+        Returns the views rendered, by viewer: the mover's answer reuses its own."""
         if not live.watchers:
-            return
+            return {}
         broadcast = Broadcast(entry, finished=with_views and live.finished)
         now = time.time()
         for watcher in list(live.watchers):
@@ -136,6 +138,7 @@ class WatchHub:
                 broadcast.views[viewer] = live.view_for(viewer)
             watcher.queue.put_nowait(broadcast)
             watcher.last = entry.version
+        return broadcast.views
 
     @staticmethod
     def end_detached(watchers: list[Watcher], why: str) -> None:

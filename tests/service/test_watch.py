@@ -131,3 +131,28 @@ async def test_shutdown_tells_watchers_to_resume_elsewhere() -> None:
             await asyncio.wait_for(task, 30)
     assert cut.value.code() == grpc.StatusCode.UNAVAILABLE
     assert details(cut.value)["metadata"] == {"resume_from": str(seen[-1])}
+
+
+async def test_a_movers_answer_is_the_view_its_own_stream_gets_and_no_one_elses(
+        client: AsyncTableClient) -> None:
+    """The answer and the mover's stream share one rendering of the mover's view: the bytes
+    are the same, and they are never another watcher's (seat 1 watches too, and sees its own
+    hand, not the mover's)."""
+    table_id, first, second = await two_seats(client, stacked_shoe=STACK)
+    view = await client.view(table_id, first.token)
+    mine = asyncio.create_task(collect(client, table_id, first.token, view.version,
+                                       view.version + 1))
+    theirs = asyncio.create_task(collect(client, table_id, second.token, view.version,
+                                         view.version + 1))
+    await asyncio.sleep(0.2)  # both streams are open before the move
+    answer = await client.submit(first, view.legal_moves[0], view.version)
+    own = (await asyncio.wait_for(mine, 30))[-1]
+    other = (await asyncio.wait_for(theirs, 30))[-1]
+    assert own.version == other.version == answer.version
+    assert answer.view.SerializeToString(deterministic=True) == own.view.SerializeToString(
+        deterministic=True)
+    assert answer.view.viewer_seat == 0 and other.view.viewer_seat == 1
+    played = {c.code for c in view.legal_moves[0].cards}
+    assert {c.code for c in answer.view.hand} == {"AS", "7S", "KH"} - played
+    assert {c.code for c in other.view.hand} == {"8H", "QD", "9D"}
+    assert list(answer.view.legal_moves) == [] and list(other.view.legal_moves)
