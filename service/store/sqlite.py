@@ -185,6 +185,9 @@ class _Checkpointer:
         self._writer = writer
         self._loop = asyncio.get_running_loop()
         self._reset_every, self._reset_frames = reset_every, reset_frames
+        self.resets = 0
+        """Finishes done on the writer's connection (each lets the next commit start the WAL
+        over)."""
         self._thread = threading.Thread(target=self._run, args=(path, interval), daemon=True,
                                         name="sqlite-checkpoint")
         self._thread.start()
@@ -219,6 +222,7 @@ class _Checkpointer:
         if not self._stop.is_set():
             with contextlib.suppress(sqlite3.Error):  # busy or closed: the next pass will do
                 self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                self.resets += 1
 
     def stop(self) -> None:
         self._stop.set()
@@ -243,6 +247,12 @@ class SqliteStore(LocalStore):
         if self._db is None:
             raise StoreError("the sqlite store is not open")
         return self._db
+
+    @property
+    def wal_resets(self) -> int:
+        """How often the WAL was readied to start over since the store opened (0 before the
+        first reset period, and always 0 for ``:memory:``)."""
+        return self._checkpointer.resets if self._checkpointer is not None else 0
 
     async def open(self) -> None:
         if self.path != ":memory:":
