@@ -277,7 +277,7 @@ class CommandPath:
         if live.started or live.free_seats or live.awaiting_reveal or live.ended:
             return []
         events = live.start_game()
-        entry = LogEntry(live.version + 1, "started", None,
+        entry = LogEntry(live.version + 1, EntryKind.STARTED, None,
                          {"events": events_json(events), "deadline": self._deadline(live, now)},
                          None, now)
         live.advance(entry)
@@ -330,7 +330,7 @@ class CommandPath:
         live = LiveTable(record, variant, seats)
         self._check_start(live)
         now = time.time()
-        entries = [self._entry(live, "created", None, {
+        entries = [self._entry(live, EntryKind.CREATED, None, {
             "variant": variant.id, "variant_version": variant.version,
             "options": resolved, "commitment": record.commitment,
             "chance": CHANCE_VERSION}, now)]
@@ -344,7 +344,7 @@ class CommandPath:
                 raise InvalidArgument(f"no bot policy {quoted(policy)} for {variant.id} "
                                       f"({known})", field="bots.policy")
             taken.add(seat)
-            entries.append(self._entry(live, "joined", seat, {"name": f"{policy} bot",
+            entries.append(self._entry(live, EntryKind.JOINED, seat, {"name": f"{policy} bot",
                                                               "bot": policy}, now))
         entries += self._start_if_full(live, now)
         # Nobody can reach ``live`` before it is in the repository: the draft is private.
@@ -453,7 +453,7 @@ class CommandPath:
                         other.owes_reveal for other in live.seats)):
                     # this join takes the last seat and opens the reveal round: its deadline
                     payload["deadline"] = now + self.settings.reveal_seconds
-                entries = [self._entry(live, "joined", taken, payload, now)]
+                entries = [self._entry(live, EntryKind.JOINED, taken, payload, now)]
                 return entries + self._start_if_full(live, now)
 
             await self._commit(live, draft)
@@ -499,7 +499,8 @@ class CommandPath:
                 raise FailedPrecondition("the game has started: a seat cannot be given up now",
                                          reason="GAME_STARTED")
             self._check_not_revealing(live)
-            await self._commit(live, lambda: [self._entry(live, "left", seat, {}, time.time())])
+            await self._commit(
+                live, lambda: [self._entry(live, EntryKind.LEFT, seat, {}, time.time())])
             return live.version
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
@@ -618,7 +619,7 @@ class CommandPath:
 
             def draft() -> list[LogEntry]:
                 now = time.time()
-                entries = [self._entry(live, "revealed", seat, {
+                entries = [self._entry(live, EntryKind.REVEALED, seat, {
                     "entropy": entropy.hex(), "deadline": live.deadline}, now)]
                 return entries + self._start_if_full(live, now)
 
@@ -642,7 +643,7 @@ class CommandPath:
 
             def draft() -> list[LogEntry]:
                 event = Event(REVEAL_TIMEOUT, detail={"withheld": withheld})
-                return [self._entry(live, "ended", None, {
+                return [self._entry(live, EntryKind.ENDED, None, {
                     "reason": REVEAL_TIMEOUT, "withheld": withheld,
                     "events": events_json((event,)), "deadline": None}, time.time())]
 
@@ -680,7 +681,8 @@ class CommandPath:
                     # changed hands meanwhile is never answered for with the old holder's token
                     await self.repo.catch_up_locked(live)
                 seat = await self.seat_for(live, token)
-                return await self._move(live, seat, move, expected_version, request_id, "move")
+                return await self._move(live, seat, move, expected_version, request_id,
+                                        EntryKind.MOVE)
         except _AnsweredBefore:
             pass
         # The request id is in the store (another replica, or an earlier call, stored it): the

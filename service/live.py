@@ -331,9 +331,9 @@ class LiveTable:
             raise LogVersionError(
                 f"table {self.table_id}: entry {entry.version} follows version {self.version}")
         payload = entry.payload
-        if entry.kind == "created":
+        if entry.kind == EntryKind.CREATED:
             self.chance_version = int(payload.get("chance", 0))
-        elif entry.kind == "joined" and entry.seat is not None:
+        elif entry.kind == EntryKind.JOINED and entry.seat is not None:
             expires = payload.get("token_expires")
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),
                                           str(payload.get("token_hash", "")),
@@ -345,12 +345,12 @@ class LiveTable:
                                           str(payload.get("entropy_commitment", "")))
             if payload.get("grant_jti"):
                 self.grant_jtis.add(str(payload["grant_jti"]))
-        elif entry.kind == "revealed" and entry.seat is not None:
+        elif entry.kind == EntryKind.REVEALED and entry.seat is not None:
             self.seats[entry.seat] = replace(self.seats[entry.seat],
                                              entropy=str(payload.get("entropy", "")))
-        elif entry.kind == "ended":
+        elif entry.kind == EntryKind.ENDED:
             self.ended = ended_outcome(len(self.seats), payload)
-        elif entry.kind == "left" and entry.seat is not None:
+        elif entry.kind == EntryKind.LEFT and entry.seat is not None:
             if self.seats[entry.seat].token_hash:
                 self.revoked[self.seats[entry.seat].token_hash] = "left"
             self.seats[entry.seat] = Seat()
@@ -363,7 +363,7 @@ class LiveTable:
             self.seats[entry.seat] = replace(held, token_hash=str(payload["token_hash"]),
                                              token_expires=None if expires is None
                                              else float(expires))
-        elif entry.kind == "started":
+        elif entry.kind == EntryKind.STARTED:
             self._check_replay(entry, self.start_game())
         elif entry.kind == EntryKind.ABORTED:
             self._check_replay(entry, self.abort())
