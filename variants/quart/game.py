@@ -43,12 +43,10 @@ from bezique.variants.api import (
     ABORTED,
     EMPTY,
     AmountRange,
+    BaseGame,
     Census,
     Event,
-    GameOverError,
-    IllegalMoveError,
     Move,
-    NotYourTurnError,
     Outcome,
     Pile,
     View,
@@ -178,8 +176,11 @@ class QuartRules:
     version 1 wrote: its bots chose from the ladder, and ``verify`` recomputes them)."""
 
 
-class QuartGame:
-    """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`."""
+class QuartGame(BaseGame):
+    """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`, which BaseGame guards;
+    the view is written here (cached per state and viewer)."""
+
+    over_reason = "the table is over"
 
     def __init__(self, shoe: Shoe, rules: QuartRules, chance: Chance, dealer: int,
                  stacks: Sequence[int] | None = None) -> None:
@@ -414,42 +415,27 @@ class QuartGame:
         self._legal[seat] = result
         return result
 
-    def _refuse(self, seat: int, move: Move) -> None:
-        """Raise the narrowest error for a move that may not be made now."""
-        if self.end_reason:
-            raise GameOverError(seat, move, "the table is over", self.phase)
+    def why_illegal(self, seat: int, move: Move) -> str | None:
+        """The narrowest reason a move of the seat to move is refused; ``None`` for a raise to
+        any level in range, which a version 1 table accepts though its ladder offers a few."""
         betting = self.betting
         assert betting is not None
-        if seat != betting.turn:
-            raise NotYourTurnError(seat, move, f"it is seat {betting.turn}'s turn", self.phase)
         if move.kind not in MOVE_KINDS:
-            raise IllegalMoveError(seat, move, f"unknown move kind {move.kind!r} (one of "
-                                   f"{', '.join(sorted(MOVE_KINDS))})", self.phase)
+            return f"unknown move kind {move.kind!r} (one of {', '.join(sorted(MOVE_KINDS))})"
         if move.cards or move.label or (move.amount and move.kind != "raise"):
-            raise IllegalMoveError(seat, move, f"{move.kind} takes no cards or label"
-                                   + ("" if move.kind == "raise" else " and no amount"),
-                                   self.phase)
+            return f"{move.kind} takes no cards or label" + (
+                "" if move.kind == "raise" else " and no amount")
         if move.kind == "raise":
             span = betting.raise_range(seat)
             if span is None:
-                raise IllegalMoveError(seat, move, "no raise is possible now", self.phase)
+                return "no raise is possible now"
             if not span[0] <= move.amount <= span[1]:
-                raise IllegalMoveError(seat, move, f"the raise amount is the new level, from "
-                                       f"{span[0]} to {span[1]}", self.phase)
-            return
-        legal = self.legal_moves(seat)
-        if move not in legal:
-            offered = ", ".join(str(m) for m in legal)
-            raise IllegalMoveError(seat, move, f"not allowed now (legal: {offered})", self.phase)
+                return f"the raise amount is the new level, from {span[0]} to {span[1]}"
+            return None
+        offered = ", ".join(str(m) for m in self.legal_moves(seat))
+        return f"not allowed now (legal: {offered})"
 
-    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        legal = self.legal_moves(seat)
-        for offered in legal:
-            if offered is move:  # the usual case: a move taken from legal_moves, no comparing
-                break
-        else:
-            if move not in legal:
-                self._refuse(seat, move)
+    def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
         betting = self.betting
         assert betting is not None
         kind = move.kind
