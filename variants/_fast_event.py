@@ -3,7 +3,7 @@
 A frozen dataclass's generated ``__init__`` pays an ``object.__setattr__`` per field; this one
 writes the slots through their descriptors: 360 ns an event against 650 ns (CPU time, Python
 3.11). Quart-Bezique makes about six events a decision and Bezique about two, so it saves
-12-13 % of a Quart decision and about 10 % of a Bezique one, measured side by side in one run
+13-15 % of a Quart decision and 9-10 % of a Bezique one, measured side by side in one run
 (docs/architecture.md, "Speed tweaks"). The record stays frozen: only assignment after
 construction is refused, as before. ``bezique.variants`` installs it when it is imported, so
 every Event is built by it; a field added to Event without this module fails at import.
