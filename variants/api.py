@@ -4,7 +4,9 @@ A :class:`Variant` holds a game's *facts* (id, title, seats, options, shoe); a :
 table's *state*. Every action is a frozen :class:`Move`; everything that happens is a frozen
 :class:`Event` that says who may see it. The server offers ``game.legal_moves(seat)`` and accepts
 exactly those (a move offered with an :class:`AmountRange` stands for every amount in it), so
-the legal moves are the single source of truth.
+the legal moves are the single source of truth. A game derived from :class:`BaseGame` writes
+its state once, as a :class:`Census` of piles that say who may see them: the base refuses the
+moves that are not legal and derives every :class:`View` from the census.
 
 This module imports nothing from grpc, protobuf or storage: the rules core is pure.
 """
