@@ -114,8 +114,9 @@ seat in turn, from the round's leader, plays one card face up; the highest rank 
 
 A skeleton to replace with your rules. What the engine relies on (the conformance kit checks
 it): every random step comes from ``chance`` with a purpose label; ``apply`` accepts exactly
-``legal_moves`` and changes nothing when it refuses; each ``Event`` says who may see its cards;
-``census`` says where every card is and who may see it.
+``legal_moves`` and changes nothing when it refuses (``BaseGame`` does that, around your
+``apply_legal``); each ``Event`` says who may see its cards; ``census`` says where every card
+is and who may see it (``BaseGame`` derives each seat's view from it).
 """
 
 from __future__ import annotations
@@ -124,19 +125,16 @@ import random
 from collections.abc import Sequence
 
 from bezique.variants.api import (
+    BaseGame,
     Census,
     Event,
-    GameOverError,
-    IllegalMoveError,
     Move,
-    NotYourTurnError,
     Options,
     OptionSpec,
     OptionType,
     Outcome,
     Pile,
     View,
-    Zone,
 )
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
@@ -183,8 +181,10 @@ class $class_name:
         return version == self.version
 
 
-class ${class_name}Game:
-    """One table's state; the server pickles it for snapshots, so keep it plain data."""
+class ${class_name}Game(BaseGame):
+    """One table's state; the server pickles it for snapshots, so keep it plain data.
+    BaseGame guards ``apply`` (game over, whose turn, legal) and derives every view from
+    ``census``."""
 
     def __init__(self, shoe: Shoe, seats: int, hand_size: int, leader: int) -> None:
         self._shoe = shoe
@@ -214,13 +214,12 @@ class ${class_name}Game:
             return ()
         return tuple(Move("play", (card,)) for card in self.hands[seat])
 
-    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        if self.rounds_left == 0:
-            raise GameOverError(seat, move, "the game is over", self.phase)
-        if seat != self.turn:
-            raise NotYourTurnError(seat, move, f"it is seat {self.turn}'s turn", self.phase)
-        if move not in self.legal_moves(seat):
-            raise IllegalMoveError(seat, move, "play one card of your hand", self.phase)
+    def why_illegal(self, seat: int, move: Move) -> str:
+        """The reason given for a move that is none of the legal ones (the seat's turn)."""
+        return "play one card of your hand"
+
+    def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
+        """Make a legal move (BaseGame.apply checked it) and say what happened."""
         card = move.cards[0]
         self.hands[seat].remove(card)
         self.table.append((seat, card))
@@ -239,14 +238,6 @@ class ${class_name}Game:
         events.append(Event("round_taken", winner, cards, amount=1))
         return tuple(events)
 
-    def view(self, viewer: int | None) -> View:
-        zones = [Zone("table", None, tuple(card for _, card in self.table))]
-        zones += [Zone("hand", seat, (), len(self.hands[seat]))
-                  for seat in range(self.seats) if seat != viewer]
-        hand = tuple(self.hands[viewer]) if viewer is not None else ()
-        return View(viewer, self.phase, self.to_move, hand, tuple(zones),
-                    scores=tuple(self.rounds_taken), shoe=self._shoe)
-
     def outcome(self) -> Outcome | None:
         if self.rounds_left:
             return None
@@ -259,12 +250,13 @@ class ${class_name}Game:
         return min(self.legal_moves(seat), key=lambda m: (self._shoe[m.cards[0]].rank, m.cards))
 
     def census(self) -> Census:
-        piles = [Pile("stock", tuple(self.stock), frozenset()),
-                 Pile("table", tuple(card for _, card in self.table))]
-        piles += [Pile(f"hand/{s}", tuple(self.hands[s]), frozenset({s}))
-                  for s in range(self.seats)]
-        piles += [Pile(f"taken/{s}", tuple(self.taken[s])) for s in range(self.seats)]
-        return Census(tuple(piles))
+        """The whole state, with who may see each card: every view is this, seen by one."""
+        piles = [Pile("table", tuple(card for _, card in self.table))]
+        piles += [Pile.hand(seat, self.hands[seat]) for seat in range(self.seats)]
+        piles += [Pile("taken", tuple(self.taken[seat]), owner=seat)
+                  for seat in range(self.seats)]
+        piles.append(Pile("stock", tuple(self.stock), visible_to=frozenset()))
+        return Census(tuple(piles), scores=tuple(self.rounds_taken))
 
 
 class HighestCardPolicy:

@@ -45,6 +45,13 @@ NOT_RUN = {
         "runs in a page (connect-web); tests/node plays the same calls with connect-node's "
         "Connect and gRPC-Web transports, and clients/web's tests in Chromium",
 }
+# Blocks quoted from a file of the repository, which its own tests run: each must be a run of
+# that file's lines, character for character (test_quoted_code_is_the_file_line_for_line).
+QUOTED = {
+    ("plugins.md", "    def why_illegal(self"): "examples/highcard/bezique_highcard/game.py",
+    ("plugins.md", "    def census(self) -> Census:"): "examples/highcard/bezique_highcard/game.py",
+}
+NOT_RUN.update({key: f"quoted from {path}, whose tests run it" for key, path in QUOTED.items()})
 # The plugins page's conformance example names a placeholder plugin; it runs with the example
 # plugin in examples/highcard instead.
 PLACEHOLDERS = {"my_variant.game": "bezique_highcard.game", "MyVariant": "HighCard"}
@@ -92,6 +99,13 @@ def test_every_block_is_tagged_and_runs_or_says_why_not() -> None:
               if e.page == page and e.code.startswith(start)}
     assert listed == set(NOT_RUN), "NOT_RUN names a block that no longer exists"
     assert len(of("python")) >= 2 and len(of("ts")) >= 1 and len(of("sh")) >= 3
+
+
+def test_quoted_code_is_the_file_line_for_line() -> None:
+    for (page, start), path in QUOTED.items():
+        [quote] = [e.code for e in examples() if e.page == page and e.code.startswith(start)]
+        text = "\n" + (ROOT / path).read_text()
+        assert "\n" + quote in text, f"{page}: the quote differs from {path}"
 
 
 def test_toml_examples_parse() -> None:

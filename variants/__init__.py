@@ -2,3 +2,5 @@
 
 Pure Python: no grpc, no protobuf, no I/O.
 """
+
+from bezique.variants import _fast_event  # noqa: F401  (installs Event's faster constructor)

@@ -4,7 +4,9 @@ A :class:`Variant` holds a game's *facts* (id, title, seats, options, shoe); a :
 table's *state*. Every action is a frozen :class:`Move`; everything that happens is a frozen
 :class:`Event` that says who may see it. The server offers ``game.legal_moves(seat)`` and accepts
 exactly those (a move offered with an :class:`AmountRange` stands for every amount in it), so
-the legal moves are the single source of truth.
+the legal moves are the single source of truth. A game derived from :class:`BaseGame` writes
+its state once, as a :class:`Census` of piles that say who may see them: the base refuses the
+moves that are not legal and derives every :class:`View` from the census.
 
 This module imports nothing from grpc, protobuf or storage: the rules core is pure.
 """
@@ -14,11 +16,12 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
@@ -137,6 +140,13 @@ class Move:
     usually the minimum). It is an annotation of the offer, not part of the move's identity:
     it is left out of equality and hashing, so the offered move equals the concrete move at its
     suggested amount, and logs hold concrete moves only.
+
+    >>> move = Move("play", (12,))
+    >>> str(move), Move.from_dict(move.to_dict()) == move
+    ('play cards=12', True)
+    >>> offer = Move("raise", amount=20, amount_range=AmountRange(20, 90))
+    >>> offer == Move("raise", amount=20), offer.accepts(Move("raise", amount=55)), str(offer)
+    (True, True, 'raise amount=20..90')
     """
 
     kind: str
@@ -225,6 +235,14 @@ EVERYONE: frozenset[int] | None = None
 class Event:
     """Something that happened. ``visible_to`` is ``None`` (everyone) or the seats that may see
     its ``cards``; any other viewer gets the event with its cards removed (``hidden`` counts them).
+    ``detail`` is public to whoever sees the event: never put a hidden card there.
+
+    >>> deal = Event("deal", 0, (3, 17), visible_to=frozenset({0}))
+    >>> deal.visible_for(0), deal.visible_for(1), deal.visible_for(None)
+    (True, False, False)
+    >>> deal.redacted_for(1)
+    Event(kind='deal', seat=0, cards=(), amount=0, label='', detail=mappingproxy({}), \
+visible_to=frozenset({0}), hidden=2)
     """
 
     kind: str
@@ -266,29 +284,6 @@ class Event:
         )
 
 
-def _event_init(self: Event, kind: str, seat: int | None = None, cards: tuple[int, ...] = (),
-                amount: int = 0, label: str = "", detail: Detail = EMPTY,
-                visible_to: frozenset[int] | None = None, hidden: int = 0) -> None:
-    """Event's constructor: the same fields and defaults as the dataclass one, writing the slots
-    directly. A frozen dataclass's generated ``__init__`` pays an ``object.__setattr__`` per
-    field, and a deal makes dozens of events; this is about twice as fast, and the record stays
-    frozen (only assignment after construction is refused)."""
-    _SET_KIND(self, kind)
-    _SET_SEAT(self, seat)
-    _SET_CARDS(self, cards)
-    _SET_AMOUNT(self, amount)
-    _SET_LABEL(self, label)
-    _SET_DETAIL(self, detail)
-    _SET_VISIBLE_TO(self, visible_to)
-    _SET_HIDDEN(self, hidden)
-
-
-(_SET_KIND, _SET_SEAT, _SET_CARDS, _SET_AMOUNT, _SET_LABEL, _SET_DETAIL, _SET_VISIBLE_TO,
- _SET_HIDDEN) = (Event.__dict__[name].__set__ for name in (
-    "kind", "seat", "cards", "amount", "label", "detail", "visible_to", "hidden"))
-Event.__init__ = _event_init  # type: ignore[assignment,method-assign]
-
-
 @dataclass(frozen=True, slots=True)
 class Zone:
     """A named place with cards a viewer can see (``cards``) or only count (``hidden``)."""
@@ -301,7 +296,15 @@ class Zone:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """What one viewer (a seat, or ``None`` for a spectator) may see of a game now."""
+    """What one viewer (a seat, or ``None`` for a spectator) may see of a game now: its own
+    ``hand``, and ``zones`` whose cards it may see or only count. A game derives it from its
+    census (:class:`BaseGame`, :meth:`Census.view_for`) or builds it itself.
+
+    >>> view = View(0, "play", (0,), hand=(3, 17), zones=(Zone("table", None, (5,)),
+    ...                                                 Zone("hand", 1, (), hidden=2)))
+    >>> view.zone("hand", 1), sorted(view.card_ids())
+    (Zone(name='hand', owner=1, cards=(), hidden=2), [3, 5, 17])
+    """
 
     viewer: int | None
     phase: str
@@ -338,21 +341,87 @@ class Outcome:
     detail: Detail = field(default_factory=lambda: EMPTY)
 
 
+HAND = "hand"
+"""The name of a pile, and a zone, that is its owner's hand (:meth:`Census.view_for`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Pile:
-    """For audits only: a place in the full state, every card in it, and who may see them."""
+    """A place in the full state: every card in it, who may see them, and whose place it is.
+
+    ``visible_to`` is ``None`` (everyone) or the seats that may see the cards; any other
+    viewer sees only how many there are. ``owner`` is the seat the place belongs to (its hand,
+    the tricks it won), ``None`` for the table's. A pile named ``hand`` (:data:`HAND`) is its
+    owner's hand: :meth:`hand` builds one, seen by its owner only.
+
+    >>> Pile.hand(1, [9, 4])
+    Pile(name='hand', cards=(9, 4), visible_to=frozenset({1}), owner=1)
+    >>> Pile("stock", (2, 3), visible_to=frozenset()).visible_for(1)
+    False
+    """
 
     name: str
     cards: tuple[int, ...]
     visible_to: frozenset[int] | None = None
+    owner: int | None = None
+
+    @classmethod
+    def hand(cls, seat: int, cards: Sequence[int]) -> Pile:
+        """``seat``'s hand: its cards, seen by that seat only."""
+        return cls(HAND, tuple(cards), frozenset((seat,)), seat)
+
+    def visible_for(self, viewer: int | None) -> bool:
+        """Whether ``viewer`` (a seat, or ``None`` for a spectator) may see the cards."""
+        return self.visible_to is None or (viewer is not None and viewer in self.visible_to)
 
 
 @dataclass(frozen=True, slots=True)
 class Census:
-    """The full, unredacted whereabouts of every card, and the chips in play (conformance)."""
+    """The full, unredacted state of a game: where every card is and who may see it, the chips
+    in play, and what every view shows besides cards (``scores``, ``stacks``, ``pot``,
+    ``detail``, all public).
+
+    The conformance kit checks cards and chips against it after every move. It is also the one
+    description a view can be derived from (:meth:`view_for`, what :class:`BaseGame` does), so
+    a game that writes its census writes no view and cannot show a card its census hides. A
+    game with a view of its own may leave the public fields empty.
+
+    >>> census = Census((Pile("table", (5,)), Pile.hand(0, (3, 17)), Pile.hand(1, (8, 9)),
+    ...                  Pile("stock", (1, 2, 4), frozenset())), scores=(1, 0))
+    >>> view = census.view_for(0, "play", (0,))
+    >>> view.hand, view.scores
+    ((3, 17), (1, 0))
+    >>> view.zones  # the other hand and the stock as counts only
+    (Zone(name='table', owner=None, cards=(5,), hidden=0), \
+Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, cards=(), hidden=3))
+    >>> census.view_for(None, "play", (0,)).card_ids()  # a spectator sees the table only
+    {5}
+    """
 
     piles: tuple[Pile, ...]
     chips: int | None = None
+    scores: tuple[int, ...] = ()
+    stacks: tuple[int, ...] = ()
+    pot: int = 0
+    detail: Detail = field(default_factory=lambda: EMPTY)
+
+    def view_for(self, viewer: int | None, phase: str, to_move: tuple[int, ...],
+                 shoe: Shoe | None = None) -> View:
+        """What ``viewer`` may see: its own hand (the pile :data:`HAND` it owns, if it may see
+        it), then every other pile in order as a zone, with its cards where the viewer may see
+        them and else only their number; the public fields as they are."""
+        hand: tuple[int, ...] = ()
+        zones = []
+        for pile in self.piles:
+            visible = pile.visible_for(viewer)
+            if visible and viewer is not None and pile.owner == viewer and pile.name == HAND:
+                hand = pile.cards
+            elif visible:
+                zones.append(Zone(pile.name, pile.owner, pile.cards))
+            else:
+                zones.append(Zone(pile.name, pile.owner, (), len(pile.cards)))
+        return View(viewer, phase, to_move, hand, tuple(zones), self.scores, self.stacks,
+                    self.pot, self.detail, shoe)
 
 
 # --------------------------------------------------------------------------- options
@@ -574,6 +643,123 @@ class Game(Protocol):
     def census(self) -> Census:
         """Every card's place and who may see it, and the chips in play (for audits/tests)."""
         ...
+
+
+def _whose_turn(to_move: tuple[int, ...]) -> str:
+    if len(to_move) == 1:
+        return f"it is seat {to_move[0]}'s turn"
+    return f"it is the turn of seats {', '.join(map(str, to_move))}"
+
+
+class BaseGame(ABC):
+    """A base for a :class:`Game` that owns what every ``apply`` repeats and derives its views.
+
+    A subclass writes ``phase``, ``to_move``, ``shoe``, ``legal_moves``, ``census``,
+    ``outcome``, ``default_move`` and :meth:`apply_legal`, and gets
+
+    * :meth:`apply`, which refuses a move that is not legal now, changing nothing: with
+      :class:`GameOverError` once the game is over (reason :attr:`over_reason`),
+      :class:`NotYourTurnError` for a seat not to move, else :class:`IllegalMoveError` with
+      :meth:`why_illegal`'s reason; a legal move (or an amount in an offered range) goes to
+      :meth:`apply_legal`;
+    * :meth:`view`, its census as the viewer may see it (:meth:`Census.view_for`): the state
+      is written once, with who may see each part, and no view can show more.
+
+    A game whose view is on a hot path may override :meth:`view` (Bezique and Quart-Bezique
+    do); the conformance kit keeps checking it against the census.
+
+    >>> from bezique.variants.cards import piquet_shoe
+    >>> class Flip(BaseGame):
+    ...     "Seats 0 and 1 each hold one card face down and turn it up in turn."
+    ...     phase, shoe = "play", piquet_shoe(1)
+    ...     def __init__(self) -> None:
+    ...         self.hands: list[list[int]] = [[7], [12]]
+    ...         self.shown: list[int] = []
+    ...     @property
+    ...     def to_move(self) -> tuple[int, ...]:
+    ...         return (len(self.shown),) if len(self.shown) < 2 else ()
+    ...     def legal_moves(self, seat: int) -> tuple[Move, ...]:
+    ...         turn = seat in self.to_move
+    ...         return tuple(Move("flip", (card,)) for card in self.hands[seat] if turn)
+    ...     def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
+    ...         self.shown += self.hands[seat]
+    ...         self.hands[seat] = []
+    ...         return (Event("flip", seat, move.cards),)
+    ...     def census(self) -> Census:
+    ...         hands = [Pile.hand(seat, hand) for seat, hand in enumerate(self.hands)]
+    ...         return Census((*hands, Pile("shown", tuple(self.shown))))
+    >>> game = Flip()
+    >>> game.apply(1, Move("flip", (12,)))
+    Traceback (most recent call last):
+    bezique.variants.api.NotYourTurnError: seat 1 cannot play flip cards=12 in phase 'play': \
+it is seat 0's turn
+    >>> game.apply(0, Move("flip", (12,)))
+    Traceback (most recent call last):
+    bezique.variants.api.IllegalMoveError: seat 0 cannot play flip cards=12 in phase 'play': \
+not among the legal moves (flip cards=7)
+    >>> [event.kind for event in game.apply(0, Move("flip", (7,)))]
+    ['flip']
+    >>> game.view(1).hand, game.view(1).zones
+    ((12,), (Zone(name='hand', owner=0, cards=(), hidden=0), \
+Zone(name='shown', owner=None, cards=(7,), hidden=0)))
+    >>> game.view(None).zones[1]  # a spectator counts the hand it may not see
+    Zone(name='hand', owner=1, cards=(), hidden=1)
+    """
+
+    over_reason: ClassVar[str] = "the game is over"
+    """The reason :class:`GameOverError` gives for any move once the game is over."""
+
+    @property
+    @abstractmethod
+    def phase(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def to_move(self) -> tuple[int, ...]: ...
+
+    @property
+    @abstractmethod
+    def shoe(self) -> Shoe: ...
+
+    @abstractmethod
+    def legal_moves(self, seat: int) -> tuple[Move, ...]: ...
+
+    @abstractmethod
+    def census(self) -> Census: ...
+
+    @abstractmethod
+    def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
+        """Make ``move``, known to be legal for ``seat`` now, and return what happened."""
+
+    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
+        """Make a legal move (see the class); refuse anything else, changing nothing."""
+        legal = self.legal_moves(seat)
+        if move not in legal and match_move(move, legal) is None:
+            to_move = self.to_move
+            if not to_move:
+                raise GameOverError(seat, move, self.over_reason, self.phase)
+            if seat not in to_move:
+                raise NotYourTurnError(seat, move, _whose_turn(to_move), self.phase)
+            why = self.why_illegal(seat, move)
+            if why is not None:
+                raise IllegalMoveError(seat, move, why, self.phase)
+        return self.apply_legal(seat, move)
+
+    def why_illegal(self, seat: int, move: Move) -> str | None:
+        """Why ``move`` by ``seat``, whose turn it is, is none of its legal moves: the reason
+        :class:`IllegalMoveError` gives. Override it to say it narrowly ("8S breaks the duty
+        to follow"). Returning ``None`` accepts the move after all, for a game that takes more
+        than it offers (Quart-Bezique's version 1 tables accept every raise level in range,
+        not only those of the ladder its bots choose from)."""
+        legal = self.legal_moves(seat)
+        span = range_missed(move, legal)
+        if span is not None:
+            return f"the amount must be {span}"
+        return f"not among the legal moves ({', '.join(map(str, legal))})"
+
+    def view(self, viewer: int | None) -> View:
+        """The census as ``viewer`` may see it (:meth:`Census.view_for`)."""
+        return self.census().view_for(viewer, self.phase, self.to_move, self.shoe)
 
 
 @runtime_checkable

@@ -115,6 +115,7 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "disable_plugin": "other-dist", "seat_token_ttl": "60",
                "grant_public_key": grant_key(tmp_path), "http_address": "127.0.0.1:6001",
                "http_allowed_origins": "https://games.example.com",
+               "http_allowed_hosts": "games.example.com",
                "http_static_dir": str(tmp_path)}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})

@@ -24,10 +24,9 @@ from enum import StrEnum
 from typing import Any
 
 from bezique.variants.api import (
+    BaseGame,
     Census,
     Event,
-    GameOverError,
-    IllegalMoveError,
     Move,
     NotYourTurnError,
     Outcome,
@@ -68,8 +67,11 @@ PASS = Move("pass")
 CLAIM = Move("claim")
 
 
-class BeziqueGame:
-    """One table: a match of deals until a player reaches the target."""
+class BeziqueGame(BaseGame):
+    """One table: a match of deals until a player reaches the target. BaseGame guards
+    ``apply``; the view is written here (built once per state and shared, see views.py)."""
+
+    over_reason = "the match is over"
 
     def __init__(self, rules: BeziqueRules, chance: Chance) -> None:
         self.rules = rules
@@ -225,13 +227,7 @@ class BeziqueGame:
 
     # ------------------------------------------------------------------ moves
 
-    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        if self.stage == OVER:
-            raise GameOverError(seat, move, "the match is over", self.phase)
-        if seat != self.turn:
-            raise NotYourTurnError(seat, move, f"it is seat {self.turn}'s turn", self.phase)
-        if move not in self.legal_moves(seat):
-            raise IllegalMoveError(seat, move, self._why(seat, move), self.phase)
+    def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
         self._legal = self._public = None
         events: list[Event] = []
         kind = move.kind
@@ -248,7 +244,7 @@ class BeziqueGame:
             self._claim(seat, events)
         return tuple(events)
 
-    def _why(self, seat: int, move: Move) -> str:
+    def why_illegal(self, seat: int, move: Move) -> str:
         """A narrow reason for refusing ``move`` (it is known not to be legal)."""
         kinds = {m.kind for m in self.legal_moves(seat)}
         if move.kind not in kinds:

@@ -43,12 +43,10 @@ from bezique.variants.api import (
     ABORTED,
     EMPTY,
     AmountRange,
+    BaseGame,
     Census,
     Event,
-    GameOverError,
-    IllegalMoveError,
     Move,
-    NotYourTurnError,
     Outcome,
     Pile,
     View,
@@ -171,8 +169,11 @@ class QuartRules:
     version 1 wrote: its bots chose from the ladder, and ``verify`` recomputes them)."""
 
 
-class QuartGame:
-    """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`."""
+class QuartGame(BaseGame):
+    """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`, which BaseGame guards;
+    the view is written here (cached per state and viewer)."""
+
+    over_reason = "the table is over"
 
     def __init__(self, shoe: Shoe, rules: QuartRules, chance: Chance, dealer: int,
                  stacks: Sequence[int] | None = None) -> None:
@@ -407,34 +408,24 @@ class QuartGame:
         self._legal[seat] = result
         return result
 
-    def _verify(self, seat: int, move: Move) -> None:
-        """Accept a move that was not taken from :meth:`legal_moves` (a raise to any level in
-        the range, or an equal move built apart) if the betting allows it; else raise the
-        narrowest error."""
-        if self.end_reason:
-            raise GameOverError(seat, move, "the table is over", self.phase)
+    def why_illegal(self, seat: int, move: Move) -> str | None:
+        """The narrowest reason a move of the seat to move is refused, from the betting's own
+        verdict; ``None`` for a move the betting allows though not offered as such (a raise to
+        any level in range, which a version 1 table accepts though its ladder offers a few)."""
         betting = self.betting
         assert betting is not None
-        if seat != betting.turn:
-            raise NotYourTurnError(seat, move, f"it is seat {betting.turn}'s turn", self.phase)
         if move.kind not in MOVE_KINDS:
-            raise IllegalMoveError(seat, move, f"unknown move kind {move.kind!r} (one of "
-                                   f"{', '.join(sorted(MOVE_KINDS))})", self.phase)
+            return f"unknown move kind {move.kind!r} (one of {', '.join(sorted(MOVE_KINDS))})"
         if move.cards or move.label or (move.amount and move.kind != "raise"):
-            raise IllegalMoveError(seat, move, f"{move.kind} takes no cards or label"
-                                   + ("" if move.kind == "raise" else " and no amount"),
-                                   self.phase)
+            return f"{move.kind} takes no cards or label" + (
+                "" if move.kind == "raise" else " and no amount")
         reason = betting.refusal(seat, move.kind, move.amount)
         if reason is not None:
             offered = ", ".join(str(m) for m in self.legal_moves(seat))
-            raise IllegalMoveError(seat, move, f"{reason} (legal: {offered})", self.phase)
+            return f"{reason} (legal: {offered})"
+        return None
 
-    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        for offered in self.legal_moves(seat):
-            if offered is move:  # the usual case: a move taken from legal_moves, no checking
-                break
-        else:
-            self._verify(seat, move)
+    def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
         betting = self.betting
         assert betting is not None
         kind = move.kind

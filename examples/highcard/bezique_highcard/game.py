@@ -9,12 +9,10 @@ import random
 from collections.abc import Sequence
 
 from bezique.variants.api import (
+    BaseGame,
     Census,
     Event,
-    GameOverError,
-    IllegalMoveError,
     Move,
-    NotYourTurnError,
     Options,
     OptionSpec,
     OptionType,
@@ -22,7 +20,6 @@ from bezique.variants.api import (
     Pile,
     View,
     Vocabulary,
-    Zone,
 )
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
@@ -37,7 +34,7 @@ class HighCard:
     vocabulary = Vocabulary(
         phases={"play": "Playing", "over": "Over"},
         events={"deal": "is dealt", "play": "plays", "round_won": "wins the round"},
-        zones={"table": "On the table", "hand": "Hand"},
+        zones={"table": "On the table", "hand": "Hand", "won": "Rounds won", "stock": "Undealt"},
         moves={"play": "play this card; the highest card on the table takes the round"},
     )
     """Labels for generic clients: ListVariants sends them, so `bezique play` and
@@ -77,8 +74,9 @@ class HighCard:
         return version == self.version
 
 
-class HighCardGame:
-    """One table of high card."""
+class HighCardGame(BaseGame):
+    """One table of high card. BaseGame guards ``apply`` (game over, whose turn, legal) and
+    derives every view from ``census``."""
 
     def __init__(self, shoe: Shoe, seats: int, hand_size: int, leader: int) -> None:
         self._shoe = shoe
@@ -108,13 +106,10 @@ class HighCardGame:
             return ()
         return tuple(Move("play", (card,)) for card in self.hands[seat])
 
-    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        if self.rounds_left == 0:
-            raise GameOverError(seat, move, "the game is over", self.phase)
-        if seat != self.turn:
-            raise NotYourTurnError(seat, move, f"it is seat {self.turn}'s turn", self.phase)
-        if move not in self.legal_moves(seat):
-            raise IllegalMoveError(seat, move, "play one card of your hand", self.phase)
+    def why_illegal(self, seat: int, move: Move) -> str:
+        return "play one card of your hand"
+
+    def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
         card = move.cards[0]
         self.hands[seat].remove(card)
         self.table.append((seat, card))
@@ -133,14 +128,6 @@ class HighCardGame:
         events.append(Event("round_won", winner, cards, amount=1))
         return tuple(events)
 
-    def view(self, viewer: int | None) -> View:
-        zones = [Zone("table", None, tuple(card for _, card in self.table))]
-        zones += [Zone("hand", seat, (), len(self.hands[seat]))
-                  for seat in range(self.seats) if seat != viewer]
-        hand = tuple(self.hands[viewer]) if viewer is not None else ()
-        return View(viewer, self.phase, self.to_move, hand, tuple(zones),
-                    scores=tuple(self.rounds_won), shoe=self._shoe)
-
     def outcome(self) -> Outcome | None:
         if self.rounds_left:
             return None
@@ -152,12 +139,12 @@ class HighCardGame:
         return min(self.legal_moves(seat), key=lambda m: (self._shoe[m.cards[0]].rank, m.cards))
 
     def census(self) -> Census:
-        piles = [Pile("stock", tuple(self.stock), frozenset()),
-                 Pile("table", tuple(card for _, card in self.table))]
-        piles += [Pile(f"hand/{s}", tuple(self.hands[s]), frozenset({s}))
-                  for s in range(self.seats)]
-        piles += [Pile(f"won/{s}", tuple(self.won[s])) for s in range(self.seats)]
-        return Census(tuple(piles))
+        """The whole state, with who may see each card: every view is this, seen by one."""
+        piles = [Pile("table", tuple(card for _, card in self.table))]
+        piles += [Pile.hand(seat, self.hands[seat]) for seat in range(self.seats)]
+        piles += [Pile("won", tuple(self.won[seat]), owner=seat) for seat in range(self.seats)]
+        piles.append(Pile("stock", tuple(self.stock), visible_to=frozenset()))
+        return Census(tuple(piles), scores=tuple(self.rounds_won))
 
 
 class HighestCardPolicy:
