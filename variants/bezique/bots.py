@@ -37,7 +37,8 @@ class HeuristicPolicy:
                    "plays the last tricks to win them cheaply.")
 
     def choose(self, view: View, legal: Sequence[Move], rng: random.Random) -> Move:
-        assert view.shoe is not None and view.viewer is not None
+        if view.shoe is None or view.viewer is None:
+            raise ValueError("a bot chooses from a seat's view, which names its shoe and seat")
         t = lookup_for(view.shoe.packs)
         trump = SUIT_LETTERS.index(str(view.detail.get("trump", "S")))
         me = view.viewer

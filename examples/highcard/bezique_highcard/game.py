@@ -155,5 +155,6 @@ class HighestCardPolicy:
 
     def choose(self, view: View, legal: Sequence[Move], rng: random.Random) -> Move:
         shoe = view.shoe
-        assert shoe is not None
+        if shoe is None:
+            raise ValueError("the view has no shoe to rank the cards by")
         return max(legal, key=lambda move: shoe[move.cards[0]].rank)
