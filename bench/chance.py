@@ -61,21 +61,9 @@ class PadsKey:
         return b"".join(blocks)
 
 
-class CopyKey:
-    """The plain form: the standard library's keyed HMAC, copied for every block."""
-
-    __slots__ = ("_keyed",)
-
-    def __init__(self, key: bytes) -> None:
-        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
-
-    def macs(self, prefix: bytes, start: int, count: int) -> bytes:
-        blocks = []
-        for counter in range(start, start + count):
-            mac = self._keyed.copy()
-            mac.update(prefix + b"%d" % counter)
-            blocks.append(mac.digest())
-        return b"".join(blocks)
+CopyKey = _HmacKey
+"""The plain form, the engine's own: the standard library's keyed HMAC, copied for every
+block."""
 
 
 class DigestKey:
