@@ -410,18 +410,33 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
         """What ``viewer`` may see: its own hand (the pile :data:`HAND` it owns, if it may see
         it), then every other pile in order as a zone, with its cards where the viewer may see
         them and else only their number; the public fields as they are."""
-        hand: tuple[int, ...] = ()
-        zones = []
-        for pile in self.piles:
-            visible = pile.visible_for(viewer)
-            if visible and viewer is not None and pile.owner == viewer and pile.name == HAND:
-                hand = pile.cards
-            elif visible:
-                zones.append(Zone(pile.name, pile.owner, pile.cards))
-            else:
-                zones.append(Zone(pile.name, pile.owner, (), len(pile.cards)))
-        return View(viewer, phase, to_move, hand, tuple(zones), self.scores, self.stacks,
-                    self.pot, self.detail, shoe)
+        return _seen_by(self, _zones_for_all(self), viewer, phase, to_move, shoe)
+
+
+def _zones_for_all(census: Census) -> tuple[Zone, ...]:
+    """Each pile as a viewer who may see none of the private piles sees it: a public pile's
+    cards, a private pile's count. Worked out once per position (:meth:`BaseGame.view`)."""
+    return tuple(Zone(pile.name, pile.owner, pile.cards) if pile.visible_to is None
+                 else Zone(pile.name, pile.owner, (), len(pile.cards)) for pile in census.piles)
+
+
+def _seen_by(census: Census, for_all: tuple[Zone, ...], viewer: int | None, phase: str,
+             to_move: tuple[int, ...], shoe: Shoe | None) -> View:
+    """:meth:`Census.view_for`, given :func:`_zones_for_all` of the census: only the private
+    piles the viewer may see are worked out again."""
+    hand: tuple[int, ...] = ()
+    zones: list[Zone] = []
+    for pile, shown in zip(census.piles, for_all, strict=True):
+        private = pile.visible_to is not None
+        visible = not private or (viewer is not None and viewer in pile.visible_to)  # type: ignore[operator]
+        if visible and viewer is not None and pile.owner == viewer and pile.name == HAND:
+            hand = pile.cards
+        elif visible and private:
+            zones.append(Zone(pile.name, pile.owner, pile.cards))
+        else:
+            zones.append(shown)
+    return View(viewer, phase, to_move, hand, tuple(zones), census.scores, census.stacks,
+                census.pot, census.detail, shoe)
 
 
 # --------------------------------------------------------------------------- options
@@ -709,6 +724,9 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
     over_reason: ClassVar[str] = "the game is over"
     """The reason :class:`GameOverError` gives for any move once the game is over."""
 
+    _position: tuple[Census, tuple[Zone, ...]] | None = None
+    """The census of the position and its zones for all (:meth:`view`), until :meth:`apply`."""
+
     @property
     @abstractmethod
     def phase(self) -> str: ...
@@ -743,7 +761,10 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
             why = self.why_illegal(seat, move)
             if why is not None:
                 raise IllegalMoveError(seat, move, why, self.phase)
-        return self.apply_legal(seat, move)
+        try:
+            return self.apply_legal(seat, move)
+        finally:
+            self._position = None
 
     def why_illegal(self, seat: int, move: Move) -> str | None:
         """Why ``move`` by ``seat``, whose turn it is, is none of its legal moves: the reason
@@ -758,8 +779,22 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         return f"not among the legal moves ({', '.join(map(str, legal))})"
 
     def view(self, viewer: int | None) -> View:
-        """The census as ``viewer`` may see it (:meth:`Census.view_for`)."""
-        return self.census().view_for(viewer, self.phase, self.to_move, self.shoe)
+        """The census as ``viewer`` may see it (:meth:`Census.view_for`). The census and what
+        every viewer sees of it are worked out once per position, as the server asks for one
+        view per watching seat after every move; :meth:`apply` starts the next position, so
+        the state must change in :meth:`apply_legal` only."""
+        position = self._position
+        if position is None:
+            census = self.census()
+            position = self._position = (census, _zones_for_all(census))
+        census, for_all = position
+        return _seen_by(census, for_all, viewer, self.phase, self.to_move, self.shoe)
+
+    def __getstate__(self) -> object:
+        """Pickled without the position's cached census (a snapshot holds the state only)."""
+        state = dict(self.__dict__)
+        state.pop("_position", None)
+        return state
 
 
 @runtime_checkable

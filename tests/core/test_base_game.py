@@ -143,3 +143,32 @@ def test_a_subclass_that_leaves_out_a_part_cannot_be_made() -> None:
 
     with pytest.raises(TypeError, match="apply_legal"):
         Half()  # type: ignore[abstract]
+
+
+def test_a_view_is_worked_out_again_after_every_move_and_not_pickled() -> None:
+    """The census is cached per position (the server asks one view per watcher a move): a
+    move starts the next position, even one that fails half-way, and a snapshot holds none
+    of it."""
+    import pickle
+
+    game = Bids()
+    before = {viewer: game.view(viewer) for viewer in (0, 1, 2, None)}
+    assert before[0].hand == (0, 1) and before[1].hand == (2, 3)
+    game.apply(0, Move("bid", amount=4))
+    after = {viewer: game.view(viewer) for viewer in (0, 1, 2, None)}
+    assert after[0].hand == (1,) and after[1].hand == (2, 3)
+    assert all(Zone("shown", None, (0,)) in view.zones for view in after.values())
+    assert all(view.zones != before[viewer].zones for viewer, view in after.items())
+    assert "_position" not in pickle.loads(pickle.dumps(game)).__dict__
+    assert pickle.loads(pickle.dumps(game)).view(1) == after[1]
+
+    class Fails(Bids):
+        def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
+            self.hands[seat].clear()
+            raise RuntimeError("half-way")
+
+    broken = Fails()
+    assert broken.view(1).hand == (2, 3)
+    with pytest.raises(RuntimeError):
+        broken.apply(1, Move("pass"))
+    assert broken.view(1).hand == ()
