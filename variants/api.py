@@ -409,19 +409,38 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
                  shoe: Shoe | None = None) -> View:
         """What ``viewer`` may see: its own hand (the pile :data:`HAND` it owns, if it may see
         it), then every other pile in order as a zone, with its cards where the viewer may see
-        them and else only their number; the public fields as they are."""
+        them and else only their number; the public fields as they are.
+
+        The view is a copy of the state now: a census given the game's own lists (an untyped
+        plugin's ``Pile("table", self.table)``) would otherwise make a view that changes with
+        the game, and the service renders a watcher's view later, perhaps while the next move
+        is drafted and not yet committed."""
         hand: tuple[int, ...] = ()
         zones = []
         for pile in self.piles:
             visible = pile.visible_for(viewer)
             if visible and viewer is not None and pile.owner == viewer and pile.name == HAND:
-                hand = pile.cards
+                hand = tuple(pile.cards)
             elif visible:
-                zones.append(Zone(pile.name, pile.owner, pile.cards))
+                zones.append(Zone(pile.name, pile.owner, tuple(pile.cards)))
             else:
                 zones.append(Zone(pile.name, pile.owner, (), len(pile.cards)))
-        return View(viewer, phase, to_move, hand, tuple(zones), self.scores, self.stacks,
-                    self.pot, self.detail, shoe)
+        detail = MappingProxyType(_copied(self.detail)) if self.detail else EMPTY
+        return View(viewer, phase, tuple(to_move), hand, tuple(zones), tuple(self.scores),
+                    tuple(self.stacks), self.pot, detail, shoe)
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with every dict, list and set in it copied (a view's detail, taken now)."""
+    if isinstance(value, Mapping):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_copied(item) for item in value)
+    if isinstance(value, set):
+        return set(value)
+    return value
 
 
 # --------------------------------------------------------------------------- options
