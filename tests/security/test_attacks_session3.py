@@ -11,8 +11,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 
+from bezique.service.server import start_server
 from bezique.service.store import (
     LogEntry,
     TableRecord,
@@ -37,8 +39,11 @@ from bezique.variants.cards import piquet_shoe
 from bezique.variants.chance import SeededChance
 from bezique.variants.quart.betting import KINDS
 from bezique.variants.quart.game import QuartGame
+from tests.helpers import highcard_registry, server_config
 from tests.quart.helpers import QUART, TRUMP
 from tests.quart.test_betting_rules import _rules_as_written
+
+LIST = "/bezique.v1.TableService/ListTables"
 
 # ---------------------------------------------------------------------------- PostgreSQL
 
@@ -310,3 +315,27 @@ def test_a_derived_view_is_the_state_when_it_was_taken_not_a_later_one() -> None
     after = game.view(1)
     assert after.card_ids() == {7, 12} and after.scores == (1, 0)
     assert dict(after.detail) == {"played": 1} and dict(before[1].detail) == {"played": 0}
+
+
+# ---------------------------------------------------------------------------- Host names
+
+
+@pytest.mark.parametrize("address", ["127.1:0", "2130706433:0", "[::ffff:127.0.0.1]:0"])
+async def test_a_loopback_port_named_otherwise_still_refuses_a_rebound_name(address: str
+                                                                            ) -> None:
+    """The HTTP port answers to any Host unless it listens on loopback; whether it does was
+    read from the text of --http-address, so a loopback address written another way (127.1,
+    a decimal address, an IPv4-mapped one, or a name /etc/hosts maps to 127.0.0.1) counted
+    as public and a DNS-rebound page could call it. The socket it is bound to decides."""
+    server = await start_server(server_config(http_address=address), highcard_registry())
+    try:
+        assert server.http is not None
+        port = server.http.port
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            for host, status in ((f"evil.example:{port}", 421), (f"127.0.0.1:{port}", 200),
+                                 (f"localhost:{port}", 200)):
+                answer = await http.post(LIST, content=b"{}", headers={
+                    "host": host, "content-type": "application/json"})
+                assert answer.status_code == status, (address, host, answer.status_code)
+    finally:
+        await server.stop()
