@@ -409,34 +409,67 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
                  shoe: Shoe | None = None) -> View:
         """What ``viewer`` may see: its own hand (the pile :data:`HAND` it owns, if it may see
         it), then every other pile in order as a zone, with its cards where the viewer may see
-        them and else only their number; the public fields as they are."""
-        return _seen_by(self, _zones_for_all(self), viewer, phase, to_move, shoe)
+        them and else only their number; the public fields as they are.
+
+        The view is a copy of the state now: a census given the game's own lists (an untyped
+        plugin's ``Pile("table", self.table)``) would otherwise make a view that changes with
+        the game, and the service renders a watcher's view later, perhaps while the next move
+        is drafted and not yet committed."""
+        return _seen_by(_Position.of(self), viewer, phase, to_move, shoe)
 
 
-def _zones_for_all(census: Census) -> tuple[Zone, ...]:
-    """Each pile as a viewer who may see none of the private piles sees it: a public pile's
-    cards, a private pile's count. Worked out once per position (:meth:`BaseGame.view`)."""
-    return tuple(Zone(pile.name, pile.owner, pile.cards) if pile.visible_to is None
-                 else Zone(pile.name, pile.owner, (), len(pile.cards)) for pile in census.piles)
+@dataclass(frozen=True, slots=True)
+class _Position:
+    """A census taken apart once for every viewer of one position (:meth:`BaseGame.view`):
+    each pile as a viewer who may see none of the private piles sees it (a public pile's cards,
+    a private pile's count), and the public fields, all copied from the game's own state."""
+
+    census: Census
+    for_all: tuple[Zone, ...]
+    scores: tuple[int, ...]
+    stacks: tuple[int, ...]
+    detail: Detail
+
+    @classmethod
+    def of(cls, census: Census) -> _Position:
+        for_all = tuple(Zone(pile.name, pile.owner, tuple(pile.cards))
+                        if pile.visible_to is None
+                        else Zone(pile.name, pile.owner, (), len(pile.cards))
+                        for pile in census.piles)
+        detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
+        return cls(census, for_all, tuple(census.scores), tuple(census.stacks), detail)
 
 
-def _seen_by(census: Census, for_all: tuple[Zone, ...], viewer: int | None, phase: str,
-             to_move: tuple[int, ...], shoe: Shoe | None) -> View:
-    """:meth:`Census.view_for`, given :func:`_zones_for_all` of the census: only the private
-    piles the viewer may see are worked out again."""
+def _seen_by(position: _Position, viewer: int | None, phase: str, to_move: tuple[int, ...],
+             shoe: Shoe | None) -> View:
+    """:meth:`Census.view_for` of a position taken apart: only the private piles the viewer
+    may see are worked out again."""
     hand: tuple[int, ...] = ()
     zones: list[Zone] = []
-    for pile, shown in zip(census.piles, for_all, strict=True):
+    for pile, shown in zip(position.census.piles, position.for_all, strict=True):
         private = pile.visible_to is not None
         visible = not private or (viewer is not None and viewer in pile.visible_to)  # type: ignore[operator]
         if visible and viewer is not None and pile.owner == viewer and pile.name == HAND:
-            hand = pile.cards
+            hand = tuple(pile.cards)
         elif visible and private:
-            zones.append(Zone(pile.name, pile.owner, pile.cards))
+            zones.append(Zone(pile.name, pile.owner, tuple(pile.cards)))
         else:
             zones.append(shown)
-    return View(viewer, phase, to_move, hand, tuple(zones), census.scores, census.stacks,
-                census.pot, census.detail, shoe)
+    return View(viewer, phase, tuple(to_move), hand, tuple(zones), position.scores,
+                position.stacks, position.census.pot, position.detail, shoe)
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with every dict, list and set in it copied (a view's detail, taken now)."""
+    if isinstance(value, Mapping):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_copied(item) for item in value)
+    if isinstance(value, set):
+        return set(value)
+    return value
 
 
 # --------------------------------------------------------------------------- options
@@ -724,7 +757,7 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
     over_reason: ClassVar[str] = "the game is over"
     """The reason :class:`GameOverError` gives for any move once the game is over."""
 
-    _position: tuple[Census, tuple[Zone, ...]] | None = None
+    _position: _Position | None = None
     """The census of the position and its zones for all (:meth:`view`), until :meth:`apply`."""
 
     @property
@@ -785,10 +818,8 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         the state must change in :meth:`apply_legal` only."""
         position = self._position
         if position is None:
-            census = self.census()
-            position = self._position = (census, _zones_for_all(census))
-        census, for_all = position
-        return _seen_by(census, for_all, viewer, self.phase, self.to_move, self.shoe)
+            position = self._position = _Position.of(self.census())
+        return _seen_by(position, viewer, self.phase, self.to_move, self.shoe)
 
     def __getstate__(self) -> object:
         """Pickled without the position's cached census (a snapshot holds the state only)."""

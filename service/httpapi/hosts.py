@@ -30,19 +30,27 @@ def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 class Hosts:
-    """The host names requests may be addressed to (``*``: any)."""
+    """The host names requests may be addressed to (``*``: any).
 
-    def __init__(self, allowed: Iterable[str], listening_host: str) -> None:
+    ``bound`` is the address the socket is bound to, when known: it, not the text of
+    ``--http-address``, says whether the port is loopback, since that text may name a
+    loopback address another way (``127.1``, ``::ffff:127.0.0.1``, a name /etc/hosts maps to
+    127.0.0.1) and must not open the port to every name."""
+
+    def __init__(self, allowed: Iterable[str], listening_host: str, bound: str = "") -> None:
         names = frozenset(name.strip().lower().strip("[]") for name in allowed if name.strip())
         if not names:
-            names = (LOOPBACK_NAMES | {listening_host.strip("[]").lower()}
-                     if is_loopback(listening_host) else frozenset({"*"}))
+            own = {listening_host.strip("[]").lower(), bound.strip("[]").lower()} - {""}
+            names = (LOOPBACK_NAMES | own if is_loopback(bound or listening_host)
+                     else frozenset({"*"}))
         self.allowed = names
 
     def permits(self, host_header: str | None) -> bool:

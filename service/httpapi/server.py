@@ -77,7 +77,8 @@ async def serve_http(sock: socket.socket, config: Config, servicer: object,
     app = BrowserApp(services,
                      max_message_bytes=config.max_message_bytes,
                      origins=Origins(config.http_allowed_origins),
-                     hosts=Hosts(config.http_allowed_hosts, listening_host(config.http_address)),
+                     hosts=Hosts(config.http_allowed_hosts, listening_host(config.http_address),
+                                 str(sock.getsockname()[0])),
                      static=StaticFiles(config.http_static_dir))
     settings = uvicorn.Config(
         app, lifespan="off", http=BoundedHttpToolsProtocol, ws="none", log_config=None,
