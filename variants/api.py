@@ -784,13 +784,13 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
         """Make a legal move (see the class); refuse anything else, changing nothing."""
+        to_move = self.to_move
+        if not to_move:
+            raise GameOverError(seat, move, self.over_reason, self.phase)
+        if seat not in to_move:  # first, so legal_moves need not look at the seat to be safe
+            raise NotYourTurnError(seat, move, _whose_turn(to_move), self.phase)
         legal = self.legal_moves(seat)
         if move not in legal and match_move(move, legal) is None:
-            to_move = self.to_move
-            if not to_move:
-                raise GameOverError(seat, move, self.over_reason, self.phase)
-            if seat not in to_move:
-                raise NotYourTurnError(seat, move, _whose_turn(to_move), self.phase)
             why = self.why_illegal(seat, move)
             if why is not None:
                 raise IllegalMoveError(seat, move, why, self.phase)

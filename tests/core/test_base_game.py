@@ -172,3 +172,17 @@ def test_a_view_is_worked_out_again_after_every_move_and_not_pickled() -> None:
     with pytest.raises(RuntimeError):
         broken.apply(1, Move("pass"))
     assert broken.view(1).hand == ()
+
+
+def test_a_seat_not_to_move_is_refused_even_when_legal_moves_ignore_the_seat() -> None:
+    """The turn is checked before the legal moves, so a game whose ``legal_moves`` does not
+    look at its ``seat`` still lets only the seats to move play."""
+
+    class Careless(Bids):
+        def legal_moves(self, seat: int) -> tuple[Move, ...]:
+            return (Move("pass"),)
+
+    game = Careless()
+    with pytest.raises(NotYourTurnError):
+        game.apply(2, Move("pass"))
+    assert game.bids == {} and game.view(2).hand == (4, 5)
