@@ -532,7 +532,8 @@ async def cmd_new_variant(args: argparse.Namespace, console: Console) -> int:
     for path in written:
         say(console, f"wrote {path}")
     say(console, f"next: cd {folder} && pip install -e '.[test]' && pytest && "
-                 f"mypy --strict {names.module} tests")
+                 f"mypy --strict {names.module} tests  (in an environment with bezique-engine "
+                 "installed: it is not on a package index yet)")
     return 0
 
 

@@ -55,6 +55,7 @@ highest card takes the round): replace its rules with yours, keeping every rando
 
 ```sh
 python -m venv .venv && . .venv/bin/activate
+pip install /path/to/bezique-engine   # the engine (a clone, or its wheel): not on an index yet
 pip install -e '.[test]'
 pytest                      # the engine's conformance kit, over random games
 mypy --strict $module tests

@@ -188,7 +188,10 @@ async def test_broken_plugins_are_left_out_and_the_others_serve(start: Start) ->
     assert "sourcard" not in loaded and "SHOUTING CARD" not in loaded
     async with AsyncTableClient(server.address, retries=0) as client:
         variants = {v.id: v for v in await client.list_variants()}
-        assert set(variants) == BUILT_IN | {"highcard", "lowcard"}
+        # at least these: a plugin the developer installed into the venv (README step 4) serves
+        # too; the broken ones never do
+        assert BUILT_IN | {"highcard", "lowcard"} <= set(variants)
+        assert not {"sourcard", "SHOUTING CARD"} & set(variants)
         assert (variants["lowcard"].distribution,
                 variants["lowcard"].distribution_version) == ("bezique-lowcard", "0.3.0")
         assert variants["bezique-2p"].distribution == "bezique-engine"
