@@ -459,6 +459,18 @@ def _seen_by(position: _Position, viewer: int | None, phase: str, to_move: tuple
                 position.stacks, position.census.pot, position.detail, shoe)
 
 
+_last_viewed: tuple[BaseGame, _Position] | None = None
+"""The game whose position was viewed last, and that position taken apart (:meth:`BaseGame.view`).
+Held by identity, never by ``id()``: a dead game's id may be a new game's."""
+
+
+def _forget_position(game: BaseGame) -> None:
+    global _last_viewed
+    last = _last_viewed
+    if last is not None and last[0] is game:
+        _last_viewed = None
+
+
 def _copied(value: Any) -> Any:
     """``value`` with every dict, list and set in it copied (a view's detail, taken now)."""
     if isinstance(value, Mapping):
@@ -757,8 +769,6 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
     over_reason: ClassVar[str] = "the game is over"
     """The reason :class:`GameOverError` gives for any move once the game is over."""
 
-    _position: _Position | None = None
-    """The census of the position and its zones for all (:meth:`view`), until :meth:`apply`."""
 
     @property
     @abstractmethod
@@ -797,7 +807,7 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         try:
             return self.apply_legal(seat, move)
         finally:
-            self._position = None
+            _forget_position(self)  # the next position's views start from its own census
 
     def why_illegal(self, seat: int, move: Move) -> str | None:
         """Why ``move`` by ``seat``, whose turn it is, is none of its legal moves: the reason
@@ -812,20 +822,19 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         return f"not among the legal moves ({', '.join(map(str, legal))})"
 
     def view(self, viewer: int | None) -> View:
-        """The census as ``viewer`` may see it (:meth:`Census.view_for`). The census and what
-        every viewer sees of it are worked out once per position, as the server asks for one
-        view per watching seat after every move; :meth:`apply` starts the next position, so
-        the state must change in :meth:`apply_legal` only."""
-        position = self._position
-        if position is None:
-            position = self._position = _Position.of(self.census())
+        """The census as ``viewer`` may see it (:meth:`Census.view_for`). The server asks for
+        one view per watching seat after every move, one after the other, so the census of
+        the last position viewed (of any game) is kept to serve the next view of it;
+        :meth:`apply` lets it go, so the state must change in :meth:`apply_legal` only. One
+        position at a time, so an idle table costs no memory for it."""
+        global _last_viewed
+        last = _last_viewed
+        if last is not None and last[0] is self:
+            position = last[1]
+        else:
+            position = _Position.of(self.census())
+            _last_viewed = (self, position)
         return _seen_by(position, viewer, self.phase, self.to_move, self.shoe)
-
-    def __getstate__(self) -> object:
-        """Pickled without the position's cached census (a snapshot holds the state only)."""
-        state = dict(self.__dict__)
-        state.pop("_position", None)
-        return state
 
 
 @runtime_checkable

@@ -145,10 +145,10 @@ def test_a_subclass_that_leaves_out_a_part_cannot_be_made() -> None:
         Half()  # type: ignore[abstract]
 
 
-def test_a_view_is_worked_out_again_after_every_move_and_not_pickled() -> None:
-    """The census is cached per position (the server asks one view per watcher a move): a
-    move starts the next position, even one that fails half-way, and a snapshot holds none
-    of it."""
+def test_a_view_is_worked_out_again_after_every_move_and_for_each_game() -> None:
+    """The last position viewed is kept for the next view of it (the server asks one view per
+    watcher a move): a move starts the next position, even one that fails half-way, and
+    another game's view is its own."""
     import pickle
 
     game = Bids()
@@ -159,8 +159,11 @@ def test_a_view_is_worked_out_again_after_every_move_and_not_pickled() -> None:
     assert after[0].hand == (1,) and after[1].hand == (2, 3)
     assert all(Zone("shown", None, (0,)) in view.zones for view in after.values())
     assert all(view.zones != before[viewer].zones for viewer, view in after.items())
-    assert "_position" not in pickle.loads(pickle.dumps(game)).__dict__
-    assert pickle.loads(pickle.dumps(game)).view(1) == after[1]
+    copy = pickle.loads(pickle.dumps(game))
+    assert copy.view(1) == after[1]
+    other = Bids()
+    other.hands[1] = [7, 8]
+    assert other.view(1).hand == (7, 8) and game.view(1).hand == (2, 3)
 
     class Fails(Bids):
         def apply_legal(self, seat: int, move: Move) -> tuple[Event, ...]:
