@@ -800,10 +800,14 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         if seat not in to_move:  # first, so legal_moves need not look at the seat to be safe
             raise NotYourTurnError(seat, move, _whose_turn(to_move), self.phase)
         legal = self.legal_moves(seat)
-        if move not in legal and match_move(move, legal) is None:
-            why = self.why_illegal(seat, move)
-            if why is not None:
-                raise IllegalMoveError(seat, move, why, self.phase)
+        for offered in legal:
+            if offered is move:  # the usual case, a move taken from legal_moves: no comparing
+                break
+        else:
+            if move not in legal and match_move(move, legal) is None:
+                why = self.why_illegal(seat, move)
+                if why is not None:
+                    raise IllegalMoveError(seat, move, why, self.phase)
         try:
             return self.apply_legal(seat, move)
         finally:
