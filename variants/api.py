@@ -769,7 +769,6 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
     over_reason: ClassVar[str] = "the game is over"
     """The reason :class:`GameOverError` gives for any move once the game is over."""
 
-
     @property
     @abstractmethod
     def phase(self) -> str: ...
