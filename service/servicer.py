@@ -12,7 +12,7 @@ import functools
 import hmac
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 import grpc
 import structlog
@@ -113,6 +113,23 @@ def _failure(error: ServiceError | StoreError) -> ServiceError:
     return _unavailable(error) if isinstance(error, StoreError) else error
 
 
+def _answer_for(error: Exception, name: str) -> ServiceError | None:
+    """The service error a failed call ends with; ``None`` for an unexpected one, which is
+    logged here (with its traceback: call it while handling ``error``)."""
+    if isinstance(error, ServiceError | StoreError):
+        return _failure(error)
+    log.exception("rpc_failed", method=name)
+    return None
+
+
+async def _end_with(context: ServicerContext[Req, Resp], answer: ServiceError | None
+                    ) -> NoReturn:
+    """End the call with ``answer``'s rich status, or INTERNAL without details."""
+    if answer is not None:
+        await abort(context, answer)
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+
+
 def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
     """Map ServiceError to its status and hide unexpected errors behind INTERNAL."""
 
@@ -126,16 +143,12 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
         try:
             self.check_rate(context, name)
             return await method(self, request, context)
-        except (ServiceError, StoreError) as error:
-            failure = _failure(error)
-            code = failure.code
-            await abort(context, failure)
         except (grpc.aio.AbortError, grpc.aio.UsageError):
             raise
-        except Exception:
-            code = "INTERNAL"
-            log.exception("rpc_failed", method=name)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+        except Exception as error:
+            answer = _answer_for(error, name)
+            code = answer.code if answer is not None else "INTERNAL"
+            await _end_with(context, answer)
         finally:
             if self.metrics is not None:
                 self.metrics.observe_rpc(name, code, time.perf_counter() - start)
@@ -168,19 +181,15 @@ def streaming(method: StreamMethod[Req, Resp]) -> StreamMethod[Req, Resp]:
             counted = True
             async for message in method(self, request, context):
                 yield message
-        except (ServiceError, StoreError) as error:
-            failure = _failure(error)
-            code = failure.code
-            await abort(context, failure)
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
         except (grpc.aio.AbortError, grpc.aio.UsageError):
             raise
-        except Exception:
-            code = "INTERNAL"
-            log.exception("rpc_failed", method=name)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+        except Exception as error:
+            answer = _answer_for(error, name)
+            code = answer.code if answer is not None else "INTERNAL"
+            await _end_with(context, answer)
         finally:
             if counted:
                 self.streams.release(caller)
