@@ -255,10 +255,15 @@ def python_module_argv(module: str, *args: str) -> list[str]:
     return [sys.executable, "-m", module, *args]
 
 
-def run_in_scratch(bench: Callable[[Path], Coroutine[Any, Any, Section]]) -> Section:
-    """Run an async benchmark with a scratch folder, and time the whole section."""
+def timed_in_scratch(bench: Callable[[Path], Section]) -> Section:
+    """Run a benchmark with a scratch folder, and time the whole section."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bezique-bench-") as tmp:
-        section = asyncio.run(bench(Path(tmp)))
+        section = bench(Path(tmp))
     section.seconds = time.perf_counter() - started
     return section
+
+
+def run_in_scratch(bench: Callable[[Path], Coroutine[Any, Any, Section]]) -> Section:
+    """:func:`timed_in_scratch` for an async benchmark."""
+    return timed_in_scratch(lambda tmp: asyncio.run(bench(tmp)))

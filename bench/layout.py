@@ -24,8 +24,6 @@ import json
 import os
 import select
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +40,7 @@ from bench.common import (
     python_module_argv,
     server_argv,
     spawn,
+    timed_in_scratch,
 )
 from bench.peerbench import Load, start_load
 
@@ -250,8 +249,4 @@ def report(config: LayoutConfig, layouts: list[Layout]) -> Section:
 
 def run(config: LayoutConfig | None = None) -> Section:
     chosen = config or LayoutConfig()
-    started_at = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bezique-layout-") as tmp:
-        section = bench(chosen, Path(tmp))
-    section.seconds = time.perf_counter() - started_at
-    return section
+    return timed_in_scratch(lambda workdir: bench(chosen, workdir))

@@ -26,7 +26,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from bench.common import (
     python_module_argv,
     server_argv,
     spawn,
+    timed_in_scratch,
 )
 
 PEERS_DIR = ROOT / "bench" / "peers"
@@ -442,8 +442,4 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
 
 def run(config: PeersConfig | None = None) -> Section:
     chosen = config or PeersConfig()
-    started_at = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bezique-peers-") as tmp:
-        section = bench(chosen, Path(tmp))
-    section.seconds = time.perf_counter() - started_at
-    return section
+    return timed_in_scratch(lambda workdir: bench(chosen, workdir))
