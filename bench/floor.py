@@ -48,6 +48,7 @@ ANSWER = b"a" * 276
 PUSH = b"p" * 300
 """A WatchTable update's size in the measured server."""
 SHAPES = ("unary + 4 streams", "bidi: 1 in, 4 out")
+Context = grpc.aio.ServicerContext[bytes, bytes]
 GRPC_EXPERIMENTS = "-event_engine_listener"
 """As bezique.service.main sets it for the server's process."""
 
@@ -93,7 +94,7 @@ def handlers(tables: Tables) -> grpc.GenericRpcHandler[bytes, bytes]:
     call: pushes to the four seats, answers ANSWER) and Play (a seat's bidirectional stream:
     its first message joins, each later one is a move, and it carries the seat's pushes)."""
 
-    async def watch(request: bytes, context: Any) -> AsyncIterator[bytes]:
+    async def watch(request: bytes, context: Context) -> AsyncIterator[bytes]:
         table, queue = tables.join(request)
         try:
             yield PUSH
@@ -102,11 +103,11 @@ def handlers(tables: Tables) -> grpc.GenericRpcHandler[bytes, bytes]:
         finally:
             tables.leave(table, queue)
 
-    async def submit(request: bytes, context: Any) -> bytes:
+    async def submit(request: bytes, context: Context) -> bytes:
         tables.move(request)
         return ANSWER
 
-    async def play(requests: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
+    async def play(requests: AsyncIterator[bytes], context: Context) -> AsyncIterator[bytes]:
         first = await anext(aiter(requests))
         table, queue = tables.join(first)
 
