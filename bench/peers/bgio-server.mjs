@@ -15,8 +15,9 @@ const [port, apiPort] = process.argv.slice(2, 4).map(Number);
 // FlatFile without node-persist's expired-keys scan: every 2 minutes it reads every stored file
 // (4 a match) one after the other, beside the moves' own reads and writes; with no ttl set it
 // can remove nothing, and when it read a file FlatFile was writing (truncated, not yet written)
-// it rejected, unhandled, and Node ended the server, leaving the load's clients waiting (the
-// hang of `python -m bench --only peers`, 2026-11-30). Every other part of FlatFile is as is.
+// it rejected, unhandled, and Node ended the server, leaving the load's clients waiting (seen
+// with the scan run every second; a second way the peers' run could hang, 2026-11-30). Every
+// other part of FlatFile is as is.
 class FlatFileNoScan extends FlatFile {
   async connect() {
     await super.connect();
