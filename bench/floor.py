@@ -193,14 +193,22 @@ class Table:
             await chan.close(None)
 
 
-async def open_table(name: bytes, shape: str, made: list[int]) -> Table:
+@dataclass
+class Dialer:
+    """Channels to one server, each with a connection of its own."""
+
+    target: str
+    made: int = 0
+
+    def channel(self) -> grpc.aio.Channel:
+        self.made += 1
+        return channel(self.target, self.made)
+
+
+async def open_table(name: bytes, shape: str, dialer: Dialer) -> Table:
     """A table's four seats, each on its own channel with its stream open and first push in."""
-    chans = []
-    for _ in range(SEATS):
-        made[0] += 1
-        chans.append(channel(TARGET[0], made[0]))
-    table = Table(name, shape, chans)
-    for seat, chan in enumerate(chans):
+    table = Table(name, shape, [dialer.channel() for _ in range(SEATS)])
+    for seat, chan in enumerate(table.channels):
         request = name + b":" + str(seat).encode()
         if shape == SHAPES[0]:
             call: Any = chan.unary_stream(f"/{SERVICE}/Watch", None, None)(request)
@@ -213,23 +221,20 @@ async def open_table(name: bytes, shape: str, made: list[int]) -> Table:
     return table
 
 
-TARGET: list[str] = [""]
-
-
 async def _read(table: Table, call: Any) -> None:
     with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
         async for _ in call:
             table.got()
 
 
-async def open_tables(count: int, shape: str, made: list[int], start: int = 0) -> list[Table]:
+async def open_tables(count: int, shape: str, dialer: Dialer, start: int = 0) -> list[Table]:
     """``count`` tables, 16 opened at a time."""
     names = iter(range(start, start + count))
     opened: list[Table] = []
 
     async def worker() -> None:
         for k in names:
-            opened.append(await open_table(f"{shape[0]}{k}".encode(), shape, made))
+            opened.append(await open_table(f"{shape[0]}{k}".encode(), shape, dialer))
 
     await asyncio.gather(*(worker() for _ in range(min(16, count))))
     return opened
@@ -284,16 +289,16 @@ def start_server(workdir: Path, server_core: int, name: str = "floor",
                   *argv], workdir, name, ready=r"listening on (\S+:\d+)")
 
 
-async def _idle_memory(workdir: Path, config: FloorConfig, shape: str, server_core: int,
-                       made: list[int]) -> float:
+async def _idle_memory(workdir: Path, config: FloorConfig, shape: str, server_core: int
+                       ) -> float:
     """Bytes of server RSS per idle table of ``shape``, on a fresh server (after 50 tables)."""
     server = start_server(workdir, server_core, f"floor-idle-{shape[0]}")
     try:
-        TARGET[0] = server.address
-        opened = await open_tables(50, shape, made)
+        dialer = Dialer(server.address)
+        opened = await open_tables(50, shape, dialer)
         await asyncio.sleep(1.0)
         before = server.rss()
-        opened += await open_tables(config.idle_tables, shape, made, 50)
+        opened += await open_tables(config.idle_tables, shape, dialer, 50)
         await asyncio.sleep(2.0)
         grown = server.rss() - before
         for table in opened:
@@ -313,10 +318,9 @@ async def bench(config: FloorConfig, workdir: Path) -> Section:
 
 async def _bench(config: FloorConfig, workdir: Path, server_core: int) -> Section:
     server = start_server(workdir, server_core)
-    made = [0]
+    dialer = Dialer(server.address)
     try:
-        TARGET[0] = server.address
-        shapes = [Shape(name, await open_tables(config.concurrency, name, made))
+        shapes = [Shape(name, await open_tables(config.concurrency, name, dialer))
                   for name in SHAPES]
         for shape in shapes:
             await closed_loop(shape.tables, config.warmup_moves)
@@ -333,7 +337,7 @@ async def _bench(config: FloorConfig, workdir: Path, server_core: int) -> Sectio
     finally:
         server.stop()
     for shape in shapes:
-        shape.per_table = await _idle_memory(workdir, config, shape.name, server_core, made)
+        shape.per_table = await _idle_memory(workdir, config, shape.name, server_core)
     return report(config, shapes)
 
 
