@@ -1,7 +1,7 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, a couple of minutes), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams, browser, feed, web, peers, layout), ``--json PATH`` (raw
+layers, service, memory, streams, browser, feed, web, peers, layout, floor), ``--json PATH`` (raw
 figures), ``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
@@ -20,6 +20,7 @@ from bench import (
     chance,
     engine,
     feed,
+    floor,
     layers,
     layout,
     memory,
@@ -61,6 +62,9 @@ SUITES: dict[str, Runner] = {
     "layout": lambda quick: layout.run(
         layout.LayoutConfig(moves=1_000, reps=1, warmup_moves=200) if quick
         else layout.LayoutConfig()),
+    "floor": lambda quick: floor.run(
+        floor.FloorConfig(moves=2_000, reps=3, warmup_moves=500, idle_tables=100) if quick
+        else floor.FloorConfig()),
 }
 
 

@@ -97,13 +97,21 @@ class Load:
 
     child: Child
     name: str
+    server: Child | None = None
+    """The server the load plays on: if it exits, :meth:`ask` stops waiting at once."""
 
     def ask(self, command: dict[str, Any], timeout: float = 600.0) -> dict[str, Any]:
         stdin, stdout = self.child.proc.stdin, self.child.proc.stdout
         assert stdin is not None and stdout is not None
         stdin.write((json.dumps(command) + "\n").encode())
         stdin.flush()
-        ready, _, _ = select.select([stdout], [], [], timeout)
+        deadline = time.monotonic() + timeout
+        ready: list[Any] = []
+        while not ready and (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([stdout], [], [], min(left, 1.0))
+            if not ready and self.server is not None and self.server.proc.poll() is not None:
+                raise RuntimeError(f"{self.name}'s server exited ({self.server.proc.poll()}) "
+                                   f"during {command['cmd']}:\n{self.server.tail()}")
         line = stdout.readline() if ready else b""
         if not line:
             raise RuntimeError(f"{self.name}'s load said nothing to {command['cmd']} "
@@ -259,6 +267,7 @@ def start(name: str, workdir: Path, *, watch: bool = True) -> Subject:
     except Exception:
         server.stop()
         raise
+    load.server = server
     return Subject(name, server, load)
 
 

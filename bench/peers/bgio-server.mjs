@@ -12,8 +12,20 @@ const { Server, FlatFile } = require('boardgame.io/server');
 const Koa = require('koa');
 
 const [port, apiPort] = process.argv.slice(2, 4).map(Number);
+// FlatFile without node-persist's expired-keys scan: every 2 minutes it reads every stored file
+// (4 a match) one after the other, beside the moves' own reads and writes; with no ttl set it
+// can remove nothing, and when it read a file FlatFile was writing (truncated, not yet written)
+// it rejected, unhandled, and Node ended the server, leaving the load's clients waiting (seen
+// with the scan run every second; a second way the peers' run could hang, 2026-11-30). Every
+// other part of FlatFile is as is.
+class FlatFileNoScan extends FlatFile {
+  async connect() {
+    await super.connect();
+    this.games.stopExpiredKeysInterval();
+  }
+}
 const db = process.argv[4] === 'flatfile'
-  ? new FlatFile({ dir: process.argv[5], logging: false }) : undefined;
+  ? new FlatFileNoScan({ dir: process.argv[5], logging: false }) : undefined;
 // Both servers listen on loopback only: the lobby's Koa app through Koa's listen, the game's
 // through the listen koa-socket-2 puts on its app (it forwards its arguments).
 Koa.prototype.listen = function listen(p, callback) {

@@ -12,10 +12,16 @@ export class Table {
     this.clients = [];
     this.waiter = null;
     this.ack = null;
+    this.allSeen = null;
   }
 
   update(seat, st) {
     this.latest[seat] = st;
+    if (this.allSeen && this.latest.every((s) => s !== null)) {
+      const resolve = this.allSeen;
+      this.allSeen = null;
+      resolve();
+    }
     if (this.ack && st.version > this.ack.version && seat === this.ack.seat) {
       const { resolve } = this.ack;
       this.ack = null;
@@ -42,6 +48,12 @@ export class Table {
       if (st.myTurn) return seat;
     }
     return undefined;
+  }
+
+  /** Resolves once every seat's client has had a state from the server. */
+  synced() {
+    if (this.latest.every((s) => s !== null)) return Promise.resolve();
+    return new Promise((resolve) => { this.allSeen = resolve; });
   }
 
   turn() {
@@ -85,13 +97,21 @@ export async function bgioTables(target, lobby, count, connect = true) {
   const one = async () => {
     const { matchID } = await post('/games/highcard/create', { numPlayers: SEATS });
     const table = new Table();
+    // Every seat joins before any client connects: a connecting client makes the server read
+    // the match's metadata and write it back (marked connected) a moment later, and with
+    // FlatFile a seat that joined in between lost its credentials to that write; its client
+    // was then refused its sync (silently) and its table stopped at that seat's first turn:
+    // the hang of `python -m bench --only peers` (2026-11-30; 19 of 64 tables in a repro).
+    const credentials = [];
     for (let seat = 0; seat < SEATS; seat += 1) {
       const { playerCredentials } = await post(`/games/highcard/${matchID}/join`,
         { playerID: String(seat), playerName: `p${seat}` });
-      if (!connect) continue; // a bare table: joined through the lobby, nobody connected
+      credentials.push(playerCredentials);
+    }
+    for (let seat = 0; seat < SEATS && connect; seat += 1) { // bare: nobody connects
       const client = Client({
         game: HighCard, numPlayers: SEATS, matchID, playerID: String(seat),
-        credentials: playerCredentials, debug: false,
+        credentials: credentials[seat], debug: false,
         multiplayer: SocketIO({ server: base }),
       });
       client.subscribe((state) => {
@@ -109,7 +129,11 @@ export async function bgioTables(target, lobby, count, connect = true) {
     }
     table.send = (seat, card) => table.clients[seat].moves.play(card);
     table.close = () => { for (const c of table.clients) c.stop(); };
-    if (connect) await table.turn();
+    // Ready when all four clients have their first state, not only the first mover's: the
+    // server takes a client off the match while it answers its sync and puts it back after,
+    // so a move pushed in between would not reach it (with FlatFile the sync waits for the
+    // disk; in memory it answers at once).
+    if (connect) await table.synced();
     return table;
   };
   return inBatches(count, one);

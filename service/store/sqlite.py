@@ -122,6 +122,11 @@ _SELECT_TABLE = f"SELECT {_TABLE_COLUMNS.replace(' version,', f' {_VERSION},')} 
 _WAL_LIMIT = 128 * 1024 * 1024
 """Bytes of WAL file kept when the WAL starts over: the frames of one reset period fit, so
 commits overwrite the file instead of growing it again."""
+_CACHE_KIB = 512
+"""The connection's page cache (sqlite's default: 2,000 KiB). Pages it drops are read again
+from the OS's cache: with the peers' load, 853 against 870 µs of server CPU per move
+(alternating runs). A page cache filling counted ~2 KiB per table in the peers' bare idle
+tables (1,000 tables: 6.4-6.7 KiB each, 4.8 KiB with 512; bench/results.md, 2026-11-30)."""
 
 _FEW_FRAMES = 64
 """WAL frames the background checkpoint may leave for the event loop to copy."""
@@ -261,6 +266,7 @@ class SqliteStore(LocalStore):
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA synchronous={self.synchronous}")
         db.execute("PRAGMA busy_timeout=5000")
+        db.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
         if self.path != ":memory:":
             # A commit that crosses the WAL's 1000 pages would checkpoint (copy + fsync) on the
             # event loop's thread: tens of ms in which no call is served. A thread with its own

@@ -7,6 +7,10 @@ only has to start its processes, measure something finite and report it.
 from __future__ import annotations
 
 import math
+import os
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +19,7 @@ from bench import (
     chance,
     engine,
     feed,
+    floor,
     layers,
     layout,
     memory,
@@ -24,7 +29,9 @@ from bench import (
     web,
 )
 from bench.__main__ import SUITES, header
-from bench.common import Section, percentile
+from bench.common import Section, percentile, spawn
+
+AFFINITY = os.sched_getaffinity(0)
 
 
 def _finite(value: object) -> bool:
@@ -136,6 +143,39 @@ def test_peers_plays_this_engine_with_every_seat_watching() -> None:
             assert _cpu(figures[key]), (store, key)
 
 
+def test_peers_stops_waiting_for_a_load_when_its_server_exits(tmp_path: Path) -> None:
+    """A peer server that dies mid-run (boardgame.io-FlatFile did: #19) fails the section at
+    once with the server's last words, instead of waiting the full answer timeout for a load
+    whose clients keep reconnecting."""
+    server = spawn(
+        [sys.executable, "-c", "print('listening on 127.0.0.1:1', flush=True); "
+         "import sys, time; time.sleep(1); sys.exit('crashed: node-persist')"],
+        tmp_path, "server", ready=r"listening on (\S+:\d+)")
+    load = peerbench.start_load(["sleep", "60"], tmp_path, "silent")  # never answers
+    load.server = server
+    started = time.monotonic()
+    try:
+        with pytest.raises(RuntimeError, match=r"(?s)server exited \(1\).*crashed: node-persist"):
+            load.ask({"cmd": "run"}, timeout=60)
+    finally:
+        load.child.stop()
+    assert time.monotonic() - started < 10
+
+
+def test_floor_measures_both_shapes_of_a_move_on_a_bare_server() -> None:
+    """The transport floor: a move as a unary call + four stream pushes, and as one message on
+    the mover's bidirectional stream + four pushes; CPU per move and idle memory of each."""
+    section = floor.run(floor.FloorConfig(concurrency=4, moves=200, reps=2, warmup_moves=40,
+                                          idle_tables=10))
+    _check(section)
+    for shape in floor.SHAPES:
+        figures = section.figures[shape]
+        assert _finite(figures["rate"]) and _cpu(figures["server_cpu_per_move"]), shape
+        assert len(figures["cpu_runs"]) == 2
+        assert _finite(figures["per_table"]), shape
+    assert os.sched_getaffinity(0) == AFFINITY  # the load's pinning ends with the section
+
+
 def test_layout_runs_sqlite_two_replicas_over_postgres_and_the_http_port() -> None:
     section = layout.run(layout.LayoutConfig(moves=64, concurrency=4, reps=1, warmup_moves=32))
     _check(section)
@@ -163,7 +203,7 @@ def test_pgappend_measures_each_setting_on_a_real_cluster() -> None:
 
 def test_the_suite_lists_every_benchmark() -> None:
     assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed",
-                           "web", "peers", "layout"}
+                           "web", "peers", "layout", "floor"}
     assert "cores" in header([])
 
 
