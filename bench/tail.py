@@ -1,9 +1,10 @@
 """The peer benchmark's open-loop tail, with the server's stalls counted from inside.
 
-Run: ``python -m bench.tail [--rate R] [--runs N] [--seconds S] [--gc A,B,C] [--lag]``. It
-starts this engine as :func:`bench.peerbench.start` does (sqlite store, server on one core, the
-:mod:`bench.peerload` load on the other) but under :mod:`bench.stalltrace`, warms up, and runs
-``N`` open-loop runs of ``S`` seconds at ``R`` moves/s (default: half a closed-loop run's rate).
+Run: ``python -m bench.tail (--rate R | --closed C) [--runs N] [--seconds S] [--gc A,B,C]
+[--lag]``. It starts this engine as :func:`bench.peerbench.start` does (sqlite store, server on
+one core, the :mod:`bench.peerload` load on the other) but under :mod:`bench.stalltrace`, warms
+up, makes ``C`` closed-loop runs of 8,000 moves (the harness makes 3), and then ``N`` open-loop
+runs of ``S`` seconds at ``R`` moves/s (default: half the closed loop's median rate).
 Per run it prints the move latencies (p50, p99, max), the load's late sends, the load average,
 the server's run-queue wait, and what held the server's event loop during the run: garbage
 collections by generation (CPU ms: median, p95, max; their total per move), WAL finishes, slow
@@ -108,8 +109,11 @@ Trace = dict[str, list[list[float]]]
 
 
 def measure(rate: float = 0.0, runs: int = 3, seconds: float = 4.0, store: str = "sqlite",
-            thresholds: str = "", lag: bool = False) -> list[tuple[Run, Trace]]:
-    """``runs`` open-loop runs on a fresh traced server, each printed as it ends."""
+            thresholds: str = "", lag: bool = False, closed: int = 1
+            ) -> list[tuple[Run, Trace]]:
+    """``runs`` open-loop runs on a fresh traced server, each printed as it ends, after
+    ``closed`` closed-loop runs of 8,000 moves (as many as the harness makes: 3; their median
+    rate halved is the open loop's rate unless ``rate`` is given)."""
     found: list[tuple[Run, Trace]] = []
     with tempfile.TemporaryDirectory(prefix="bezique-tail-") as tmp:
         workdir = Path(tmp)
@@ -119,10 +123,13 @@ def measure(rate: float = 0.0, runs: int = 3, seconds: float = 4.0, store: str =
         subject = start(workdir, store, env)
         try:
             subject.run(1_500, CONCURRENCY, None)
+            rates = [subject.run(8_000, CONCURRENCY, None).rate for _ in range(closed)]
+            if rates:
+                print("closed loop " + ", ".join(f"{r:.0f}" for r in rates) + " moves/s",
+                      flush=True)
             if not rate:
-                closed = subject.run(4_000, CONCURRENCY, None)
-                rate = closed.rate / 2
-                print(f"closed loop {closed.rate:.0f}/s: open loop at {rate:.0f}/s", flush=True)
+                rate = median(rates) / 2
+                print(f"open loop at {rate:.0f}/s", flush=True)
             for number in range(runs):
                 load_average = os.getloadavg()[0]
                 run, seen = traced_run(subject, max(CONCURRENCY, int(rate * seconds)), rate,
@@ -143,8 +150,13 @@ def main() -> None:
     parser.add_argument("--store", choices=("sqlite", "memory"), default="sqlite")
     parser.add_argument("--gc", default="", help="collector thresholds A,B,C for the server")
     parser.add_argument("--lag", action="store_true", help="count the loop's late timers")
+    parser.add_argument("--closed", type=int, default=0,
+                        help="closed-loop runs of 8,000 moves first (the harness makes 3)")
     args = parser.parse_args()
-    found = measure(args.rate, args.runs, args.seconds, args.store, args.gc, args.lag)
+    if not args.rate and not args.closed:
+        parser.error("give --rate, or --closed N to take half the closed loop's rate")
+    found = measure(args.rate, args.runs, args.seconds, args.store, args.gc, args.lag,
+                    args.closed)
     p99s = [percentile(run.latencies, 99) * 1e3 for run, _ in found]
     print(f"p99 median {median(p99s):.2f} ms [{min(p99s):.2f}-{max(p99s):.2f}] over "
           f"{len(p99s)} runs (gc {args.gc or 'as the server sets it'})", flush=True)

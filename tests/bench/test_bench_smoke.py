@@ -186,7 +186,7 @@ def test_tail_counts_the_servers_collections_during_an_open_loop_run() -> None:
     """bench.tail: an open-loop run on a server under bench.stalltrace comes back with its
     latencies and what held the server's loop (here: young collections, forced frequent)."""
     ((run, seen),) = tail.measure(rate=100, runs=1, seconds=1, thresholds="50,5,1000",
-                                  lag=True)
+                                  lag=True, closed=0)
     assert run.moves == 100 and len(run.latencies) == 100
     young = [entry for entry in seen["gc"] if entry[1] == 0]
     assert young and all(_cpu(entry[3]) for entry in young)
