@@ -93,7 +93,10 @@ def describe(run: Run, seen: dict[str, list[list[float]]], load_average: float) 
                          f"p95 {_q(cpu, 95):.2f} max {max(cpu):.2f}")
     parts.append(f"gc CPU {total / run.moves * 1e3:.1f} µs/move")
     if seen["finish"]:
-        parts.append("WAL finish ms " + ", ".join(f"{e[1]:.1f}" for e in seen["finish"]))
+        parts.append("WAL finish on the loop ms "
+                     + ", ".join(f"{e[1]:.1f}" for e in seen["finish"]))
+    if seen.get("off_loop"):
+        parts.append(f"WAL resets off the loop x{len(seen['off_loop'])}")
     if seen["append"]:
         parts.append(f"appends > 1 ms x{len(seen['append'])} "
                      f"(max {max(e[1] for e in seen['append']):.1f})")

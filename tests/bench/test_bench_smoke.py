@@ -190,4 +190,4 @@ def test_tail_counts_the_servers_collections_during_an_open_loop_run() -> None:
     assert run.moves == 100 and len(run.latencies) == 100
     young = [entry for entry in seen["gc"] if entry[1] == 0]
     assert young and all(_cpu(entry[3]) for entry in young)
-    assert set(seen) == {"gc", "lag", "finish", "append"}
+    assert set(seen) == {"gc", "lag", "finish", "append", "off_loop"}
