@@ -42,8 +42,8 @@ GC_THRESHOLDS = (200, 20, 25_000)
 made since the last one, and its count undercounts them (an older object's death takes one
 off): at 1,000 it walked about 9,000 objects, 2-3 ms of the event loop every quarter second at
 half the peer benchmark's rate, the stalls behind its open-loop p99. At 200 a young collection
-takes 0.2-0.3 ms; one of the middle generation (every 20th, as before) 1.3-1.4 ms instead of
-5-8 ms, for 5-9 µs more collector CPU per move (bench/results.md, "The open-loop tail"). Full
+takes 0.2-0.5 ms; one of the middle generation (every 20th, as before) 1.3-2.5 ms instead of
+5-14 ms, for 10-20 µs more collector CPU per move (bench/results.md, "The open-loop tail"). Full
 collections stay as rare per object made as before (1,000 x 20 x 5,000 = 200 x 20 x 25,000)."""
 
 
