@@ -183,7 +183,8 @@ class _Checkpointer:
     busy disk: a stall that set the open-loop p99 of the peer benchmark), so before asking for
     it the thread tries to reach the WAL's end by itself: at half the benchmark's rate a pass
     often finds no commit came in during it, and then the next commit starts the WAL over
-    with nothing done on the loop.
+    with nothing done on the loop. A time-due reset it cannot ready alone it tries again on
+    the next passes, for up to one more period, before it asks the loop.
     """
 
     def __init__(self, path: str, writer: sqlite3.Connection, interval: float = 1.0,
@@ -208,15 +209,18 @@ class _Checkpointer:
             while not self._stop.wait(interval):
                 with contextlib.suppress(sqlite3.Error):
                     frames = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
-                    if (frames < self._reset_frames
-                            and time.monotonic() - reset < self._reset_every):
+                    waited = time.monotonic() - reset
+                    if frames < self._reset_frames and waited < self._reset_every:
                         continue
                     self._catch_up(db, frames)
-                    reset = time.monotonic()
                     if self._reach_end(db):
+                        reset = time.monotonic()
                         self.resets_off_loop += 1
                         self.resets += 1
                         continue
+                    if frames < self._reset_frames and waited < 2 * self._reset_every:
+                        continue  # the next pass tries again before the loop is asked
+                    reset = time.monotonic()
                     with contextlib.suppress(RuntimeError):  # the loop is closing
                         self._loop.call_soon_threadsafe(self._finish)
         finally:
