@@ -37,6 +37,15 @@ Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["TableService"].full_name
 
+GC_THRESHOLDS = (200, 20, 25_000)
+"""The collector's thresholds in the server's process. A young collection walks every object
+made since the last one, and its count undercounts them (an older object's death takes one
+off): at 1,000 it walked about 9,000 objects, 2-3 ms of the event loop every quarter second at
+half the peer benchmark's rate, the stalls behind its open-loop p99. At 200 a young collection
+takes 0.2-0.5 ms; one of the middle generation (every 20th, as before) 1.3-2.5 ms instead of
+5-14 ms, for 10-20 µs more collector CPU per move (bench/results.md, "The open-loop tail"). Full
+collections stay as rare per object made as before (1,000 x 20 x 5,000 = 200 x 20 x 25,000)."""
+
 
 @dataclass
 class RunningServer:
@@ -256,7 +265,7 @@ async def serve(config: Config) -> None:
     # young generation stays small: grpc.aio leaves a few objects in a reference cycle behind
     # every call, and a young generation of 50,000 held 17,000 of them, freed in one 30 ms pause.
     gc.freeze()
-    gc.set_threshold(1_000, 20, 5_000)
+    gc.set_threshold(*GC_THRESHOLDS)
     print(f"bezique-server listening on {config.address.rsplit(':', 1)[0]}:{running.port}",
           flush=True)
     if running.http is not None:

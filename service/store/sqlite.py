@@ -131,6 +131,10 @@ tables (1,000 tables: 6.4-6.7 KiB each, 4.8 KiB with 512; bench/results.md, 2026
 _FEW_FRAMES = 64
 """WAL frames the background checkpoint may leave for the event loop to copy."""
 
+_END_TRIES = 16
+"""Passes the background checkpoint makes at reaching the WAL's end by itself before it asks
+the event loop to finish."""
+
 _INSERT_LOG = ("INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at) "
                "VALUES ")
 _LOG_ROW = "(?, ?, ?, ?, ?, ?, ?)"
@@ -180,8 +184,12 @@ class _Checkpointer:
     or sooner once the WAL holds ``reset_frames``) the thread catches up as far as it can and
     asks the event loop to finish on the writer's own connection: no commit can come in
     between, only a few frames are left to copy, and the next commit starts the WAL over.
-    That finish holds the loop for its two fsyncs (1 to 7 ms measured here), so it is not done
-    on every pass.
+    That finish holds the loop for its two fsyncs (1 to 7 ms measured here, 10 to 27 ms on a
+    busy disk: a stall that set the open-loop p99 of the peer benchmark), so before asking for
+    it the thread tries to reach the WAL's end by itself: at half the benchmark's rate a pass
+    often finds no commit came in during it, and then the next commit starts the WAL over
+    with nothing done on the loop. A time-due reset it cannot ready alone it tries again on
+    the next passes, for up to one more period, before it asks the loop.
     """
 
     def __init__(self, path: str, writer: sqlite3.Connection, interval: float = 1.0,
@@ -191,8 +199,10 @@ class _Checkpointer:
         self._loop = asyncio.get_running_loop()
         self._reset_every, self._reset_frames = reset_every, reset_frames
         self.resets = 0
-        """Finishes done on the writer's connection (each lets the next commit start the WAL
-        over)."""
+        """Times the WAL was readied to start over (all of it copied: the next commit starts
+        it over), by the thread alone or by a finish on the writer's connection."""
+        self.resets_off_loop = 0
+        """Of those, the ones the thread managed alone, with nothing done on the event loop."""
         self._thread = threading.Thread(target=self._run, args=(path, interval), daemon=True,
                                         name="sqlite-checkpoint")
         self._thread.start()
@@ -204,10 +214,17 @@ class _Checkpointer:
             while not self._stop.wait(interval):
                 with contextlib.suppress(sqlite3.Error):
                     frames = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
-                    if (frames < self._reset_frames
-                            and time.monotonic() - reset < self._reset_every):
+                    waited = time.monotonic() - reset
+                    if frames < self._reset_frames and waited < self._reset_every:
                         continue
                     self._catch_up(db, frames)
+                    if self._reach_end(db):
+                        reset = time.monotonic()
+                        self.resets_off_loop += 1
+                        self.resets += 1
+                        continue
+                    if frames < self._reset_frames and waited < 2 * self._reset_every:
+                        continue  # the next pass tries again before the loop is asked
                     reset = time.monotonic()
                     with contextlib.suppress(RuntimeError):  # the loop is closing
                         self._loop.call_soon_threadsafe(self._finish)
@@ -222,6 +239,20 @@ class _Checkpointer:
             before, frames = frames, db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
             if 0 <= frames - before <= _FEW_FRAMES:
                 return
+
+    @staticmethod
+    def _reach_end(db: sqlite3.Connection, tries: int = _END_TRIES) -> bool:
+        """Whether a pass copied the whole WAL with no commit coming in meanwhile: the pass
+        after it finds the same WAL, all copied (and copies nothing, so it costs no fsync).
+        Then the WAL is wholly in the database file, synced, and the writer's next commit
+        starts it over, exactly as after a finish on the loop."""
+        last = None
+        for _ in range(tries):
+            busy, log, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if not busy and log == copied and (log, copied) == last:
+                return True
+            last = (log, copied)
+        return False
 
     def _finish(self) -> None:
         if not self._stop.is_set():
@@ -258,6 +289,12 @@ class SqliteStore(LocalStore):
         """How often the WAL was readied to start over since the store opened (0 before the
         first reset period, and always 0 for ``:memory:``)."""
         return self._checkpointer.resets if self._checkpointer is not None else 0
+
+    @property
+    def wal_resets_off_loop(self) -> int:
+        """Of :attr:`wal_resets`, those the checkpoint thread readied alone (no finish on the
+        event loop)."""
+        return self._checkpointer.resets_off_loop if self._checkpointer is not None else 0
 
     async def open(self) -> None:
         if self.path != ":memory:":

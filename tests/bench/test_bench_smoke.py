@@ -26,6 +26,7 @@ from bench import (
     peerbench,
     service,
     streams,
+    tail,
     web,
 )
 from bench.__main__ import SUITES, header
@@ -219,3 +220,14 @@ def test_feed_follows_tables_ending_at_the_full_move_rate() -> None:
     assert figures["ended"] > 0 and figures["delivered"] == figures["ended"]
     for key in ("rate_with_feed", "rate_without_feed", "lag_p50", "lag_p99"):
         assert _finite(figures[key]), key
+
+
+def test_tail_counts_the_servers_collections_during_an_open_loop_run() -> None:
+    """bench.tail: an open-loop run on a server under bench.stalltrace comes back with its
+    latencies and what held the server's loop (here: young collections, forced frequent)."""
+    ((run, seen),) = tail.measure(rate=100, runs=1, seconds=1, thresholds="50,5,1000",
+                                  lag=True, closed=0)
+    assert run.moves == 100 and len(run.latencies) == 100
+    young = [entry for entry in seen["gc"] if entry[1] == 0]
+    assert young and all(_cpu(entry[3]) for entry in young)
+    assert set(seen) == {"gc", "lag", "finish", "append", "off_loop"}

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +97,62 @@ async def test_the_wal_starts_over_while_moves_stream_in(tmp_path: Path) -> None
         assert len(await store.read_log("t1")) == 4001
     finally:
         await store.close()
+
+
+_WRITER = """
+import asyncio, sys
+from bezique.service.store import LogEntry, TableRecord, TableState
+from bezique.service.store.sqlite import SqliteStore
+
+async def main() -> None:
+    store = SqliteStore(sys.argv[1], checkpoint_interval=0.02, wal_reset_every=0.02)
+    await store.open()
+    await store.create_table(TableRecord("t1", "highcard", 1, {}, b"s" * 32, "c" * 64, 1.0),
+                             TableState(1, "play", 0, False, [{"name": "a"}]),
+                             [LogEntry(1, "created", None, {})])
+    version = 1
+    while True:
+        version += 1
+        await store.append("t1", version - 1, [LogEntry(version, "move", 0, {"n": version},
+                                                        f"r{version}", float(version))],
+                           TableState(version, "play", 0, False, [{"name": "a"}]))
+        print(version, store.wal_resets_off_loop, flush=True)  # acknowledged
+        await asyncio.sleep(0.001)  # moves come with gaps, as at half the benchmark's rate
+
+asyncio.run(main())
+"""
+
+
+def test_the_thread_starts_the_wal_over_alone_and_a_sigkill_keeps_every_acked_move(
+        tmp_path: Path) -> None:
+    """With gaps between moves the checkpoint thread copies the whole WAL by itself (no finish
+    on the event loop), and the WAL starts over; a SIGKILL then loses no acknowledged append."""
+    path = tmp_path / "crash.sqlite"
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE,
+                              text=True)
+    acked, off_loop = 0, 0
+    try:
+        assert writer.stdout is not None
+        deadline = time.monotonic() + 30
+        while (off_loop < 3 or acked < 500) and time.monotonic() < deadline:
+            line = writer.stdout.readline()
+            if not line:
+                break
+            acked, off_loop = (int(x) for x in line.split())
+    finally:
+        writer.kill()  # SIGKILL, mid-stream
+        writer.wait(timeout=10)
+    assert off_loop >= 3, f"the thread readied no WAL reset alone in {acked} moves"
+    wal = path.with_name(path.name + "-wal").stat().st_size
+    assert wal < 4 * 1024 * 1024, f"the WAL grew to {wal:,} bytes in {acked} moves"
+
+    async def reopened() -> list[int]:
+        store = SqliteStore(str(path))
+        await store.open()
+        try:
+            return [e.version for e in await store.read_log("t1")]
+        finally:
+            await store.close()
+
+    versions = asyncio.run(reopened())
+    assert versions[:acked] == list(range(1, acked + 1))
