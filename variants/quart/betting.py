@@ -66,6 +66,9 @@ class Choices(NamedTuple):
     allin: bool
 
 
+_new = tuple.__new__  # builds a Choices without the generated __new__'s Python call
+
+
 class Betting:
     """The betting state of one deal.
 
@@ -133,14 +136,14 @@ class Betting:
             if level + min_bet <= high:
                 span = (level + min_bet, high)
         total = contrib + stack
-        return Choices(
+        return _new(Choices, (
             players_in >= 3 and 0 < call <= stack,  # bet: a call, three or more in
             players_in == 2 and level > 0 and call <= stack,  # show: a call, two in
             span,
             # all-in only when nothing else puts the stack in: short of the call (a call of
             # the exact stack is a bet or a show), or a short raise below level + min_bet
             stack > 0 and (total < level or (
-                total != level and total < level + min_bet and opponent)))
+                total != level and total < level + min_bet and opponent))))
 
     def can_bet(self, seat: int) -> bool:
         return self.choices(seat).bet
