@@ -292,7 +292,10 @@ class QuartGame(BaseGame):
             self._settle(events)
             deal_start = len(events)
             self._begin_deal(events)
-        self._touch()
+        # what _touch does, inline: this runs after every move
+        self._legal.clear()
+        self._views.clear()
+        self._public = None
 
     # ------------------------------------------------------------------ settlement
 
