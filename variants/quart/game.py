@@ -59,6 +59,7 @@ from bezique.variants.quart.betting import (
     LAST_STANDING,
     OPEN,
     Betting,
+    Choices,
     pot_winners,
     side_pots,
     split,
@@ -111,6 +112,22 @@ def _raise_offer(low: int, high: int) -> Move:
     """The one raise offered: to any level from ``low`` to ``high`` (rules §3: "any sum"),
     suggesting the minimum. Cached: a legal-move list is built for every state."""
     return Move("raise", amount=low, amount_range=AmountRange(low, high))
+
+
+@lru_cache(maxsize=4096)
+def _offers(choices: Choices) -> tuple[Move, ...]:
+    """The legal moves of a seat whose betting choices are ``choices``, in the betting's order,
+    with one raise to any level in range. Cached: a list is needed for every state, and the
+    same choices come up again and again."""
+    can_bet, can_show, span, can_allin = choices
+    result: tuple[Move, ...] = (FOLD, BET) if can_bet else (FOLD,)
+    if can_show:
+        result += (SHOW,)
+    if span is not None:
+        result += (_raise_offer(*span),)
+    if can_allin:
+        result += (ALLIN,)
+    return result
 
 
 @lru_cache(maxsize=4096)
@@ -397,15 +414,18 @@ class QuartGame(BaseGame):
         betting = self.betting
         result: tuple[Move, ...] = ()
         if not self.end_reason and betting is not None and betting.turn == seat:
-            can_bet, can_show, span, can_allin = betting.choices(seat)
-            result = (FOLD, BET) if can_bet else (FOLD,)
-            if can_show:
-                result += (SHOW,)
-            if span is not None:
-                result += (_ladder_raises(betting.level, self.rules.min_bet, span[1])
-                           if self.rules.raise_ladder else (_raise_offer(*span),))
-            if can_allin:
-                result += (ALLIN,)
+            choices = betting.choices(seat)
+            if not self.rules.raise_ladder:
+                result = _offers(choices)
+            else:
+                can_bet, can_show, span, can_allin = choices
+                result = (FOLD, BET) if can_bet else (FOLD,)
+                if can_show:
+                    result += (SHOW,)
+                if span is not None:
+                    result += _ladder_raises(betting.level, self.rules.min_bet, span[1])
+                if can_allin:
+                    result += (ALLIN,)
         self._legal[seat] = result
         return result
 
