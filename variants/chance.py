@@ -30,6 +30,8 @@ from operator import mod as _mod
 from struct import unpack as _unpack
 from typing import Protocol, TypeVar
 
+from bezique.variants._hmac_pads import HmacPads
+
 T = TypeVar("T")
 
 _TWO_64 = 1 << 64
@@ -91,27 +93,9 @@ def _limits(size: int) -> tuple[int, ...]:
     return tuple([_TWO_64 - (_TWO_64 % n) for n in range(size, 0, -1)])
 
 
-class _HmacKey:
-    """HMAC-SHA256 under one key: the keyed object is made once and copied for every block.
-
-    Hashing the pads by hand once saved about 1 µs a Quart deal and 12-18 µs a Bezique deal:
-    under 2 % of a deal, 3-5 % of the Quart move that deals (bench/chance.py; the figures in
-    bench/results.md, 2026-11-30). Not worth its code (issue #18)."""
-
-    __slots__ = ("_keyed",)
-
-    def __init__(self, key: bytes) -> None:
-        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
-
-    def macs(self, prefix: bytes, start: int, count: int) -> bytes:
-        """The MACs of ``prefix + b"N"`` for ``N`` from ``start``, ``count`` of them,
-        concatenated (a deal needs several blocks)."""
-        blocks = []
-        for counter in range(start, start + count):
-            mac = self._keyed.copy()
-            mac.update(prefix + b"%d" % counter)
-            blocks.append(mac.digest())
-        return b"".join(blocks)
+_HmacKey = HmacPads
+"""The MACs of one key: HMAC-SHA256 with its pads hashed by hand (variants/_hmac_pads.py says
+what that saves)."""
 
 
 class _Stream:

@@ -66,6 +66,9 @@ class Choices(NamedTuple):
     allin: bool
 
 
+_new = tuple.__new__  # builds a Choices without the generated __new__'s Python call
+
+
 class Betting:
     """The betting state of one deal.
 
@@ -115,32 +118,32 @@ class Betting:
         """What ``seat`` may do besides fold, were it its turn: the betting rules of the module
         docstring, written here once. The predicates below, the checked actions and a table's
         legal moves all read this (a table asks it once per new state)."""
-        folded, all_in, level, min_bet = self.folded, self.all_in, self.level, self.min_bet
+        folded, all_in, level = self.folded, self.all_in, self.level
         contrib, stack = self.contrib[seat], self.stacks[seat]
         players_in = folded.count(False)  # seats not dealt in count as folded
+        total = contrib + stack  # the level the whole stack reaches
+        call = level - contrib
+        low = level + self.min_bet  # the lowest raise
         # a raise (or a short all-in raise) needs someone left to bet against
         opponent = False
         for s in self.order:
             if s != seat and not folded[s] and not all_in[s]:
                 opponent = True
                 break
-        call = level - contrib
         span = None
         if opponent:
-            high = contrib + stack
-            if self.max_bet is not None:
-                high = min(high, level + self.max_bet)
-            if level + min_bet <= high:
-                span = (level + min_bet, high)
-        total = contrib + stack
-        return Choices(
+            high, max_bet = total, self.max_bet
+            if max_bet is not None and level + max_bet < high:
+                high = level + max_bet
+            if low <= high:
+                span = (low, high)
+        return _new(Choices, (
             players_in >= 3 and 0 < call <= stack,  # bet: a call, three or more in
             players_in == 2 and level > 0 and call <= stack,  # show: a call, two in
             span,
             # all-in only when nothing else puts the stack in: short of the call (a call of
-            # the exact stack is a bet or a show), or a short raise below level + min_bet
-            stack > 0 and (total < level or (
-                total != level and total < level + min_bet and opponent)))
+            # the exact stack is a bet or a show), or a short raise below the lowest raise
+            stack > 0 and (total < level or (total != level and total < low and opponent))))
 
     def can_bet(self, seat: int) -> bool:
         return self.choices(seat).bet

@@ -52,13 +52,14 @@ from bezique.variants.api import (
     View,
     Zone,
 )
-from bezique.variants.cards import Shoe, Suit
+from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
 from bezique.variants.quart.betting import (
     KINDS,
     LAST_STANDING,
     OPEN,
     Betting,
+    Choices,
     pot_winners,
     side_pots,
     split,
@@ -78,6 +79,7 @@ FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
 
 
 _ONLY = tuple(frozenset({seat}) for seat in range(64))  # ``visible_to`` of one seat
+_SEAT = tuple((seat,) for seat in range(64))  # ``to_move`` of one seat (asked twice a move)
 
 
 @lru_cache(maxsize=256)
@@ -98,13 +100,11 @@ def _codes_of(shoe: Shoe) -> tuple[str, ...]:
     return tuple(shoe.code(c) for c in shoe.ids)
 
 
-_SUIT_LETTERS = tuple(suit.letter for suit in Suit)  # by the suit's int
-
-
 @cache
-def _suits_of(shoe: Shoe) -> tuple[int, ...]:
-    """The suits of a shoe's cards by id, as ints (built once per shoe)."""
-    return tuple(int(card.suit) for card in shoe.cards)
+def _turn_ups(shoe: Shoe) -> tuple[tuple[str, int, str], ...]:
+    """Each card of a shoe by id as a turned-up trump: its code, its suit as an int and the
+    suit's letter (one lookup a deal, built once per shoe)."""
+    return tuple((card.code, int(card.suit), card.suit.letter) for card in shoe.cards)
 
 
 @lru_cache(maxsize=4096)
@@ -112,6 +112,22 @@ def _raise_offer(low: int, high: int) -> Move:
     """The one raise offered: to any level from ``low`` to ``high`` (rules §3: "any sum"),
     suggesting the minimum. Cached: a legal-move list is built for every state."""
     return Move("raise", amount=low, amount_range=AmountRange(low, high))
+
+
+@lru_cache(maxsize=4096)
+def _offers(choices: Choices) -> tuple[Move, ...]:
+    """The legal moves of a seat whose betting choices are ``choices``, in the betting's order,
+    with one raise to any level in range. Cached: a list is needed for every state, and the
+    same choices come up again and again."""
+    can_bet, can_show, span, can_allin = choices
+    result: tuple[Move, ...] = (FOLD, BET) if can_bet else (FOLD,)
+    if can_show:
+        result += (SHOW,)
+    if span is not None:
+        result += (_raise_offer(*span),)
+    if can_allin:
+        result += (ALLIN,)
+    return result
 
 
 @lru_cache(maxsize=4096)
@@ -270,13 +286,11 @@ class QuartGame(BaseGame):
         self.trump_card = None
         if rules.trump:
             trump_card = self.trump_card = drawn[dealt]
-            code, suit = _codes_of(shoe)[trump_card], _suits_of(shoe)[trump_card]
+            code, suit, letter = _turn_ups(shoe)[trump_card]
             self.hand_rules = _hand_rules(rules.bezique_cards, suit,
                                           rules.trump_doubles_combinations)
-            append(Event("trump", None, (trump_card,), 0, "", {
-                "suit": _SUIT_LETTERS[suit], "card": code}))
-        else:
-            self.hand_rules = _hand_rules(rules.bezique_cards, None, False)
+            append(Event("trump", None, (trump_card,), 0, "", {"suit": letter, "card": code}))
+        # without trumps the hand rules are those set up with the table
         self.betting = Betting(order, stacks, min_bet=rules.min_bet,
                                max_bet=rules.max_bet, multiway=rules.multiway_showdown)
         self.settled = False
@@ -295,7 +309,10 @@ class QuartGame(BaseGame):
             self._settle(events)
             deal_start = len(events)
             self._begin_deal(events)
-        self._touch()
+        # what _touch does, inline: this runs after every move
+        self._legal.clear()
+        self._views.clear()
+        self._public = None
 
     # ------------------------------------------------------------------ settlement
 
@@ -381,7 +398,8 @@ class QuartGame(BaseGame):
         betting = self.betting
         if self.end_reason or betting is None or betting.turn is None:
             return ()
-        return (betting.turn,)
+        turn = betting.turn
+        return _SEAT[turn] if turn < len(_SEAT) else (turn,)
 
     @property
     def pot(self) -> int:
@@ -396,15 +414,18 @@ class QuartGame(BaseGame):
         betting = self.betting
         result: tuple[Move, ...] = ()
         if not self.end_reason and betting is not None and betting.turn == seat:
-            can_bet, can_show, span, can_allin = betting.choices(seat)
-            result = (FOLD, BET) if can_bet else (FOLD,)
-            if can_show:
-                result += (SHOW,)
-            if span is not None:
-                result += (_ladder_raises(betting.level, self.rules.min_bet, span[1])
-                           if self.rules.raise_ladder else (_raise_offer(*span),))
-            if can_allin:
-                result += (ALLIN,)
+            choices = betting.choices(seat)
+            if not self.rules.raise_ladder:
+                result = _offers(choices)
+            else:
+                can_bet, can_show, span, can_allin = choices
+                result = (FOLD, BET) if can_bet else (FOLD,)
+                if can_show:
+                    result += (SHOW,)
+                if span is not None:
+                    result += _ladder_raises(betting.level, self.rules.min_bet, span[1])
+                if can_allin:
+                    result += (ALLIN,)
         self._legal[seat] = result
         return result
 
