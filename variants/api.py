@@ -464,13 +464,6 @@ _last_viewed: tuple[BaseGame, _Position] | None = None
 Held by identity, never by ``id()``: a dead game's id may be a new game's."""
 
 
-def _forget_position(game: BaseGame) -> None:
-    global _last_viewed
-    last = _last_viewed
-    if last is not None and last[0] is game:
-        _last_viewed = None
-
-
 def _copied(value: Any) -> Any:
     """``value`` with every dict, list and set in it copied (a view's detail, taken now)."""
     if isinstance(value, Mapping):
@@ -793,24 +786,26 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
         """Make a legal move (see the class); refuse anything else, changing nothing."""
+        global _last_viewed
         to_move = self.to_move
-        if not to_move:
-            raise GameOverError(seat, move, self.over_reason, self.phase)
         if seat not in to_move:  # first, so legal_moves need not look at the seat to be safe
+            if not to_move:
+                raise GameOverError(seat, move, self.over_reason, self.phase)
             raise NotYourTurnError(seat, move, _whose_turn(to_move), self.phase)
         legal = self.legal_moves(seat)
         for offered in legal:
             if offered is move:  # the usual case, a move taken from legal_moves: no comparing
                 break
-        else:
-            if move not in legal and match_move(move, legal) is None:
+        else:  # match_move compares once (``in``), then the offered ranges
+            if match_move(move, legal) is None:
                 why = self.why_illegal(seat, move)
                 if why is not None:
                     raise IllegalMoveError(seat, move, why, self.phase)
         try:
             return self.apply_legal(seat, move)
-        finally:
-            _forget_position(self)  # the next position's views start from its own census
+        finally:  # the next position's views start from its own census (inline: a hot path)
+            if _last_viewed is not None and _last_viewed[0] is self:
+                _last_viewed = None
 
     def why_illegal(self, seat: int, move: Move) -> str | None:
         """Why ``move`` by ``seat``, whose turn it is, is none of its legal moves: the reason
