@@ -415,48 +415,52 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
         plugin's ``Pile("table", self.table)``) would otherwise make a view that changes with
         the game, and the service renders a watcher's view later, perhaps while the next move
         is drafted and not yet committed."""
-        return _seen_by(_Position.of(self), viewer, phase, to_move, shoe)
+        return _seen_by(_Position(self), viewer, phase, to_move, shoe)
 
 
-@dataclass(frozen=True, slots=True)
 class _Position:
-    """A census taken apart once for every viewer of one position (:meth:`BaseGame.view`):
-    each pile as a viewer who may see none of the private piles sees it (a public pile's cards,
-    a private pile's count), and the public fields, all copied from the game's own state."""
+    """A census taken apart for the viewers of one position (:meth:`BaseGame.view`): its piles,
+    and the public fields copied from the game's own state. A zone every viewer may see alike
+    (a public pile's cards, a private pile's count to a viewer who may not see it) is built by
+    the first view that shows it and shared by the next ones."""
 
-    census: Census
-    for_all: tuple[Zone, ...]
-    scores: tuple[int, ...]
-    stacks: tuple[int, ...]
-    detail: Detail
+    __slots__ = ("detail", "piles", "pot", "scores", "shared", "stacks")
 
-    @classmethod
-    def of(cls, census: Census) -> _Position:
-        for_all = tuple(Zone(pile.name, pile.owner, tuple(pile.cards))
-                        if pile.visible_to is None
-                        else Zone(pile.name, pile.owner, (), len(pile.cards))
-                        for pile in census.piles)
-        detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
-        return cls(census, for_all, tuple(census.scores), tuple(census.stacks), detail)
+    def __init__(self, census: Census) -> None:
+        self.piles = tuple(census.piles)
+        self.shared: list[Zone | None] = [None] * len(self.piles)
+        self.scores = tuple(census.scores)
+        self.stacks = tuple(census.stacks)
+        self.pot = census.pot
+        self.detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
 
 
 def _seen_by(position: _Position, viewer: int | None, phase: str, to_move: tuple[int, ...],
              shoe: Shoe | None) -> View:
-    """:meth:`Census.view_for` of a position taken apart: only the private piles the viewer
-    may see are worked out again."""
+    """:meth:`Census.view_for` of a position taken apart: a zone is built only where no
+    earlier viewer of the position built the same one. The cards shown are copied (``tuple``)
+    from the piles now."""
     hand: tuple[int, ...] = ()
     zones: list[Zone] = []
-    for pile, shown in zip(position.census.piles, position.for_all, strict=True):
-        private = pile.visible_to is not None
-        visible = not private or (viewer is not None and viewer in pile.visible_to)  # type: ignore[operator]
-        if visible and viewer is not None and pile.owner == viewer and pile.name == HAND:
+    shared = position.shared
+    for index, pile in enumerate(position.piles):
+        seen = pile.visible_to
+        if seen is not None and (viewer is None or viewer not in seen):
+            zone = shared[index]
+            if zone is None:
+                zone = shared[index] = Zone(pile.name, pile.owner, (), len(pile.cards))
+        elif viewer is not None and pile.owner == viewer and pile.name == HAND:
             hand = tuple(pile.cards)
-        elif visible and private:
-            zones.append(Zone(pile.name, pile.owner, tuple(pile.cards)))
+            continue
+        elif seen is not None:  # a private pile this viewer may see
+            zone = Zone(pile.name, pile.owner, tuple(pile.cards))
         else:
-            zones.append(shown)
+            zone = shared[index]
+            if zone is None:
+                zone = shared[index] = Zone(pile.name, pile.owner, tuple(pile.cards))
+        zones.append(zone)
     return View(viewer, phase, tuple(to_move), hand, tuple(zones), position.scores,
-                position.stacks, position.census.pot, position.detail, shoe)
+                position.stacks, position.pot, position.detail, shoe)
 
 
 _last_viewed: tuple[BaseGame, _Position] | None = None
@@ -830,7 +834,7 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         if last is not None and last[0] is self:
             position = last[1]
         else:
-            position = _Position.of(self.census())
+            position = _Position(self.census())
             _last_viewed = (self, position)
         return _seen_by(position, viewer, self.phase, self.to_move, self.shoe)
 

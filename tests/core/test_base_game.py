@@ -189,3 +189,25 @@ def test_a_seat_not_to_move_is_refused_even_when_legal_moves_ignore_the_seat() -
     with pytest.raises(NotYourTurnError):
         game.apply(2, Move("pass"))
     assert game.bids == {} and game.view(2).hand == (4, 5)
+
+
+def test_views_of_one_position_in_any_order_are_each_the_census_as_seen_alone() -> None:
+    """A zone built by one viewer of a position is shared only with viewers who see the same:
+    a pile seen by two seats shows its cards to them and a count to the others, whichever
+    viewer of the position comes first."""
+
+    class Partners(Bids):
+        def census(self) -> Census:
+            return Census((*super().census().piles, Pile("pair", (30, 31), frozenset({0, 1}))))
+
+    orders = ((0, 1, 2, None), (None, 2, 1, 0), (2, 0, None, 1))
+    for order in orders:
+        game = Partners()
+        game.apply(1, Move("bid", amount=4))
+        census = game.census()
+        for viewer in order:
+            alone = census.view_for(viewer, game.phase, game.to_move, game.shoe)
+            assert game.view(viewer) == alone
+            pair = alone.zone("pair")
+            assert pair == (Zone("pair", None, (30, 31)) if viewer in (0, 1)
+                            else Zone("pair", None, (), 2))
