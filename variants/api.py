@@ -448,19 +448,40 @@ def _seen_by(position: _Position, viewer: int | None, phase: str, to_move: tuple
         if seen is not None and (viewer is None or viewer not in seen):
             zone = shared[index]
             if zone is None:
-                zone = shared[index] = Zone(pile.name, pile.owner, (), len(pile.cards))
+                zone = shared[index] = _zone(pile.name, pile.owner, (), len(pile.cards))
         elif viewer is not None and pile.owner == viewer and pile.name == HAND:
             hand = tuple(pile.cards)
             continue
         elif seen is not None:  # a private pile this viewer may see
-            zone = Zone(pile.name, pile.owner, tuple(pile.cards))
+            zone = _zone(pile.name, pile.owner, tuple(pile.cards), 0)
         else:
             zone = shared[index]
             if zone is None:
-                zone = shared[index] = Zone(pile.name, pile.owner, tuple(pile.cards))
+                zone = shared[index] = _zone(pile.name, pile.owner, tuple(pile.cards), 0)
         zones.append(zone)
     return View(viewer, phase, tuple(to_move), hand, tuple(zones), position.scores,
                 position.stacks, position.pot, position.detail, shoe)
+
+
+_ZONES: dict[tuple[Any, ...], Zone] = {}
+"""Zones already built, by their contents: a zone is a value, and most of a position's zones
+are those of the position before (a count, a pile no move touched), so a derived view builds
+few. Bounded: emptied when it holds :data:`_ZONES_KEPT`."""
+_ZONES_KEPT = 1024
+
+
+def _zone(name: str, owner: int | None, cards: tuple[int, ...], hidden: int) -> Zone:
+    """The zone with these contents, built once while it is kept in :data:`_ZONES`."""
+    key = (name, owner, cards, hidden)
+    try:
+        zone = _ZONES.get(key)
+    except TypeError:  # an untyped plugin's unhashable part: a zone of its own
+        return Zone(name, owner, cards, hidden)
+    if zone is None:
+        if len(_ZONES) >= _ZONES_KEPT:
+            _ZONES.clear()
+        zone = _ZONES[key] = Zone(name, owner, cards, hidden)
+    return zone
 
 
 _last_viewed: tuple[BaseGame, _Position] | None = None

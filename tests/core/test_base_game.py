@@ -211,3 +211,24 @@ def test_views_of_one_position_in_any_order_are_each_the_census_as_seen_alone() 
             pair = alone.zone("pair")
             assert pair == (Zone("pair", None, (30, 31)) if viewer in (0, 1)
                             else Zone("pair", None, (), 2))
+
+
+def test_a_zone_is_built_once_while_its_contents_recur_and_the_store_stays_bounded() -> None:
+    """Derived views share a zone with the same contents (a value) across positions and games,
+    never one with other contents: a count is not a pile shown, one seat's hand not another's."""
+    from bezique.variants import api
+
+    first, second = Bids(), Bids()
+    one, other = first.view(0), second.view(0)
+    assert all(a is b for a, b in zip(one.zones, other.zones, strict=True))
+    first.apply(0, Move("bid", amount=3))
+    after = first.view(0)
+    assert after.zones[1] is one.zones[1]  # seat 2's hand: no move touched it
+    assert after.zones[2] == Zone("shown", None, (0,)) != one.zones[2]
+    spectator = first.view(None)
+    assert spectator.zones[0] == Zone("hand", 0, (), 1) and spectator.zones[0] is not after.zones[0]
+    for count in range(3 * api._ZONES_KEPT):
+        Census((Pile("stock", tuple(range(count % 40)), owner=count),)).view_for(None, "x", ())
+        assert len(api._ZONES) <= api._ZONES_KEPT
+    untyped = Census((Pile("table", ([1], [2])),))  # type: ignore[arg-type]
+    assert untyped.view_for(1, "x", ()).zones == (Zone("table", None, ([1], [2])),)  # type: ignore[arg-type]
