@@ -415,60 +415,78 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
         plugin's ``Pile("table", self.table)``) would otherwise make a view that changes with
         the game, and the service renders a watcher's view later, perhaps while the next move
         is drafted and not yet committed."""
-        return _seen_by(_Position.of(self), viewer, phase, to_move, shoe)
+        return _seen_by(_Position(self), viewer, phase, to_move, shoe)
 
 
-@dataclass(frozen=True, slots=True)
 class _Position:
-    """A census taken apart once for every viewer of one position (:meth:`BaseGame.view`):
-    each pile as a viewer who may see none of the private piles sees it (a public pile's cards,
-    a private pile's count), and the public fields, all copied from the game's own state."""
+    """A census taken apart for the viewers of one position (:meth:`BaseGame.view`): its piles,
+    and the public fields copied from the game's own state. A zone every viewer may see alike
+    (a public pile's cards, a private pile's count to a viewer who may not see it) is built by
+    the first view that shows it and shared by the next ones."""
 
-    census: Census
-    for_all: tuple[Zone, ...]
-    scores: tuple[int, ...]
-    stacks: tuple[int, ...]
-    detail: Detail
+    __slots__ = ("detail", "piles", "pot", "scores", "shared", "stacks")
 
-    @classmethod
-    def of(cls, census: Census) -> _Position:
-        for_all = tuple(Zone(pile.name, pile.owner, tuple(pile.cards))
-                        if pile.visible_to is None
-                        else Zone(pile.name, pile.owner, (), len(pile.cards))
-                        for pile in census.piles)
-        detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
-        return cls(census, for_all, tuple(census.scores), tuple(census.stacks), detail)
+    def __init__(self, census: Census) -> None:
+        self.piles = tuple(census.piles)
+        self.shared: list[Zone | None] = [None] * len(self.piles)
+        self.scores = tuple(census.scores)
+        self.stacks = tuple(census.stacks)
+        self.pot = census.pot
+        self.detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
 
 
 def _seen_by(position: _Position, viewer: int | None, phase: str, to_move: tuple[int, ...],
              shoe: Shoe | None) -> View:
-    """:meth:`Census.view_for` of a position taken apart: only the private piles the viewer
-    may see are worked out again."""
+    """:meth:`Census.view_for` of a position taken apart: a zone is built only where no
+    earlier viewer of the position built the same one. The cards shown are copied (``tuple``)
+    from the piles now."""
     hand: tuple[int, ...] = ()
     zones: list[Zone] = []
-    for pile, shown in zip(position.census.piles, position.for_all, strict=True):
-        private = pile.visible_to is not None
-        visible = not private or (viewer is not None and viewer in pile.visible_to)  # type: ignore[operator]
-        if visible and viewer is not None and pile.owner == viewer and pile.name == HAND:
+    shared = position.shared
+    for index, pile in enumerate(position.piles):
+        seen = pile.visible_to
+        if seen is not None and (viewer is None or viewer not in seen):
+            zone = shared[index]
+            if zone is None:
+                zone = shared[index] = _zone(pile.name, pile.owner, (), len(pile.cards))
+        elif viewer is not None and pile.owner == viewer and pile.name == HAND:
             hand = tuple(pile.cards)
-        elif visible and private:
-            zones.append(Zone(pile.name, pile.owner, tuple(pile.cards)))
+            continue
+        elif seen is not None:  # a private pile this viewer may see
+            zone = _zone(pile.name, pile.owner, tuple(pile.cards), 0)
         else:
-            zones.append(shown)
+            zone = shared[index]
+            if zone is None:
+                zone = shared[index] = _zone(pile.name, pile.owner, tuple(pile.cards), 0)
+        zones.append(zone)
     return View(viewer, phase, tuple(to_move), hand, tuple(zones), position.scores,
-                position.stacks, position.census.pot, position.detail, shoe)
+                position.stacks, position.pot, position.detail, shoe)
+
+
+_ZONES: dict[tuple[Any, ...], Zone] = {}
+"""Zones already built, by their contents: a zone is a value, and most of a position's zones
+are those of the position before (a count, a pile no move touched), so a derived view builds
+few. Bounded: emptied when it holds :data:`_ZONES_KEPT`."""
+_ZONES_KEPT = 1024
+
+
+def _zone(name: str, owner: int | None, cards: tuple[int, ...], hidden: int) -> Zone:
+    """The zone with these contents, built once while it is kept in :data:`_ZONES`."""
+    key = (name, owner, cards, hidden)
+    try:
+        zone = _ZONES.get(key)
+    except TypeError:  # an untyped plugin's unhashable part: a zone of its own
+        return Zone(name, owner, cards, hidden)
+    if zone is None:
+        if len(_ZONES) >= _ZONES_KEPT:
+            _ZONES.clear()
+        zone = _ZONES[key] = Zone(name, owner, cards, hidden)
+    return zone
 
 
 _last_viewed: tuple[BaseGame, _Position] | None = None
 """The game whose position was viewed last, and that position taken apart (:meth:`BaseGame.view`).
 Held by identity, never by ``id()``: a dead game's id may be a new game's."""
-
-
-def _forget_position(game: BaseGame) -> None:
-    global _last_viewed
-    last = _last_viewed
-    if last is not None and last[0] is game:
-        _last_viewed = None
 
 
 def _copied(value: Any) -> Any:
@@ -793,24 +811,26 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
         """Make a legal move (see the class); refuse anything else, changing nothing."""
+        global _last_viewed
         to_move = self.to_move
-        if not to_move:
-            raise GameOverError(seat, move, self.over_reason, self.phase)
         if seat not in to_move:  # first, so legal_moves need not look at the seat to be safe
+            if not to_move:
+                raise GameOverError(seat, move, self.over_reason, self.phase)
             raise NotYourTurnError(seat, move, _whose_turn(to_move), self.phase)
         legal = self.legal_moves(seat)
         for offered in legal:
             if offered is move:  # the usual case, a move taken from legal_moves: no comparing
                 break
-        else:
-            if move not in legal and match_move(move, legal) is None:
+        else:  # match_move compares once (``in``), then the offered ranges
+            if match_move(move, legal) is None:
                 why = self.why_illegal(seat, move)
                 if why is not None:
                     raise IllegalMoveError(seat, move, why, self.phase)
         try:
             return self.apply_legal(seat, move)
-        finally:
-            _forget_position(self)  # the next position's views start from its own census
+        finally:  # the next position's views start from its own census (inline: a hot path)
+            if _last_viewed is not None and _last_viewed[0] is self:
+                _last_viewed = None
 
     def why_illegal(self, seat: int, move: Move) -> str | None:
         """Why ``move`` by ``seat``, whose turn it is, is none of its legal moves: the reason
@@ -835,7 +855,7 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         if last is not None and last[0] is self:
             position = last[1]
         else:
-            position = _Position.of(self.census())
+            position = _Position(self.census())
             _last_viewed = (self, position)
         return _seen_by(position, viewer, self.phase, self.to_move, self.shoe)
 

@@ -189,3 +189,46 @@ def test_a_seat_not_to_move_is_refused_even_when_legal_moves_ignore_the_seat() -
     with pytest.raises(NotYourTurnError):
         game.apply(2, Move("pass"))
     assert game.bids == {} and game.view(2).hand == (4, 5)
+
+
+def test_views_of_one_position_in_any_order_are_each_the_census_as_seen_alone() -> None:
+    """A zone built by one viewer of a position is shared only with viewers who see the same:
+    a pile seen by two seats shows its cards to them and a count to the others, whichever
+    viewer of the position comes first."""
+
+    class Partners(Bids):
+        def census(self) -> Census:
+            return Census((*super().census().piles, Pile("pair", (30, 31), frozenset({0, 1}))))
+
+    orders = ((0, 1, 2, None), (None, 2, 1, 0), (2, 0, None, 1))
+    for order in orders:
+        game = Partners()
+        game.apply(1, Move("bid", amount=4))
+        census = game.census()
+        for viewer in order:
+            alone = census.view_for(viewer, game.phase, game.to_move, game.shoe)
+            assert game.view(viewer) == alone
+            pair = alone.zone("pair")
+            assert pair == (Zone("pair", None, (30, 31)) if viewer in (0, 1)
+                            else Zone("pair", None, (), 2))
+
+
+def test_a_zone_is_built_once_while_its_contents_recur_and_the_store_stays_bounded() -> None:
+    """Derived views share a zone with the same contents (a value) across positions and games,
+    never one with other contents: a count is not a pile shown, one seat's hand not another's."""
+    from bezique.variants import api
+
+    first, second = Bids(), Bids()
+    one, other = first.view(0), second.view(0)
+    assert all(a is b for a, b in zip(one.zones, other.zones, strict=True))
+    first.apply(0, Move("bid", amount=3))
+    after = first.view(0)
+    assert after.zones[1] is one.zones[1]  # seat 2's hand: no move touched it
+    assert after.zones[2] == Zone("shown", None, (0,)) != one.zones[2]
+    spectator = first.view(None)
+    assert spectator.zones[0] == Zone("hand", 0, (), 1) and spectator.zones[0] is not after.zones[0]
+    for count in range(3 * api._ZONES_KEPT):
+        Census((Pile("stock", tuple(range(count % 40)), owner=count),)).view_for(None, "x", ())
+        assert len(api._ZONES) <= api._ZONES_KEPT
+    untyped = Census((Pile("table", ([1], [2])),))  # type: ignore[arg-type]
+    assert untyped.view_for(1, "x", ()).zones == (Zone("table", None, ([1], [2])),)  # type: ignore[arg-type]
