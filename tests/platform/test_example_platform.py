@@ -168,7 +168,7 @@ def test_tables_that_end_before_any_deal_give_the_buy_ins_back(
     from bezique.clients.verify import verify_history
 
     home = tmp_path / "platform"
-    server = grant_server(tmp_path, home, "--reveal-seconds", "1", "--clock-interval", "0.1")
+    server = grant_server(tmp_path, home, "--reveal-seconds", "3", "--clock-interval", "0.1")
     server_process_factory.append(server)
     run = platform(server.address, home, "--tables", "3", "--players",
                    "ann,bob,cid,dan,eve,fay", "--withhold", "dan", "--no-show", "fay",

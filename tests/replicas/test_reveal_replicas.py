@@ -22,7 +22,7 @@ OPTIONS = {"players": 2, "hand_size": 4}
 @pytest.fixture
 async def two(postgres_url: str) -> AsyncIterator[tuple[AsyncTableClient, AsyncTableClient]]:
     servers: list[RunningServer] = [
-        await start_server(server_config(store=postgres_url, reveal_seconds=2.0),
+        await start_server(server_config(store=postgres_url, reveal_seconds=5.0),
                            highcard_registry()) for _ in range(2)]
     async with AsyncTableClient(servers[0].address, retries=0) as a, \
             AsyncTableClient(servers[1].address, retries=0) as b:

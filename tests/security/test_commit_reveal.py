@@ -28,12 +28,27 @@ OPTIONS = {"players": 2, "hand_size": HAND}
 SEED = b"operator-knows-this-seed-32bytes"
 
 
-@pytest.fixture
-async def served() -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
-    server = await start_server(server_config(reveal_seconds=0.4), highcard_registry())
+async def serving_reveals(seconds: float) -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
+    server = await start_server(server_config(reveal_seconds=seconds), highcard_registry())
     async with AsyncTableClient(server.address, retries=0) as client:
         yield server, client
     await server.stop()
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
+    """A server whose reveal round outlasts any test: a loaded machine must not end a table
+    that a test reveals a moment late (0.4 s here once ended one mid-test)."""
+    async for pair in serving_reveals(60):
+        yield pair
+
+
+@pytest.fixture
+async def quick_reveal() -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
+    """A server whose reveal round ends in 3 s, for the test of the deadline itself: long
+    enough for the honest seat's reveal to come first on a loaded machine."""
+    async for pair in serving_reveals(3):
+        yield pair
 
 
 def hand_of_seat_1(seed: bytes, entropies: dict[int, bytes]) -> frozenset[int]:
@@ -164,8 +179,8 @@ async def test_reveals_are_checked_and_the_round_holds_the_table(
 
 
 async def test_a_withheld_reveal_ends_the_table_at_the_deadline(
-        served: tuple[RunningServer, AsyncTableClient]) -> None:
-    server, client = served
+        quick_reveal: tuple[RunningServer, AsyncTableClient]) -> None:
+    server, client = quick_reveal
     table = await client.create_table("highcard", OPTIONS)
     honest = await client.join(table.table_id, seat=0)
     secret = secrets.token_bytes(32)
@@ -176,7 +191,7 @@ async def test_a_withheld_reveal_ends_the_table_at_the_deadline(
     view = await client.view(table.table_id, honest.token)  # the honest seat reveals
     assert list(view.awaiting_reveal) == [1]
     ended = await until(lambda: client.view(table.table_id, honest.token),
-                        lambda v: v.HasField("outcome"), "the reveal deadline", timeout=10)
+                        lambda v: v.HasField("outcome"), "the reveal deadline", timeout=30)
     assert ended.outcome.reason == "reveal_timeout" and not ended.outcome.winners
     assert ended.phase == "over" and not ended.hand and not ended.awaiting_reveal
     assert ended.outcome.detail["withheld"] == [1]

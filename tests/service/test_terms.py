@@ -131,7 +131,7 @@ def test_the_kind_sets_are_entry_kinds() -> None:
 @pytest.fixture
 async def admin() -> AsyncIterator[AsyncTableClient]:
     running: RunningServer = await start_server(
-        server_config(api_key=KEY, reveal_seconds=0.5), highcard_registry())
+        server_config(api_key=KEY, reveal_seconds=3), highcard_registry())
     async with AsyncTableClient(running.address, api_key=KEY, retries=0) as client:
         yield client
     await running.stop()

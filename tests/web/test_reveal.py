@@ -121,9 +121,10 @@ def test_an_aborted_table_says_so(context: BrowserContext, keyed_server: WebServ
 @pytest.fixture(scope="module")
 def quick_reveal_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
                         ) -> Iterator[WebServer]:
-    """A server whose reveal round lasts 2 s."""
+    """A server whose reveal round lasts 5 s: the page must reveal its own seat first, on a
+    loaded machine too."""
     log = tmp_path_factory.mktemp("web-quick-reveal") / "server.log"
-    with serve_web(web_bundle, log, "--reveal-seconds", "2") as server:
+    with serve_web(web_bundle, log, "--reveal-seconds", "5") as server:
         yield server
 
 
@@ -139,7 +140,7 @@ def test_a_seat_that_never_reveals_ends_the_table_readably(
     tab.page.locator("#status").filter(
         has_text="Waiting for seat 1 (mallory) to reveal its entropy").wait_for()
     outcome = tab.page.locator("#outcome")
-    outcome.filter(has_text="No game").wait_for(timeout=15_000)
+    outcome.filter(has_text="No game").wait_for(timeout=30_000)
     assert "Seat 1 (mallory) did not reveal its entropy in time" in (outcome.text_content() or "")
     expect(tab.page.locator("#status")).to_have_text("The table has ended.")  # retried
     assert [e.seat for e in server.history(table_id) if e.entry_kind == "revealed"] == [0]
