@@ -9,8 +9,9 @@ EventEngine threads). Two probes:
 - ``floor``: the bare floor (:mod:`bench.floor`) against itself changed one thing at a time:
   the seat token as metadata and a deadline on each SubmitMove (``md``), the server set up as
   bezique-server sets its own up (``setup``: options, health, reflection, gc thresholds,
-  ``uvloop.run``), and that server spinning ``N`` µs of CPU in each move (``spinN``: the
-  engine's pace, to see what a slower loop costs grpc itself).
+  ``uvloop.run``), that server spinning ``N`` µs of CPU in each move (``spinN``: the
+  engine's pace, to see what a slower loop costs grpc itself), and with messages of the
+  engine's sizes (``big``).
 
 Run: ``python -m bench.gap engine [--moves 3000 --reps 5]`` or ``python -m bench.gap floor
 --variants plain,md,setup,spin600``.
@@ -110,7 +111,8 @@ def _server(variant: str, workdir: Path, core: int) -> Child:
     if variant in ("plain", "md"):
         return floor.start_server(workdir, core, variant)
     spin = variant.removeprefix("spin") if variant.startswith("spin") else "0"
-    argv = [sys.executable, "-m", "bench.gap", "serve", "--spin", spin]
+    argv = [sys.executable, "-m", "bench.gap", "serve", "--spin", spin,
+            *(["--big"] if variant == "big" else [])]
     return spawn(["taskset", "-c", str(core), "env",
                   f"GRPC_EXPERIMENTS={floor.GRPC_EXPERIMENTS}", *argv], workdir, variant,
                  ready=r"listening on (\S+:\d+)")
@@ -155,9 +157,15 @@ async def _loop(tables: list[floor.Table], moves: int, metadata: bool) -> None:
     await asyncio.gather(*(worker(table) for table in tables))
 
 
-async def serve(spin: float) -> None:
+BIG = (420, 460)
+"""Bytes of a SubmitMove answer and of a stream update at the top of the engine's range
+(highcard's views: 289-441 bytes)."""
+
+
+async def serve(spin: float, big: bool = False) -> None:
     """The floor's handlers on a server set up as bezique-server's (its grpc options, health
-    and reflection services, gc thresholds), spending ``spin`` seconds of CPU per move."""
+    and reflection services, gc thresholds), spending ``spin`` seconds of CPU per move;
+    ``big``: answers and pushes of :data:`BIG` sizes."""
     import grpc
     from grpc_health.v1 import health_pb2_grpc
 
@@ -165,6 +173,8 @@ async def serve(spin: float) -> None:
     from bezique.service.health import CappedHealth
     from bezique.service.limits import StreamCounter
 
+    if big:
+        floor.ANSWER, floor.PUSH = b"a" * BIG[0], b"p" * BIG[1]
     tables = floor.Tables()
     bare_move = tables.move
 
@@ -206,6 +216,7 @@ def main() -> None:
     parser.add_argument("--stores", default="memory,sqlite")
     parser.add_argument("--variants", default="plain,md,setup,spin600")
     parser.add_argument("--spin", type=float, default=0.0, help="µs of CPU per move (serve)")
+    parser.add_argument("--big", action="store_true", help="engine-sized messages (serve)")
     args = parser.parse_args()
     if args.probe == "engine":
         probe_engine(args.stores.split(","), args.moves, args.reps)
@@ -215,7 +226,7 @@ def main() -> None:
                                     Path(tmp)))
     else:
         import uvloop
-        uvloop.run(serve(args.spin / 1e6))
+        uvloop.run(serve(args.spin / 1e6, args.big))
 
 
 if __name__ == "__main__":
