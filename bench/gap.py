@@ -190,7 +190,7 @@ async def serve(spin: float, big: bool = False) -> None:
     server.add_generic_rpc_handlers((floor.handlers(tables),))
     streams = StreamCounter(0)
 
-    def peer(context: object) -> str:
+    def peer(context: grpc.aio.ServicerContext[bytes, bytes]) -> str:
         return "peer"
 
     health = CappedHealth(streams, peer)
