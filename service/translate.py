@@ -85,9 +85,14 @@ def cards(shoe: Shoe, ids: Iterable[int]) -> list[pb.Card]:
 
 def set_move(into: pb.Move, shoe: Shoe, move: Move) -> None:
     """Write ``move`` into a Move field (in place: a message built apart is copied when
-    stored)."""
-    into.kind, into.amount, into.label = move.kind, move.amount, move.label
-    into.cards.extend(cards(shoe, move.cards))
+    stored). Fields at their default are left alone: each set costs protobuf a call."""
+    into.kind = move.kind
+    if move.amount:
+        into.amount = move.amount
+    if move.label:
+        into.label = move.label
+    if move.cards:
+        into.cards.extend(cards(shoe, move.cards))
     span = move.amount_range
     if span is not None:
         into.amount_range.minimum, into.amount_range.maximum = span.minimum, span.maximum
@@ -198,11 +203,16 @@ def _render_view(result: ViewResult, message: pb.View) -> None:
     shoe = view.shoe or live.variant.shoe(live.record.options)
     message.to_move.extend(view.to_move)
     message.hand.extend(cards(shoe, view.hand))
+    add_zone = message.zones.add
     for zone in view.zones:
         if zone.name == "hand" and not zone.cards:
             continue  # hidden hands are counted in seats[].hidden_hand_count
-        zone_pb = message.zones.add(name=zone.name, cards=cards(shoe, zone.cards),
-                                    hidden_count=zone.hidden)
+        # Only the fields that differ from their default (as for the seats): most zones are
+        # empty piles, and an empty list or a zero passed still costs protobuf its work.
+        zone_pb = (add_zone(name=zone.name, cards=cards(shoe, zone.cards)) if zone.cards
+                   else add_zone(name=zone.name))
+        if zone.hidden:
+            zone_pb.hidden_count = zone.hidden
         if zone.owner is not None:
             zone_pb.owner = zone.owner
     message.pot = view.pot
