@@ -59,6 +59,8 @@ class Table:
     latest: list[SeatState | None] = field(default_factory=lambda: [None] * SEATS)
     waiter: asyncio.Future[int | None] | None = None
     calls: list[Any] = field(default_factory=list)
+    channels: list[grpc.aio.Channel] = field(default_factory=list)
+    """The connections of this table's seats alone (none when seats share a fixed set)."""
     acked: int = 0  # the newest version a SubmitMove answer gave: streams must reach it
 
     def update(self, seat: int, state: SeatState) -> None:
@@ -149,7 +151,9 @@ class Load:
         return pb_grpc.TableServiceStub(chan)  # type: ignore[no-untyped-call]
 
     async def one(self) -> Table:
+        first = len(self.channels)
         stubs = [self.stub() for _ in range(SEATS)]
+        own = [] if self.channel_count else self.channels[first:]
         created = await stubs[0].CreateTable(pb.CreateTableRequest(
             variant_id="highcard", options=OPTIONS), timeout=60)
         metadata: list[Metadata] = []
@@ -159,7 +163,7 @@ class Load:
                 pb.JoinTableRequest(table_id=created.table_id, seat=seat), timeout=60)
             metadata.append(bearer(joined.seat_token))
             version = joined.view.version
-        table = Table(created.table_id, stubs, metadata)
+        table = Table(created.table_id, stubs, metadata, channels=own)
         if not self.watching:
             return table
         for seat in range(SEATS):
@@ -246,8 +250,15 @@ class Load:
                 "latencies": latencies, "late": late, "stream_waits": stream_waits}
 
     async def drop(self) -> None:
+        """Close the finished tables' streams and their seats' connections: a client leaves a
+        table it finished, so the server is measured with the tables in play connected only
+        (thousands of idle connections left behind would swell it)."""
+        closing = {id(chan) for table in self.finished for chan in table.channels}
         for table in self.finished:
             table.close()
+            for chan in table.channels:
+                await chan.close(None)
+        self.channels = [chan for chan in self.channels if id(chan) not in closing]
         self.finished.clear()
         await asyncio.sleep(0.3)
 
