@@ -223,6 +223,18 @@ def spawn(argv: Sequence[str], workdir: Path, name: str, *, ready: str,
     raise RuntimeError(f"{name} did not get ready in {timeout} s:\n{child.tail()}")
 
 
+async def serve_until_signalled(server: Any, greeting: str) -> None:
+    """Announce a started bare server (the ``ready`` line :func:`spawn` waits for), then serve
+    until SIGTERM or SIGINT; ``server`` is a started ``grpc.aio.Server``."""
+    print(greeting, flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(0.5)
+
+
 def _server_command() -> list[str]:
     """The ``bezique-server`` console script of this interpreter's environment."""
     script = Path(sys.executable).with_name("bezique-server")

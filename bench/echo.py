@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 from pathlib import Path
 
 import grpc
+
+from bench.common import serve_until_signalled
 
 SERVICE = "bezique.v1.TableService"
 METHOD = "SubmitMove"
@@ -39,13 +40,8 @@ async def serve(address: str, response: bytes) -> None:
     server.add_generic_rpc_handlers((echo_handler(response),))
     port = server.add_insecure_port(address)
     await server.start()
-    print(f"echo listening on {address.rsplit(':', 1)[0]}:{port}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await server.stop(0.5)
+    host = address.rsplit(":", 1)[0]
+    await serve_until_signalled(server, f"echo listening on {host}:{port}")
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import signal
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from bench.common import (
     median,
     python_module_argv,
     run_in_scratch,
+    serve_until_signalled,
     spawn,
 )
 from bench.players import channel
@@ -139,13 +139,8 @@ async def serve(address: str, options: list[tuple[str, Any]]) -> None:
     server.add_generic_rpc_handlers((handlers(Tables()),))
     port = server.add_insecure_port(address)
     await server.start()
-    print(f"floor listening on {address.rsplit(':', 1)[0]}:{port}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await server.stop(0.5)
+    host = address.rsplit(":", 1)[0]
+    await serve_until_signalled(server, f"floor listening on {host}:{port}")
 
 
 # --------------------------------------------------------------------------- the load

@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import gc
 import os
-import signal
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from bench import floor, peerbench
-from bench.common import Child, median, spawn
+from bench.common import Child, median, serve_until_signalled, spawn
 
 TOKEN_METADATA = (("authorization", "Bearer " + "t" * 43),)
 """A seat token's size, as the load's SubmitMove carries it."""
@@ -200,12 +199,7 @@ async def serve(spin: float, big: bool = False) -> None:
     await server.start()
     gc.freeze()
     gc.set_threshold(1_000, 20, 5_000)
-    print(f"floor listening on 127.0.0.1:{port}", flush=True)
-    stop = asyncio.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await server.stop(0.5)
+    await serve_until_signalled(server, f"floor listening on 127.0.0.1:{port}")
 
 
 def main() -> None:

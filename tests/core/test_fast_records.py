@@ -1,6 +1,6 @@
-"""The faster constructors of Move and the view's records (variants/_fast_records.py) build
-exactly what the dataclasses' own would: the same fields, defaults and keywords, and the
-records stay frozen."""
+"""The faster constructors of Event (variants/_fast_event.py), Move and the view's records
+(variants/_fast_records.py) build exactly what the dataclasses' own would: the same fields,
+defaults and keywords, and the records stay frozen."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from typing import Any
 
 import pytest
 
-from bezique.variants import _fast_records
-from bezique.variants.api import EMPTY, AmountRange, Census, Move, Pile, View, Zone
+from bezique.variants import _fast_event, _fast_records
+from bezique.variants.api import EMPTY, AmountRange, Census, Event, Move, Pile, View, Zone
 from bezique.variants.cards import piquet_shoe
 
-RECORDS = sorted(_fast_records.INITS.items(), key=lambda item: item[0].__name__)
+INITS: dict[type, Callable[..., None]] = {**_fast_records.INITS, Event: _fast_event.event_init}
+RECORDS = sorted(INITS.items(), key=lambda item: item[0].__name__)
 
 EXAMPLES: dict[type, tuple[Any, ...]] = {
+    Event: ("deal", 1, (3, 4), 5, "x", {"round": 2}, frozenset({1}), 0),
     Move: ("raise", (3,), 20, "x", AmountRange(20, 90)),
     Pile: ("hand", (3, 4), frozenset({1}), 1),
     Census: ((Pile("table", (5,)),), 40, (1, 2), (30, 10), 12, {"round": 2}),
@@ -28,7 +30,7 @@ EXAMPLES: dict[type, tuple[Any, ...]] = {
 
 
 def test_every_record_of_the_view_and_move_is_covered() -> None:
-    assert set(_fast_records.INITS) == {Move, Pile, Census, Zone, View} == set(EXAMPLES)
+    assert set(INITS) == {Event, Move, Pile, Census, Zone, View} == set(EXAMPLES)
 
 
 @pytest.mark.parametrize(("record", "init"), RECORDS, ids=lambda value: getattr(
@@ -69,6 +71,7 @@ def test_it_builds_equal_frozen_records_from_positions_or_keywords(record: type)
 
 
 def test_defaults_are_the_shared_empty_detail() -> None:
+    assert Event("pass").detail is EMPTY and Event("pass").hidden == 0
     assert View(None, "play", (), ()).detail is EMPTY
     assert Census(()).detail is EMPTY
     assert Move("pass") == Move("pass", (), 0, "", None) and hash(Move("pass")) == hash(
