@@ -4,30 +4,43 @@ Quart's refusal path let through, and the shuffle's hand-hashed HMAC pads at eve
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import pickle
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 
 import pytest
 
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import start_server
+from bezique.v1 import table_service_pb2 as pb
 from bezique.variants._hmac_pads import HmacPads
 from bezique.variants.api import (
     ABORTED,
+    AmountRange,
     BaseGame,
     Census,
     Event,
     IllegalMoveError,
     Move,
+    Options,
+    OptionSpec,
     Outcome,
     Pile,
+    Variant,
     abort_game,
     resolve_options,
 )
-from bezique.variants.cards import piquet_shoe
-from bezique.variants.chance import SeededChance
+from bezique.variants.cards import Shoe, piquet_shoe
+from bezique.variants.chance import Chance, SeededChance
+from bezique.variants.hookspecs import hookimpl
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
+from bezique.variants.registry import load_registry
+from tests.helpers import server_config
+from tests.quart.test_betting_rules import _rules_as_written
 
 # ---------------------------------------------------------------------------- abort and view
 
@@ -76,7 +89,9 @@ class _Staked(BaseGame):
         return (Event("stakes_returned"),)
 
     def outcome(self) -> Outcome | None:
-        return Outcome((), tuple(self.stacks), ABORTED) if self.ended else None
+        if self.ended:
+            return Outcome((), tuple(self.stacks), ABORTED)
+        return Outcome((), tuple(self.stacks), "all staked") if len(self.table) >= 4 else None
 
     def default_move(self, seat: int) -> Move:
         return self.legal_moves(seat)[0]
@@ -108,12 +123,89 @@ def test_the_views_after_an_abort_are_the_aborted_state_not_the_last_one_viewed(
         assert 7 not in view.card_ids() and 12 not in view.card_ids()
 
 
+class _StakedVariant:
+    """The variant of :class:`_Staked`, for a server."""
+
+    id = "staked"
+    version = 1
+    title = "Staked (test)"
+    description = "Stake and lay a card in turn."
+    min_seats = max_seats = 2
+    options: tuple[OptionSpec, ...] = ()
+
+    def seat_count(self, options: Options) -> int:
+        return 2
+
+    def shoe(self, options: Options) -> Shoe:
+        return piquet_shoe(1)
+
+    def start(self, options: Options, chance: Chance, first_dealer: int | None = None
+              ) -> tuple[_Staked, tuple[Event, ...]]:
+        return _Staked(), ()
+
+    def accepts_log_version(self, version: int) -> bool:
+        return version == self.version
+
+
+class _StakedPlugin:
+    @hookimpl
+    def bezique_variants(self) -> Sequence[Variant]:
+        return [_StakedVariant()]
+
+
+async def test_an_aborted_table_of_a_derived_view_plugin_shows_the_abort_over_the_port() -> None:
+    """The same over a real port: a spectator's stream is given the aborted table's view (its
+    stakes back, its cards in the box), and so is a later GetView."""
+    registry = load_registry(entry_points=False, plugins=[_StakedPlugin()])
+    server = await start_server(server_config(api_key="k"), registry)
+    try:
+        async with AsyncTableClient(server.address, retries=0, api_key="k") as client:
+            table = await client.create_table("staked")
+            seats = [await client.join(table.table_id, name=name) for name in ("ann", "bob")]
+            view = await eventually_view(client, table.table_id, lambda v: bool(v.to_move))
+            for seat in seats:
+                own = await client.view(table.table_id, seat.token)
+                result = await client.submit(seat, own.legal_moves[0], own.version)
+            spectator = await client.view(table.table_id)
+            assert spectator.pot == 20 and len(_zone_cards(spectator, "table")) == 2
+            updates = client.watch(table.table_id, None, result.version, resume=False)
+            version = await client.abort_table(table.table_id, note="attack4")
+            async with asyncio.timeout(20):
+                async for update in updates:
+                    if update.HasField("view") and update.view.version == version:
+                        view = update.view
+                        break
+            for seen in (view, await client.view(table.table_id)):
+                assert seen.outcome.reason == ABORTED
+                assert seen.pot == 0 and [s.stack for s in seen.seats] == [100, 100], seen
+                assert _zone_cards(seen, "table") == [], seen
+    finally:
+        await server.stop()
+
+
+async def eventually_view(client: AsyncTableClient, table_id: str,
+                          ready: Callable[[pb.View], bool]) -> pb.View:
+    """The spectator's view once ``ready`` (the reveal round ends as the seats reveal)."""
+    async with asyncio.timeout(20):
+        while True:
+            view = await client.view(table_id)
+            if ready(view):
+                return view
+            await asyncio.sleep(0.02)
+
+
+def _zone_cards(view: pb.View, name: str) -> list[int]:
+    return [card.id for zone in view.zones if zone.name == name for card in zone.cards]
+
+
 # ---------------------------------------------------------------------------- odd move types
 
 
-def _quart(variant: QuartBezique, raw: dict[str, str], log_version: int | None) -> QuartGame:
+def _quart(variant: QuartBezique, raw: dict[str, str], log_version: int | None,
+           seed: int = 7) -> QuartGame:
     options = resolve_options(variant.options, raw)
-    game, _ = variant.start(options, SeededChance(bytes([7]) * 32), 0, log_version=log_version)
+    game, _ = variant.start(options, SeededChance(bytes([seed]) * 32), 0,
+                            log_version=log_version)
     assert isinstance(game, QuartGame)
     return game
 
@@ -157,3 +249,63 @@ def test_the_pads_are_hmac_sha256_at_every_key_length_around_the_block() -> None
             expected = b"".join(hmac.digest(key, b"deal/3:%d" % n, hashlib.sha256)
                                 for n in range(5, 8))
             assert HmacPads(key).macs(b"deal/3:", 5, 3) == expected, (length, key[:1])
+
+
+# ---------------------------------------------------------------------------- Quart's caches
+
+
+def _offered(game: QuartGame, seat: int) -> tuple[Move, ...]:
+    """The legal moves of ``seat`` on a table without a ladder, from the rules as written
+    (tests/quart/test_betting_rules.py), built anew."""
+    betting = game.betting
+    if game.outcome() is not None or betting is None or betting.turn != seat:
+        return ()
+    bet, show, span, allin = _rules_as_written(betting, seat)
+    moves = [Move("fold")] + [Move("bet")] * bet + [Move("show")] * show
+    if span is not None:
+        moves.append(Move("raise", amount=span[0], amount_range=AmountRange(*span)))
+    return (*moves, *[Move("allin")] * allin)
+
+
+def test_quart_cached_offers_and_views_are_those_of_the_seat_and_state_now() -> None:
+    """Tables played side by side, every seat's legal moves and every viewer's view asked
+    before each move (filling the per-table caches and the process-wide offers by choices),
+    then compared with a copy that has no cache (pickled: the caches are dropped) and with
+    the rules as written: an offer cached for another seat, table or state, or a view kept
+    past a move or an abort, would differ."""
+    rng = random.Random(4)
+    kinds = [(QuartBezique(), {"players": str(n), "starting_stack": str(s), "min_bet": str(b)})
+             for n, s, b in ((2, 60, 5), (3, 90, 10), (4, 200, 5), (5, 120, 20))]
+    kinds.append((TrumpQuartBezique(), {"players": "4", "starting_stack": "150",
+                                        "max_bet": "30"}))
+    tables = [_quart(variant, raw, None) for variant, raw in kinds]
+    made = aborted = 0
+    for step in range(600):
+        index = step % len(tables)
+        game = tables[index]
+        if not game.to_move:  # ended: a new table of the same kind, dealt otherwise
+            game = tables[index] = _quart(*kinds[index], None, seed=step % 250)
+        viewers = (None, *range(game.seats))
+        asked = {seat: game.legal_moves(seat) for seat in range(game.seats)}
+        views = {viewer: game.view(viewer) for viewer in viewers}
+        fresh = pickle.loads(pickle.dumps(game))
+        for seat in range(game.seats):
+            expected = _offered(game, seat)
+            assert asked[seat] == fresh.legal_moves(seat) == expected, (step, seat)
+            assert [m.amount_range for m in asked[seat]] == [m.amount_range for m in expected]
+        assert views == {viewer: fresh.view(viewer) for viewer in viewers}, step
+        if step % 53 == 52:  # an operator's abort, between moves, with the caches full
+            abort_game(game)
+            aborted += 1
+        else:
+            seat = game.to_move[0]
+            move = rng.choice(asked[seat])
+            span = move.amount_range
+            game.apply(seat, move if span is None else move.with_amount(span.pick(rng)))
+            made += 1
+        again = pickle.loads(pickle.dumps(game))
+        for viewer in viewers:
+            assert game.view(viewer) == again.view(viewer), (step, viewer)
+            if viewer is not None:
+                assert game.legal_moves(viewer) == again.legal_moves(viewer), (step, viewer)
+    assert made > 450 and aborted >= 8, (made, aborted)
