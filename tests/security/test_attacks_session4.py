@@ -1,15 +1,21 @@
 """Attacks on this session's changes, read from the code (brief attack4): the derived view's
 kept position when a game changes outside ``apply`` (an operator's abort), moves of odd types
-Quart's refusal path let through, and the shuffle's hand-hashed HMAC pads at every key length."""
+Quart's refusal path let through, Quart's cached offers and views, the shuffle's hand-hashed
+HMAC pads at every key length, and a SIGKILL amid WAL resets the checkpoint thread readies."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import hmac
+import os
 import pickle
 import random
+import re
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -39,8 +45,9 @@ from bezique.variants.hookspecs import hookimpl
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
 from bezique.variants.registry import load_registry
-from tests.helpers import server_config
+from tests.helpers import ROOT, ServerProcess, eventually, server_config, spawn_server
 from tests.quart.test_betting_rules import _rules_as_written
+from tests.replicas.test_crash import Ledger, check_nothing_lost, open_tables, start_players
 
 # ---------------------------------------------------------------------------- abort and view
 
@@ -309,3 +316,75 @@ def test_quart_cached_offers_and_views_are_those_of_the_seat_and_state_now() -> 
             if viewer is not None:
                 assert game.legal_moves(viewer) == again.legal_moves(viewer), (step, viewer)
     assert made > 450 and aborted >= 8, (made, aborted)
+
+
+# ---------------------------------------------------------------------------- WAL resets
+
+
+_FAST_RESETS = """
+import sys
+from pathlib import Path
+from bezique.service.store import sqlite
+
+plain_init, plain_reach = sqlite.SqliteStore.__init__, sqlite._Checkpointer._reach_end
+count = Path(sys.argv.pop(1))
+
+def init(self, path, synchronous="NORMAL", checkpoint_interval=1.0, wal_reset_every=10.0):
+    plain_init(self, path, synchronous, 0.02, 0.05)  # a reset due every 50 ms, not 10-20 s
+
+def reach(db, tries=sqlite._END_TRIES):
+    readied = plain_reach(db, tries)
+    if readied:  # the thread readied a reset alone: the next commit starts the WAL over
+        count.write_text(str(int(count.read_text() or 0) + 1))
+    return readied
+
+sqlite.SqliteStore.__init__ = init
+sqlite._Checkpointer._reach_end = staticmethod(reach)
+from bezique.service.main import main
+sys.exit(main())
+"""
+
+
+async def test_a_sigkill_amid_the_threads_wal_resets_loses_no_acknowledged_move(
+        tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
+    """A real server whose checkpoint thread readies a WAL reset every 50 ms (by itself, with
+    no finish on the event loop), under moves from twelve tables over its port, SIGKILLed once
+    the WAL has started over several times: a server started again on the file has every
+    acknowledged move, each retry of one gets its first answer, and the WAL stayed small."""
+    store, count = tmp_path / "resets.sqlite", tmp_path / "resets"
+    count.write_text("0")
+    process = subprocess.Popen(
+        [sys.executable, "-c", _FAST_RESETS, str(count), "--address", "127.0.0.1:0",
+         "--store", f"sqlite:{store}", "--bot-delay", "0"], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
+    assert process.stdout is not None
+    match = re.search(r"listening on [\d.]+:(\d+)", process.stdout.readline())
+    first = ServerProcess(process, int(match.group(1)) if match else 0)
+    server_process_factory.append(first)
+    assert match, "the server with fast WAL resets did not start"
+    ledger = Ledger()
+    async with AsyncTableClient(first.address, retries=0, timeout=5) as client:
+        tables = await open_tables(client, 12)
+        stop = asyncio.Event()
+        players = await start_players(client, tables, ledger, stop, acked=20)
+        readied = int(count.read_text() or 0)
+        await eventually(lambda: all(player.done() for player in players) or (
+            int(count.read_text() or 0) >= readied + 3 and len(ledger.acked) >= 60),
+            60, "three resets off the loop in play")
+        at_kill = len(ledger.acked)
+        playing = sum(not player.done() for player in players)
+        first.process.kill()  # SIGKILL, mid-stream
+        assert playing, f"every game ended first ({at_kill} moves, {count.read_text()} resets)"
+        await eventually(lambda: ledger.errors.get("UNAVAILABLE", 0) >= 1,
+                         what="a player to find the server gone")
+        stop.set()
+        await asyncio.gather(*players, return_exceptions=True)
+    first.process.wait(timeout=10)
+    assert at_kill >= 60 and ledger.errors.get("UNAVAILABLE", 0) >= 1
+    wal = store.with_name(store.name + "-wal")
+    assert wal.stat().st_size < 4 * 1024 * 1024, f"the WAL grew to {wal.stat().st_size:,} bytes"
+    second = spawn_server("--store", f"sqlite:{store}")
+    server_process_factory.append(second)
+    async with AsyncTableClient(second.address, retries=0) as client:
+        await check_nothing_lost(client, ledger, tables)
+    second.kill()
