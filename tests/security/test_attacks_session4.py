@@ -45,6 +45,7 @@ from bezique.variants.hookspecs import hookimpl
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
 from bezique.variants.registry import load_registry
+from bezique_highcard import plugin as highcard_plugin
 from tests.helpers import ROOT, ServerProcess, eventually, server_config, spawn_server
 from tests.quart.test_betting_rules import _rules_as_written
 from tests.replicas.test_crash import Ledger, check_nothing_lost, open_tables, start_players
@@ -388,3 +389,50 @@ async def test_a_sigkill_amid_the_threads_wal_resets_loses_no_acknowledged_move(
     async with AsyncTableClient(second.address, retries=0) as client:
         await check_nothing_lost(client, ledger, tables)
     second.kill()
+
+
+# ---------------------------------------------------------------------------- tables side by side
+
+
+def _visible(census: Census, viewer: int | None) -> set[int]:
+    return {card for pile in census.piles for card in pile.cards
+            if pile.visible_to is None or (viewer is not None and viewer in pile.visible_to)}
+
+
+async def test_derived_views_of_tables_played_side_by_side_show_each_its_own_cards() -> None:
+    """Highcard derives its views (BaseGame.view): the position kept for the last game viewed
+    and the zones kept by value are process-wide. Three tables played a move each in turn,
+    every seat and a spectator of every table viewing after each move: each view over the
+    port is exactly its own table's census as that viewer may see it, never another table's
+    position or a zone of another table's private pile."""
+    registry = load_registry(entry_points=False, plugins=[highcard_plugin])
+    server = await start_server(server_config(), registry)
+    try:
+        async with AsyncTableClient(server.address, retries=0) as client:
+            tables = []
+            for number in range(3):
+                table = await client.create_table("highcard", {"players": 3, "hand_size": 8},
+                                                  seed=b"tables-side-by-side-%d" % number)
+                seats = [await client.join(table.table_id, entropy=b"") for _ in range(3)]
+                tables.append((table.table_id, seats))
+            checked = 0
+            for _ in range(24):
+                for table_id, seats in tables:
+                    live = await server.manager.table(table_id)
+                    game = live.game
+                    assert game is not None
+                    census = game.census()
+                    for viewer, token in ((None, None), *((s.seat, s.token) for s in seats)):
+                        view = await client.view(table_id, token)
+                        shown = {card.id for card in view.hand} | {
+                            card.id for zone in view.zones for card in zone.cards}
+                        assert shown == _visible(census, viewer), (table_id, viewer)
+                        checked += 1
+                    if not game.to_move:
+                        continue
+                    seat = seats[game.to_move[0]]
+                    own = await client.view(table_id, seat.token)
+                    await client.submit(seat, own.legal_moves[0], own.version)
+            assert checked == 24 * 3 * 4
+    finally:
+        await server.stop()
