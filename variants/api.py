@@ -848,8 +848,9 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         """The census as ``viewer`` may see it (:meth:`Census.view_for`). The server asks for
         one view per watching seat after every move, one after the other, so the census of
         the last position viewed (of any game) is kept to serve the next view of it;
-        :meth:`apply` lets it go, so the state must change in :meth:`apply_legal` only. One
-        position at a time, so an idle table costs no memory for it."""
+        :meth:`apply` lets it go (and :func:`abort_game` after an ``abort``), so the state
+        must change in :meth:`apply_legal` (or ``abort``) only. One position at a time, so an
+        idle table costs no memory for it."""
         global _last_viewed
         last = _last_viewed
         if last is not None and last[0] is self:
@@ -960,8 +961,18 @@ def abort_game(game: Game) -> tuple[Game, tuple[Event, ...]]:
     """
     abort = getattr(game, "abort", None)
     if abort is not None:
-        return game, tuple(abort())
+        try:
+            return game, tuple(abort())
+        finally:  # the state changed outside apply: BaseGame.view's kept position is stale
+            _forget_position(game)
     return AbortedGame(game), ()
+
+
+def _forget_position(game: object) -> None:
+    """Let go of the position :meth:`BaseGame.view` keeps for ``game`` (its state changed)."""
+    global _last_viewed
+    if _last_viewed is not None and _last_viewed[0] is game:
+        _last_viewed = None
 
 
 class AbortedGame:
