@@ -243,6 +243,11 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _seats(seats: Sequence[int]) -> str:
+    """"seat 0" or "seats 0, 1": the verdict names one seat or several."""
+    return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
+
+
 def _when(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
 
@@ -491,14 +496,13 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
                         if own.seen else ""))
     clear = [seat for seat in result.contributors if seat not in result.committed]
     if result.committed:
-        say(console, "fair against the operator: seats "
-                     + ", ".join(map(str, result.committed))
+        say(console, "fair against the operator: " + _seats(result.committed)
                      + " contributed entropy by commit-reveal (each fixed before any was "
                        "revealed; every reveal matches its commitment)")
     if clear:
         say(console, ("also " if result.committed else "fair against the operator only if one "
                       "of these is honest and joined after every other seat: ")
-                     + "seats " + ", ".join(map(str, clear))
+                     + _seats(clear)
                      + " contributed entropy in the clear (public from their join)")
     if not result.contributors:
         say(console, "not checkable against the operator: no seat contributed entropy, so the "

@@ -261,7 +261,8 @@ class Game:
             lines.append("A move with a range asks how much next: type any amount in it, "
                          "Enter for the suggested one, or b to go back.")
         lines.append("The board: the header says the table, phase and whose turn it is; "
-                     "the seats table your score or stack; Recent events what just happened.")
+                     "the seats table shows each seat's score or stack; Recent events, what "
+                     "just happened.")
         self.console.print("\n".join(lines))
 
     def board(self, pass_at: int | None) -> RenderableType:

@@ -169,7 +169,7 @@ def test_verify_holds_the_server_to_what_join_printed(run: Run, server: str) -> 
     asyncio.run(finish(server, table.group(1), token.group(1)))
     result = run("verify", table.group(1), "--proof", proof.group(1))
     assert result.code == 0, result.out + result.err
-    assert "your seat 0" in result.out and "fair against the operator: seats 0" in result.out
+    assert "your seat 0" in result.out and "fair against the operator: seat 0 " in result.out
     seat, _, commitment, *_ = proof.group(1).split(":")
     forged = f"{seat}:{'00' * 32}:{commitment}"
     result = run("verify", table.group(1), "--proof", forged)
