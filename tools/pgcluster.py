@@ -5,7 +5,7 @@ the cluster runs as the ``postgres`` user, since PostgreSQL refuses to run as ro
 127.0.0.1 only, on a free port, with its socket in the data folder.
 
     python tools/pgcluster.py start DIR   # prints the URL
-    python tools/pgcluster.py stop DIR
+    python tools/pgcluster.py stop DIR    # keeps the data; rm -rf DIR removes it
 """
 
 from __future__ import annotations
@@ -108,6 +108,11 @@ class Cluster:
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ("start", "stop"):
+        print("usage: python tools/pgcluster.py start|stop DIR\n"
+              "start prints the cluster's URL; stop keeps the data (rm -rf DIR removes it)",
+              file=sys.stderr)
+        return 2
     action, folder = argv[0], Path(argv[1])
     port_file = folder / "port"
     if action == "start":
