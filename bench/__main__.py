@@ -1,8 +1,8 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
-Options: ``--quick`` (smaller runs, about 3 minutes for the whole suite), ``--only NAME`` (repeatable: engine,
-layers, service, memory, streams, browser, feed, web, peers, layout, floor), ``--json PATH`` (raw
-figures), ``--markdown PATH`` (the printed report, for bench/results.md).
+Options: ``--quick`` (smaller runs, about 3 minutes for the whole suite), ``--only NAME``
+(repeatable: engine, layers, service, memory, streams, browser, feed, web, peers, layout, floor),
+``--json PATH`` (raw figures), ``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
 from __future__ import annotations
