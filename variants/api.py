@@ -156,9 +156,9 @@ class Move:
     amount_range: AmountRange | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
-        parts = [self.kind]
+        parts = [str(self.kind)]  # str(): an error message may quote a malformed move
         if self.label:
-            parts.append(self.label)
+            parts.append(str(self.label))
         if self.cards:
             parts.append("cards=" + ",".join(map(str, self.cards)))
         if self.amount_range is not None:
@@ -723,6 +723,20 @@ class Game(Protocol):
         ...
 
 
+def _malformed(move: object) -> str | None:
+    """Why ``move`` is no :class:`Move` of the declared field types (a caller of the plugin API
+    without a type checker; the wire's moves are typed), or ``None``."""
+    if type(move) is not Move:
+        return f"a move must be a Move, not {type(move).__name__}"
+    if type(move.kind) is not str or type(move.label) is not str:
+        return "a move's kind and label must be strings"
+    if type(move.amount) is not int:
+        return f"the amount must be a whole number, not {shown(move.amount)}"
+    if type(move.cards) is not tuple or any(type(card) is not int for card in move.cards):
+        return f"cards must be a tuple of card ids, not {shown(move.cards)}"
+    return None
+
+
 def _whose_turn(to_move: tuple[int, ...]) -> str:
     if len(to_move) == 1:
         return f"it is seat {to_move[0]}'s turn"
@@ -822,6 +836,9 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
             if offered is move:  # the usual case, a move taken from legal_moves: no comparing
                 break
         else:  # match_move compares once (``in``), then the offered ranges
+            malformed = _malformed(move)
+            if malformed is not None:  # 10.0 == 10 and True == 1 would pass the comparison
+                raise IllegalMoveError(seat, move, malformed, self.phase)
             if match_move(move, legal) is None:
                 why = self.why_illegal(seat, move)
                 if why is not None:

@@ -436,3 +436,34 @@ async def test_derived_views_of_tables_played_side_by_side_show_each_its_own_car
             assert checked == 24 * 3 * 4
     finally:
         await server.stop()
+
+
+@pytest.mark.parametrize(("move", "why"), [
+    (Move("raise", amount=10.0), "whole number"),  # type: ignore[arg-type]
+    (Move("raise", amount=True), "whole number"),
+    (None, "must be a Move"),
+    (Move(1, amount=10), "strings"),  # type: ignore[arg-type]
+])
+def test_a_move_of_the_wrong_types_is_refused_though_it_equals_an_offer(
+        move: Move, why: str) -> None:
+    """10.0 == 10 and True == 1, so a Move with a float or bool amount equals the offered
+    raise: the guard refuses such a move (a caller of the plugin API without a type checker;
+    the wire's moves are typed) and changes nothing."""
+    game = _quart(QuartBezique(), {"players": "3", "starting_stack": "500", "min_bet": "5"},
+                  None)
+    seat = game.to_move[0]
+    before = pickle.dumps(game)
+    with pytest.raises(IllegalMoveError, match=why):
+        game.apply(seat, move)
+    assert pickle.dumps(game) == before
+
+
+def test_a_card_of_the_wrong_type_is_refused_in_a_derived_view_plugin() -> None:
+    variant = load_registry(entry_points=False, plugins=[highcard_plugin]).variant("highcard")
+    game, _ = variant.start(resolve_options(variant.options, {"players": 2}),
+                            SeededChance(b"s" * 32))
+    seat = game.to_move[0]
+    card = game.legal_moves(seat)[0].cards[0]
+    with pytest.raises(IllegalMoveError, match="tuple of card ids"):
+        game.apply(seat, Move("play", (float(card),)))  # type: ignore[arg-type]
+    assert game.apply(seat, Move("play", (card,)))  # the same card as an int is played

@@ -51,7 +51,6 @@ from bezique.variants.api import (
     Pile,
     View,
     Zone,
-    shown,
 )
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
@@ -441,8 +440,6 @@ class QuartGame(BaseGame):
         if move.cards or move.label or (move.amount and move.kind != "raise"):
             return f"{move.kind} takes no cards or label" + (
                 "" if move.kind == "raise" else " and no amount")
-        if type(move.amount) is not int:  # 25.5 or "20" (an offered range holds ints only)
-            return f"the amount must be a whole number, not {shown(move.amount)}"
         reason = betting.refusal(seat, move.kind, move.amount)
         if reason is not None:
             offered = ", ".join(str(m) for m in self.legal_moves(seat))
