@@ -14,6 +14,7 @@ import random
 import time
 
 from bench.common import options_for
+from bench.engine import engine_step, view_step
 from bezique.variants.api import resolve_options
 from bezique.variants.chance import CountingChance, SeededChance
 from bezique.variants.conformance import seed_bytes
@@ -26,15 +27,12 @@ def play(variant_id: str, games: int, view: bool) -> int:
     variant = load_registry().variants[variant_id]
     options = resolve_options(variant.options, options_for(variant_id))
     rng = random.Random(0)
+    step = view_step if view else engine_step
     decisions = 0
     for number in range(games):
         game, _ = variant.start(options, CountingChance(SeededChance(seed_bytes(number))))
         while to_move := game.to_move:
-            seat = to_move[0]
-            if view:
-                game.view(seat)
-            legal = game.legal_moves(seat)
-            game.apply(seat, legal[rng.randrange(len(legal))])
+            step(game, to_move[0], rng)
             decisions += 1
     return decisions
 

@@ -42,12 +42,12 @@ class EngineConfig:
 Step = Callable[[Game, int, random.Random], None]
 
 
-def _engine_step(game: Game, seat: int, rng: random.Random) -> None:
+def engine_step(game: Game, seat: int, rng: random.Random) -> None:
     legal = game.legal_moves(seat)
     game.apply(seat, legal[rng.randrange(len(legal))])
 
 
-def _view_step(game: Game, seat: int, rng: random.Random) -> None:
+def view_step(game: Game, seat: int, rng: random.Random) -> None:
     game.view(seat)
     legal = game.legal_moves(seat)
     game.apply(seat, legal[rng.randrange(len(legal))])
@@ -59,7 +59,7 @@ def time_variant(variant: Variant, options: Mapping[str, object], budget: float,
     ``mode``'s step."""
     resolved = resolve_options(variant.options, options)
     rng = random.Random(seed)
-    step = _view_step if mode == "view" else _engine_step
+    step = view_step if mode == "view" else engine_step
     game_no = seed * 1_000_003
     decisions = deals = 0
     start = time.perf_counter()

@@ -171,6 +171,7 @@ async def serve(spin: float, big: bool = False) -> None:
     from bezique.service import reflection
     from bezique.service.health import CappedHealth
     from bezique.service.limits import StreamCounter
+    from bezique.service.server import GC_THRESHOLDS
 
     if big:
         floor.ANSWER, floor.PUSH = b"a" * BIG[0], b"p" * BIG[1]
@@ -198,7 +199,7 @@ async def serve(spin: float, big: bool = False) -> None:
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     gc.freeze()
-    gc.set_threshold(1_000, 20, 5_000)
+    gc.set_threshold(*GC_THRESHOLDS)
     await serve_until_signalled(server, f"floor listening on 127.0.0.1:{port}")
 
 

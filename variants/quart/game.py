@@ -119,13 +119,18 @@ def _offers(choices: Choices) -> tuple[Move, ...]:
     """The legal moves of a seat whose betting choices are ``choices``, in the betting's order,
     with one raise to any level in range. Cached: a list is needed for every state, and the
     same choices come up again and again."""
-    can_bet, can_show, span, can_allin = choices
-    result: tuple[Move, ...] = (FOLD, BET) if can_bet else (FOLD,)
-    if can_show:
+    span = choices.raise_range
+    return _moves_for(choices, () if span is None else (_raise_offer(*span),))
+
+
+def _moves_for(choices: Choices, raises: tuple[Move, ...]) -> tuple[Move, ...]:
+    """Fold, then what ``choices`` opens, with ``raises`` in the raise's place: the betting's
+    order, for one raise offer with a range and for a version 1 table's ladder alike."""
+    result: tuple[Move, ...] = (FOLD, BET) if choices.bet else (FOLD,)
+    if choices.show:
         result += (SHOW,)
-    if span is not None:
-        result += (_raise_offer(*span),)
-    if can_allin:
+    result += raises
+    if choices.allin:
         result += (ALLIN,)
     return result
 
@@ -418,14 +423,9 @@ class QuartGame(BaseGame):
             if not self.rules.raise_ladder:
                 result = _offers(choices)
             else:
-                can_bet, can_show, span, can_allin = choices
-                result = (FOLD, BET) if can_bet else (FOLD,)
-                if can_show:
-                    result += (SHOW,)
-                if span is not None:
-                    result += _ladder_raises(betting.level, self.rules.min_bet, span[1])
-                if can_allin:
-                    result += (ALLIN,)
+                span = choices.raise_range
+                result = _moves_for(choices, () if span is None else _ladder_raises(
+                    betting.level, self.rules.min_bet, span[1]))
         self._legal[seat] = result
         return result
 
