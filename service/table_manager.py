@@ -21,15 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from bezique.service import auth
-from bezique.service.commands import (
-    Binding,
-    CommandPath,
-    MoveResult,
-    events_for,
-    parsed_events,
-    redacted,
-)
+from bezique.service import auth, inputs
+from bezique.service.commands import Binding, CommandPath, MoveResult
 from bezique.service.errors import (
     InvalidArgument,
     PermissionDenied,
@@ -48,6 +41,7 @@ from bezique.service.live import (
     Watcher,
 )
 from bezique.service.metrics import Metrics
+from bezique.service.redaction import events_for, parsed_events, redacted
 from bezique.service.repository import TableRepository
 from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
@@ -187,6 +181,7 @@ class TableManager:
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
                    binding: Binding | None = None, entropy_commitment: bytes = b""
                    ) -> tuple[int, str, ViewResult]:
+        inputs.check_join(self.settings.limits, name, entropy, entropy_commitment)
         return await self.commands.join(table_id, seat, name, entropy, binding,
                                         entropy_commitment)
 
@@ -194,6 +189,7 @@ class TableManager:
         return await _unversioned(lambda: self.commands.reissue(table_id, seat))
 
     async def reveal(self, table_id: str, token: str, entropy: bytes) -> ViewResult:
+        inputs.check_reveal(entropy)
         return await _unversioned(lambda: self.commands.reveal(table_id, token, entropy))
 
     async def leave(self, table_id: str, token: str) -> int:
@@ -201,9 +197,11 @@ class TableManager:
 
     async def submit(self, table_id: str, token: str, move: Move, expected_version: int,
                      request_id: str) -> MoveResult:
+        inputs.check_request_id(self.settings.limits, request_id)
         return await self.commands.submit(table_id, token, move, expected_version, request_id)
 
     async def abort(self, table_id: str, note: str = "") -> int:
+        inputs.check_note(self.settings.limits, note)
         return await _unversioned(lambda: self.commands.abort(table_id, note))
 
     def watch_results(self, from_cursor: int) -> AsyncIterator[TableResult]:

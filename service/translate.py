@@ -292,7 +292,7 @@ def list_variants_response(registry: Registry) -> pb.ListVariantsResponse:
 
 def create_table_response(live: LiveTable) -> pb.CreateTableResponse:
     return pb.CreateTableResponse(table_id=live.table_id, seed_commitment=live.record.commitment,
-                                  table=table_summary(live.record, live.state()))
+                                  table=table_summary(live.record, live.summary()))
 
 
 def list_tables_response(rows: Iterable[tuple[TableRecord, TableState]], next_page_token: str
