@@ -15,9 +15,8 @@ from grpc_reflection.v1alpha import reflection_pb2
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import eventually, highcard_registry, server_config
-from tests.http.conftest import http_config
-from tests.security.test_limits import serving
-from tests.service.test_rpcs import two_seats
+from tests.http.helpers import http_config
+from tests.service.helpers import serving, two_seats
 
 LIST = "/bezique.v1.TableService/ListVariants"
 
