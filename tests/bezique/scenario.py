@@ -1,4 +1,5 @@
-"""Test helpers: stacked shoes described by hands, scripted moves named by card codes."""
+"""Test helpers: stacked shoes described by hands, scripted moves named by card codes, and the
+class rule's deal (seat 0 wins trick after trick)."""
 
 from __future__ import annotations
 
