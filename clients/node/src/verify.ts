@@ -85,7 +85,10 @@ export function reportLines(tableId: string, report: Report): string[] {
   const lines = report.verdicts.map((verdict) => `${verdict.ok ? "ok    " : "FAILED"} ${verdict.step}: ${verdict.text}`);
   const deals = report.verdicts.filter((verdict) => verdict.step.startsWith("deal ")).length;
   if (report.status === "verified") lines.push(`verified: table ${tableId}, ${deals} deals reproduced from the seed and the seats' entropy`);
-  else if (report.status === "failed") lines.push(`failed: table ${tableId}: ${report.verdicts.filter((v) => !v.ok).map((v) => v.step).join(", ")} differ`);
+  else if (report.status === "failed") {
+    const steps = report.verdicts.filter((verdict) => !verdict.ok).map((verdict) => verdict.step);
+    lines.push(`failed: table ${tableId}: ${steps.join(", ")} did not verify`);
+  }
   else lines.push(`not verified: table ${tableId} has not ended, its seed is still secret`);
   return lines;
 }

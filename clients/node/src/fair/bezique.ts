@@ -78,10 +78,10 @@ export const checkBezique: GameCheck = async (input) => {
     const differ = new Differ();
     const name = `deal ${deal.number}`;
     const dealer = deal.dealer.seat ?? -1;
-    if (previousDealer !== undefined) differ.seat(`${name}: the dealer (passes to the next player in play order)`, dealer, next(previousDealer));
+    if (previousDealer !== undefined) differ.seat(`the dealer (passes to the next player in play order)`, dealer, next(previousDealer));
     previousDealer = dealer;
-    differ.seat(`${name}: the shuffle`, deal.shuffle?.seat, dealer);
-    differ.seat(`${name}: the cut`, deal.cut?.seat, previous(dealer));
+    differ.seat(`the shuffle`, deal.shuffle?.seat, dealer);
+    differ.seat(`the cut`, deal.cut?.seat, previous(dealer));
     if (deal.number === 1 && input.stackedFirstDeal) {
       verdicts.push(differ.verdict(name, "shoe stacked by test settings: not derived from the seed"));
       continue;
@@ -95,7 +95,7 @@ export const checkBezique: GameCheck = async (input) => {
       let seat = next(dealer);
       for (let i = 0; i < players; i += 1) {
         const shown = deal.packets[packet];
-        const where = `${name}, packet ${packet + 1}`;
+        const where = `packet ${packet + 1}`;
         if (shown === undefined) {
           differ.fail(`${where}: missing from the history`);
         } else {
@@ -107,12 +107,12 @@ export const checkBezique: GameCheck = async (input) => {
         seat = next(seat);
       }
     }
-    if (deal.packets.length > packet) differ.fail(`${name}: the history shows ${deal.packets.length} packets, the rules deal ${packet}`);
+    if (deal.packets.length > packet) differ.fail(`the history shows ${deal.packets.length} packets, the rules deal ${packet}`);
     const turnup = order[top];
-    differ.card(`${name}, the turn-up`, deal.turnup?.cards[0], turnup);
+    differ.card(`the turn-up`, deal.turnup?.cards[0], turnup);
     const stock = [...order.slice(top + 1), deal.seven ?? turnup].filter((card): card is CardLike => card !== undefined);
-    if (deal.draws.length > stock.length) differ.fail(`${name}: ${deal.draws.length} cards drawn from a stock of ${stock.length}`);
-    deal.draws.forEach((card, i) => differ.card(`${name}, draw ${i + 1} from the stock`, card, stock[i]));
+    if (deal.draws.length > stock.length) differ.fail(`${deal.draws.length} cards drawn from a stock of ${stock.length}`);
+    deal.draws.forEach((card, i) => differ.card(`draw ${i + 1} from the stock`, card, stock[i]));
     verdicts.push(differ.verdict(name, `dealer seat ${dealer}, cut ${cut}, ${top} cards dealt, turn-up ${turnup?.code ?? "?"}, `
       + `${deal.draws.length} draws from the stock`));
   }

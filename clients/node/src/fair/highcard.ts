@@ -13,10 +13,10 @@ export const checkHighcard: GameCheck = async ({ history, chance, stackedFirstDe
   if (stackedFirstDeal) return [differ.verdict("deal 1", "shoe stacked by test settings: not derived from the seed")];
   const order = await chance.shuffle("deal/1", canonicalShoe(1, "789TJQKA"));
   const players = optionNumber(history, "players", 2);
-  if (hands.length !== players) differ.fail(`deal 1: the history shows ${hands.length} hands dealt to ${players} players`);
+  if (hands.length !== players) differ.fail(`the history shows ${hands.length} hands dealt to ${players} players`);
   hands.forEach((hand, seat) => {
-    differ.seat(`deal 1, hand ${seat + 1}`, hand.seat, seat);
-    differ.cards(`deal 1, seat ${seat}'s hand`, hand.cards, order.slice(seat * size, (seat + 1) * size));
+    differ.seat(`hand ${seat + 1}`, hand.seat, seat);
+    differ.cards(`seat ${seat}'s hand`, hand.cards, order.slice(seat * size, (seat + 1) * size));
   });
   return [differ.verdict("deal 1", `${hands.length * size} cards dealt`)];
 };

@@ -68,14 +68,14 @@ export const checkQuart: GameCheck = async (input) => {
     // clockwise from the dealer's left: seat numbers rising from the dealer's, round the table
     const clockwise = (seat: number): number => (seat - dealerSeat - 1 + players) % players;
     const order = [...dealt].sort((a, b) => clockwise(a) - clockwise(b));
-    if (index === 0) differ.seat(`${name}: the dealer`, dealerSeat, dealer.seat ?? -1);
+    if (index === 0) differ.seat(`the dealer`, dealerSeat, dealer.seat ?? -1);
     if (previousDealer !== undefined) {
       const after = (seat: number): number => (seat - previousDealer! - 1 + players) % players;
       const expected = [...dealt].sort((a, b) => after(a) - after(b))[0] ?? -1;
-      differ.seat(`${name}: the dealer (the next seat clockwise that pays the ante)`, dealerSeat, expected);
+      differ.seat(`the dealer (the next seat clockwise that pays the ante)`, dealerSeat, expected);
     }
     previousDealer = dealerSeat;
-    if (order.at(-1) !== dealerSeat) differ.fail(`${name}: dealer seat ${dealerSeat} did not pay the ante`);
+    if (order.at(-1) !== dealerSeat) differ.fail(`dealer seat ${dealerSeat} did not pay the ante`);
     if (number === 1 && input.stackedFirstDeal) {
       verdicts.push(differ.verdict(name, "shoe stacked by test settings: not derived from the seed"));
       continue;
@@ -84,19 +84,19 @@ export const checkQuart: GameCheck = async (input) => {
     const top = await chance.draw(`deal/${number}`, shoe, count);
     order.forEach((seat, i) => {
       const shown = deal.hands[i];
-      const where = `${name}, seat ${seat}'s hand`;
+      const where = `seat ${seat}'s hand`;
       if (shown === undefined) {
         differ.fail(`${where}: missing from the history`);
         return;
       }
-      differ.seat(`${name}, hand ${i + 1}`, shown.seat, seat);
+      differ.seat(`hand ${i + 1}`, shown.seat, seat);
       const derived = Array.from({ length: HAND }, (_, round) => top[round * order.length + i])
         .filter((card): card is CardLike => card !== undefined);
       differ.cards(where, shown.cards, derived);
     });
-    if (deal.hands.length !== order.length) differ.fail(`${name}: the history shows ${deal.hands.length} hands dealt, ${order.length} seats paid the ante`);
-    if (trumpVariant) differ.card(`${name}, the trump card`, deal.trump?.cards[0], top[HAND * order.length]);
-    else if (deal.trump !== undefined) differ.fail(`${name}: a trump card in a game without trumps`);
+    if (deal.hands.length !== order.length) differ.fail(`the history shows ${deal.hands.length} hands dealt, ${order.length} seats paid the ante`);
+    if (trumpVariant) differ.card(`the trump card`, deal.trump?.cards[0], top[HAND * order.length]);
+    else if (deal.trump !== undefined) differ.fail(`a trump card in a game without trumps`);
     verdicts.push(differ.verdict(name, `dealer seat ${dealerSeat}, ${HAND * order.length} cards dealt to seats ${order.join(", ")}`
       + (trumpVariant ? `, trump card ${top[HAND * order.length]?.code ?? "?"}` : "")));
   }
