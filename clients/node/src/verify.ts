@@ -13,11 +13,10 @@
  */
 
 import { readFile } from "node:fs/promises";
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 
 import { fromJson } from "@bufbuild/protobuf";
 
+import { eachArgument, runIfEntryPoint, UsageError, usageExit } from "./cli.js";
 import { TableClient } from "./client.js";
 import { describeError } from "./errors.js";
 import { type Report, verifyHistory } from "./fair/verify.js";
@@ -26,8 +25,6 @@ import type { HistoryLike } from "./fair/history.js";
 
 const USAGE = `usage: bezique-verify --server HOST:PORT TABLE_ID [--token SEAT_TOKEN] [--allow-test-settings]
        bezique-verify --history FILE [--allow-test-settings]`;
-
-class UsageError extends Error {}
 
 export interface VerifyArgs {
   server: string;
@@ -39,28 +36,17 @@ export interface VerifyArgs {
 
 export function parseArgs(argv: readonly string[]): VerifyArgs {
   const args: VerifyArgs = { server: "", table: "", history: "", token: "", allowTestSettings: false };
-  for (let i = 0; i < argv.length; i += 1) {
-    const flag = argv[i] ?? "";
-    if (flag === "--help" || flag === "-h") throw new UsageError("");
-    const eq = flag.indexOf("=");
-    const [name, inline] = flag.startsWith("--") && eq > 0 ? [flag.slice(0, eq), flag.slice(eq + 1)] : [flag, undefined];
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      i += 1;
-      const next = argv[i];
-      if (next === undefined) throw new UsageError(`${name} needs a value`);
-      return next;
-    };
+  eachArgument(argv, (name, value, argument) => {
     switch (name) {
       case "--server": args.server = value(); break;
       case "--history": args.history = value(); break;
       case "--token": args.token = value(); break;
       case "--allow-test-settings": args.allowTestSettings = true; break;
       default:
-        if (name.startsWith("-") || args.table) throw new UsageError(`unknown argument ${JSON.stringify(flag)}`);
+        if (name.startsWith("-") || args.table) throw new UsageError(`unknown argument ${JSON.stringify(argument)}`);
         args.table = name;
     }
-  }
+  });
   if (Boolean(args.history) === Boolean(args.server)) throw new UsageError("give --server HOST:PORT TABLE_ID or --history FILE");
   if (args.server && !args.table) throw new UsageError("which table? give its id after --server HOST:PORT");
   if (args.history && args.table) throw new UsageError("--history FILE takes no table id");
@@ -99,8 +85,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     args = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message ? `bezique-verify: ${error.message}\n` : ""}${USAGE}\n`);
-    return error.message ? 2 : 0;
+    return usageExit("bezique-verify", USAGE, error);
   }
   let history: HistoryLike;
   try {
@@ -114,16 +99,4 @@ export async function main(argv: readonly string[]): Promise<number> {
   return { verified: 0, failed: 1, unfinished: 2 }[report.status];
 }
 
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
-  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
-}
+runIfEntryPoint(import.meta.url, main);

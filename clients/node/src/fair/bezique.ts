@@ -5,7 +5,8 @@
  */
 
 import { canonicalShoe, Differ, type GameCheck, type GameInput, type Verdict } from "./common.js";
-import { type CardLike, detailNumber, detailString, type EventLike, placedEvents } from "./history.js";
+import { type CardLike, detailNumber, type EventLike, placedEvents } from "./history.js";
+import { checkLot } from "./lot.js";
 
 const RANKS = "789TJQKA";
 /** Trick order, low to high: the lowest lot card deals (a ten is high). */
@@ -64,14 +65,10 @@ export const checkBezique: GameCheck = async (input) => {
 
   const first = deals[0];
   if (first === undefined) return [{ step: "deal 1", ok: false, text: "the history shows no deal" }];
-  if (detailString(first.dealer, "by") === "fixed") {
-    const fixed = history.test?.firstDealer;
-    verdicts.push(fixed === first.dealer.seat
-      ? { step: "lot", ok: true, text: `first dealer seat ${fixed} fixed by test settings (no lot)` }
-      : { step: "lot", ok: false, text: `the first dealer is "fixed" (seat ${first.dealer.seat ?? "none"}) without test settings naming it` });
-  } else {
-    verdicts.push(await checkLot(input, shoe, players, lots, first.dealer));
-  }
+  // round N: the seats still in the draw take the top cards of the shuffle "lot/N"
+  const round = async (drawing: readonly number[], number: number): Promise<CardLike[]> =>
+    (await chance.shuffle(`lot/${number}`, shoe)).slice(0, drawing.length);
+  verdicts.push(await checkLot(input, lots, first.dealer, { players, order: TRICK_ORDER, round, maxRounds: MAX_LOT_ROUNDS }));
 
   let previousDealer: number | undefined;
   for (const deal of deals) {
@@ -118,34 +115,3 @@ export const checkBezique: GameCheck = async (input) => {
   }
   return verdicts;
 };
-
-/** The draw for the first dealer: round N deals one card of the shuffle "lot/N" to each seat still in it. */
-async function checkLot(input: GameInput, shoe: readonly CardLike[], players: number, shown: readonly EventLike[],
-  dealer: EventLike): Promise<Verdict> {
-  const differ = new Differ();
-  let drawing = Array.from({ length: players }, (_, seat) => seat);
-  let index = 0;
-  let chosen = 0;
-  for (let round = 1; round <= MAX_LOT_ROUNDS; round += 1) {
-    const shuffled = await input.chance.shuffle(`lot/${round}`, shoe);
-    const strengths = drawing.map((seat, i) => {
-      const card = shuffled[i];
-      const event = shown[index];
-      const where = `lot round ${round}, seat ${seat}'s card`;
-      differ.seat(where, event?.seat, seat);
-      if (event !== undefined && detailString(event, "card") !== card?.code) {
-        differ.fail(`${where}: the history shows ${detailString(event, "card") ?? "none"}, the seed derives ${card?.code ?? "none"}`);
-      }
-      index += 1;
-      return TRICK_ORDER.indexOf(card?.code[0] ?? "");
-    });
-    const lowest = Math.min(...strengths);
-    const tied = drawing.filter((_, i) => strengths[i] === lowest);
-    chosen = tied[0] ?? 0;
-    if (tied.length === 1) break;
-    drawing = tied;
-  }
-  if (shown.length !== index) differ.fail(`the lot: the history shows ${shown.length} cards drawn, the seed derives ${index}`);
-  differ.seat("the first dealer, by lot", dealer.seat, chosen);
-  return differ.verdict("lot", `${index} cards drawn, seat ${chosen} deals first`);
-}

@@ -5,12 +5,13 @@
  */
 
 import { canonicalShoe, Differ, type GameCheck, type GameInput, type Verdict } from "./common.js";
-import { type CardLike, detailNumber, detailString, type EventLike, placedEvents } from "./history.js";
+import { type CardLike, detailNumber, type EventLike, placedEvents } from "./history.js";
+import { checkLot } from "./lot.js";
 
 const RANKS = "9TJQKA";
 const PACKS = 6;
 const HAND = 4;
-const MAX_LOT_DRAWS = 1000;
+const MAX_LOT_ROUNDS = 1000;
 
 interface Deal {
   readonly start: EventLike;
@@ -49,14 +50,18 @@ export const checkQuart: GameCheck = async (input) => {
   const { lots, dealer, deals } = sortEvents(input);
   const verdicts: Verdict[] = [];
   if (dealer === undefined) return [{ step: "lot", ok: false, text: "the history shows no first dealer" }];
-  if (detailString(dealer, "by") === "fixed") {
-    const fixed = history.test?.firstDealer;
-    verdicts.push(fixed === dealer.seat
-      ? { step: "lot", ok: true, text: `first dealer seat ${fixed} fixed by test settings (no lot)` }
-      : { step: "lot", ok: false, text: `the first dealer is "fixed" (seat ${dealer.seat ?? "none"}) without test settings naming it` });
-  } else {
-    verdicts.push(await checkLot(input, shoe, players, lots, dealer));
-  }
+  // draw k (over every round) picks among the cards of the unshuffled shoe not drawn yet
+  const left = [...shoe];
+  let draw = 0;
+  const round = async (drawing: readonly number[]): Promise<CardLike[]> => {
+    const cards: CardLike[] = [];
+    for (let i = 0; i < drawing.length; i += 1) {
+      draw += 1;
+      cards.push(...left.splice(await chance.below(`lot/${draw}`, left.length), 1));
+    }
+    return cards;
+  };
+  verdicts.push(await checkLot(input, lots, dealer, { players, order: RANKS, round, maxRounds: MAX_LOT_ROUNDS }));
 
   let previousDealer: number | undefined;
   for (const [index, deal] of deals.entries()) {
@@ -103,35 +108,3 @@ export const checkQuart: GameCheck = async (input) => {
   if (deals.length === 0) verdicts.push({ step: "deal 1", ok: false, text: "the history shows no deal" });
   return verdicts;
 };
-
-/** The lot: draw k ("lot/k") picks uniformly among the cards not yet drawn; the lowest rank deals. */
-async function checkLot(input: GameInput, shoe: readonly CardLike[], players: number, shown: readonly EventLike[],
-  dealer: EventLike): Promise<Verdict> {
-  const differ = new Differ();
-  const left = [...shoe];
-  let drawing = Array.from({ length: players }, (_, seat) => seat);
-  let draw = 0;
-  let chosen = 0;
-  while (draw < MAX_LOT_DRAWS) {
-    const ranks: number[] = [];
-    for (const seat of drawing) {
-      draw += 1;
-      const [card] = left.splice(await input.chance.below(`lot/${draw}`, left.length), 1);
-      const event = shown[draw - 1];
-      const where = `lot draw ${draw}, seat ${seat}'s card`;
-      differ.seat(where, event?.seat, seat);
-      if (event !== undefined && detailString(event, "card") !== card?.code) {
-        differ.fail(`${where}: the history shows ${detailString(event, "card") ?? "none"}, the seed derives ${card?.code ?? "none"}`);
-      }
-      ranks.push(RANKS.indexOf(card?.code[0] ?? ""));
-    }
-    const lowest = Math.min(...ranks);
-    const tied = drawing.filter((_, i) => ranks[i] === lowest);
-    chosen = tied[0] ?? 0;
-    if (tied.length === 1) break;
-    drawing = tied;
-  }
-  if (shown.length !== draw) differ.fail(`the lot: the history shows ${shown.length} cards drawn, the seed derives ${draw}`);
-  differ.seat("the first dealer, by lot", dealer.seat, chosen);
-  return differ.verdict("lot", `${draw} cards drawn, seat ${chosen} deals first`);
-}
