@@ -49,7 +49,8 @@ GAMES: dict[str, list[str]] = {
 
 @pytest.fixture(scope="module")
 def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("verifier") / "server.log", "--test-mode") as listening:
+    with serving(tmp_path_factory.mktemp("verifier") / "server.log", "--test-mode",
+                 "--reveal-seconds", "1") as listening:
         yield listening.grpc_address
 
 
@@ -234,6 +235,21 @@ def test_test_settings_and_unfinished_tables(
     assert unfinished.returncode == 2
     assert unfinished.stdout.splitlines()[-1] == (
         f"not verified: table {open_table} has not ended, its seed is still secret")
+
+
+def test_a_table_that_ended_before_any_deal(
+        node: str, address: str, stub: table_service_pb2_grpc.TableServiceStub) -> None:
+    """Seat 1 never reveals its committed entropy: the table ends with nothing dealt."""
+    table_id = stub.CreateTable(pb.CreateTableRequest(
+        variant_id="highcard", options={"players": "2"},
+        bots=[pb.BotSeat(seat=0, policy="random")]), timeout=10).table_id
+    stub.JoinTable(pb.JoinTableRequest(table_id=table_id, seat=1,
+                                       entropy_commitment=hashlib.sha256(ZEROS).digest()),
+                   timeout=10)
+    wait_finished(stub, table_id)
+    completed = verify(node, "--server", address, table_id)
+    assert completed.returncode == 0, completed.stdout
+    assert "ok     deals: the table ended before any deal" in completed.stdout.splitlines()
 
 
 def test_usage_errors(node: str, tmp_path: Path) -> None:
