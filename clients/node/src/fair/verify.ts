@@ -20,7 +20,7 @@ export type { Verdict } from "./common.js";
 export type * from "./history.js";
 
 /** The games whose deals this verifier knows, by variant id. */
-export const GAMES: Readonly<Record<string, GameCheck>> = {
+export const DEAL_CHECKS: Readonly<Record<string, GameCheck>> = {
   "bezique-2p": checkBezique,
   "bezique-3p": checkBezique,
   "quart-bezique": checkQuart,
@@ -79,9 +79,9 @@ export async function verifyHistory(history: HistoryLike, options: VerifyOptions
     verdicts.push({ step: "deals", ok: true, text: "the table ended before any deal" });
     return finish(seats.committed, seats.clear);
   }
-  const check = GAMES[history.variantId];
+  const check = DEAL_CHECKS[history.variantId];
   if (check === undefined) {
-    verdicts.push({ step: "deals", ok: false, text: `no deal check for variant ${JSON.stringify(history.variantId)} (known: ${Object.keys(GAMES).join(", ")})` });
+    verdicts.push({ step: "deals", ok: false, text: `no deal check for variant ${JSON.stringify(history.variantId)} (known: ${Object.keys(DEAL_CHECKS).join(", ")})` });
     return finish(seats.committed, seats.clear);
   }
   let entropy = seats.entropy;
