@@ -22,24 +22,9 @@ import pytest
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
 from tests.helpers import serving
-from tests.npm import NODE_DIR, node_modules, tool
+from tests.npm import NODE_DIR, npm_run, tool
 
 PLAY = "dist/play.js"
-
-
-def npm_run(script: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
-                          capture_output=True, text=True, timeout=600, check=False)
-
-
-@pytest.fixture(scope="session")
-def node() -> str:
-    """The node binary, with the package built (generated code, then tsc) into dist/."""
-    node_modules()
-    built = npm_run("build")
-    if built.returncode != 0:
-        pytest.fail(f"npm run build failed:\n{built.stdout}\n{built.stderr}", pytrace=False)
-    return tool("node")
 
 
 @contextlib.contextmanager
@@ -239,8 +224,9 @@ def test_the_package_type_checks_and_declares_its_types(node: str) -> None:
     assert packed.returncode == 0, packed.stderr
     files = {entry["path"] for entry in json.loads(packed.stdout)[0]["files"]}
     assert {"package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/play.js",
-            "dist/gen/bezique/v1/table_service_pb.d.ts"} <= files
+            "dist/verify.js", "dist/gen/bezique/v1/table_service_pb.d.ts"} <= files
     assert (NODE_DIR / package["bin"]["bezique-play"]).is_file()
+    assert (NODE_DIR / package["bin"]["bezique-verify"]).is_file()
     locked = json.loads((NODE_DIR / "package-lock.json").read_text())
     for group in ("dependencies", "devDependencies"):
         for name, version in package[group].items():
