@@ -116,7 +116,10 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "grant_public_key": grant_key(tmp_path), "http_address": "127.0.0.1:6001",
                "http_allowed_origins": "https://games.example.com",
                "http_allowed_hosts": "games.example.com",
-               "http_static_dir": str(tmp_path)}
+               "http_static_dir": str(tmp_path),
+               "trusted_proxies": "10.0.0.0/8, ::1", "max_connections": "50",
+               "max_connections_per_peer": "5", "request_head_seconds": "2.5",
+               "idle_connection_seconds": "30"}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})
     for name in Config.__dataclass_fields__:
@@ -124,6 +127,7 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
         assert getattr(config, name) != getattr(default, name) or name == "store", name
     assert config.plugins == ("bezique-engine", "bezique-highcard")
     assert config.disable_plugin == ("other-dist",)
+    assert config.trusted_proxies == ("10.0.0.0/8", "::1/128")
     repeated = parse_config(["--disable-plugin", "a", "--disable-plugin", "b,c"], {})
     assert repeated.disable_plugin == ("a", "b", "c")
 
