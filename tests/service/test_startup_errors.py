@@ -57,6 +57,11 @@ def one_line(lines: list[str]) -> str:
     (["--tls-cert", __file__], "--tls-key", "go together"),
     (["--tls-cert", __file__, "--tls-key", __file__], "--tls-cert", "not a PEM certificate"),
     (["--plugins", "bad name!"], "--plugins", "not a distribution name"),
+    (["--trusted-proxies", "10.0.0.1/8"], "--trusted-proxies", "host bits set"),
+    (["--trusted-proxies", "proxy.example.com"], "--trusted-proxies",
+     "not an IP address or CIDR block"),
+    (["--max-connections-per-peer", "0"], "--max-connections-per-peer", "too small"),
+    (["--request-head-seconds", "0"], "--request-head-seconds", "above 0"),
     (["--no-such-flag"], "--no-such-flag", "unrecognized"),
 ])
 def test_a_bad_flag_is_one_line_naming_it(args: list[str], named: str, says: str) -> None:
