@@ -33,7 +33,7 @@ async def test_a_gzip_connect_body_is_accepted_and_other_encodings_are_not(web: 
     (gzip.compress(b"")[:12], "cut short"),  # the header alone: zlib returned nothing
     (gzip.compress(b"{}") + b"junk", "bytes after"),
     (gzip.compress(b"{}")[:-8] + b"\0" * 8, "corrupt"),  # a wrong CRC
-])
+], ids=["cut", "header-only", "trailing-bytes", "wrong-crc"])
 async def test_a_cut_or_corrupt_gzip_body_is_invalid_argument(web: Web, body: bytes,
                                                               why: str) -> None:
     """A truncated gzip body inflated to what zlib could make of it: an empty or partial
