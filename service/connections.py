@@ -19,8 +19,9 @@ import structlog
 log = structlog.get_logger("bezique.server")
 
 DESCRIPTOR_RESERVE = 128
-"""Descriptors kept for everything but the two ports' connections: the store (a sqlite file
-and its journal, or a PostgreSQL pool), log and metrics sockets, grpc's pollers and wakeups."""
+"""Descriptors kept for everything but the two ports' capped connections: the store (a
+sqlite file and its journal, or a PostgreSQL pool), log and metrics sockets, grpc's pollers
+and wakeups, and the HTTP port's slots for health checks past its cap."""
 
 
 def raise_descriptor_limit() -> int:
@@ -61,30 +62,51 @@ def peer_key(host: str) -> str:
                and address.ipv4_mapped is not None else address)
 
 
+HEALTH_SLOTS = 16
+"""Connections an HTTP port accepts past its cap for health checks alone (part of the
+descriptor reserve): a load balancer's check gets in while the port is full."""
+
+HEALTH = "health"
+""":meth:`ConnectionCounter.admit`'s answer for a connection taken into the health slots."""
+
+
 @dataclass
 class ConnectionCounter:
-    """The open connections of one port, capped in total and per peer."""
+    """The open connections of one port, capped in total and per peer; past the total cap,
+    :data:`HEALTH_SLOTS` more for health checks alone."""
 
     total: int
     per_peer: int
+    health_slots: int = HEALTH_SLOTS
     open: int = 0
+    health_open: int = 0
     _by_peer: dict[str, int] = field(default_factory=dict)
 
     def admit(self, key: str | None) -> str:
         """Count a new connection from ``key`` (None: uncapped per peer), or say why not:
-        ``""`` when admitted, else the flag whose cap it reached."""
-        if self.open >= self.total:
+        ``""`` when admitted, :data:`HEALTH` when admitted for a health check alone, else the
+        flag whose cap it reached."""
+        count = self._by_peer.get(key, 0) if key is not None else 0
+        if key is not None and count >= self.per_peer:
+            return "--max-connections-per-peer"
+        if self.open < self.total:
+            self.open += 1
+            answer = ""
+        elif self.health_open < self.health_slots:
+            self.health_open += 1
+            answer = HEALTH
+        else:
             return "--max-connections"
         if key is not None:
-            count = self._by_peer.get(key, 0)
-            if count >= self.per_peer:
-                return "--max-connections-per-peer"
             self._by_peer[key] = count + 1
-        self.open += 1
-        return ""
+        return answer
 
-    def release(self, key: str | None) -> None:
-        self.open -= 1
+    def release(self, key: str | None, admitted: str) -> None:
+        """Uncount a connection ``admit`` admitted with the answer ``admitted``."""
+        if admitted == HEALTH:
+            self.health_open -= 1
+        else:
+            self.open -= 1
         if key is not None:
             count = self._by_peer.pop(key, 0) - 1
             if count > 0:

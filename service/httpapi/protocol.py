@@ -11,7 +11,8 @@
   between requests.
 - Connections are counted per port in total and per peer address
   (:class:`~bezique.service.connections.ConnectionCounter`); one past a cap is answered 503
-  and closed at once, before it can hold a descriptor.
+  and closed at once, before it can hold a descriptor. Past the total cap a few connections
+  are still taken for one health check each, so a load balancer sees the port alive.
 """
 
 from __future__ import annotations
@@ -20,8 +21,13 @@ import asyncio
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from bezique.service.connections import ConnectionCounter, peer_key
+from bezique.service.connections import HEALTH, ConnectionCounter, peer_key
 from bezique.service.proxies import TrustedProxies
+
+HEALTH_CHECK = b"/grpc.health.v1.Health/Check"
+"""The one call a connection past the port's cap may make (in the health slots)."""
+HEALTH_HEAD_SECONDS = 1.0
+"""The head deadline of a connection in a health slot."""
 
 MAX_HEAD_BYTES = 64 * 1024
 """The largest request head accepted (a browser's, with a token and a grant, is a few KiB)."""
@@ -59,7 +65,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     _parsed_bytes = 0
     _refused_head = False
     _peer_key: str | None = None
-    _counted = False
+    _admitted: str | None = None
+    """How the counter admitted this connection ("" or HEALTH); None: not counted."""
     _head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -68,20 +75,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if counter is not None:
             host = self.client[0] if self.client else ""
             self._peer_key = None if self.proxies.trusts_ip(host) else peer_key(host)
-            refused = counter.admit(self._peer_key)
-            if refused:
-                transport.write(_refused(refused))
+            admitted = counter.admit(self._peer_key)
+            if admitted.startswith("--"):
+                transport.write(_refused(admitted))
                 transport.close()
                 return
-            self._counted = True
+            self._admitted = admitted
         self._arm_head_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_timer()
         counter = self.counter
-        if self._counted and counter is not None:
-            self._counted = False
-            counter.release(self._peer_key)
+        if self._admitted is not None and counter is not None:
+            counter.release(self._peer_key, self._admitted)
+            self._admitted = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -107,12 +114,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._parsed_bytes > MAX_HEAD_BYTES:
             self._refuse(_TOO_LARGE)
             raise _HeadRefused  # stops the parser: no request is made of this head
+        if self._admitted == HEALTH and self.url.split(b"?", 1)[0] != HEALTH_CHECK:
+            self._refuse(_refused("--max-connections"))
+            raise _HeadRefused
         self._in_head, self._head_bytes, self._parsed_bytes = False, 0, 0
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
         self._in_head = True  # what comes next is the head of the next request
         super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self._admitted == HEALTH and not self.transport.is_closing():
+            self.transport.close()  # a health slot serves one check
 
     def send_400_response(self, msg: str) -> None:
         if not self._refused_head:  # a head refused above was answered already
@@ -127,7 +142,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def _arm_head_timer(self) -> None:
         self._cancel_head_timer()
-        self._head_timer = self.loop.call_later(self.head_seconds, self._head_late)
+        seconds = self.head_seconds
+        if self._admitted == HEALTH:  # a check is one short request: a slot is not held long
+            seconds = min(seconds, HEALTH_HEAD_SECONDS)
+        self._head_timer = self.loop.call_later(seconds, self._head_late)
 
     def _cancel_head_timer(self) -> None:
         if self._head_timer is not None:

@@ -20,9 +20,10 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bezique.clients.sdk import AsyncTableClient
+from bezique.service.connections import HEALTH_SLOTS
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.helpers import SERVER, ROOT, highcard_registry, read_lines, server_config
+from tests.helpers import ROOT, SERVER, highcard_registry, read_lines, server_config
 from tests.http.conftest import http_config
 from tests.http.web import Web
 
@@ -164,11 +165,13 @@ async def test_a_silent_or_trickling_connection_is_closed_at_the_head_deadline()
             trickling[1].write(b"POST /bezique.v1.TableService/ListVariants HTTP/1.1\r\n")
 
             async def trickle() -> None:
-                for number in range(40):  # one header line every 0.1 s: 4 s in all
+                # one header line every 0.3 s (sparse enough that the 408 is read before a
+                # line written after the server closed makes its kernel reset the connection)
+                for number in range(10):
                     if trickling[1].is_closing():
                         return
                     trickling[1].write(f"x-line-{number}: a\r\n".encode())
-                    await asyncio.sleep(0.1)
+                    await asyncio.sleep(0.3)
 
             dripping = asyncio.create_task(trickle())
             closed = await first_bytes(silent, 3.0)
@@ -253,8 +256,9 @@ def _low_descriptor_limit() -> None:
 async def test_more_connections_than_descriptors_leave_the_grpc_port_serving(
         tmp_path: Path) -> None:
     """Under a limit of 300 descriptors, 400 connections to the HTTP port: the port's cap is
-    lowered at start to fit the limit with its reserve, the connections past it are refused,
-    and the gRPC port still accepts health checks and games."""
+    lowered at start to fit the limit with its reserve, the connections past it are refused
+    (but for a few health-check slots, closed unless a check comes within a second), and the
+    gRPC port still accepts health checks and games."""
     log = tmp_path / "server.log"
     with log.open("w") as stderr:
         process = subprocess.Popen(
@@ -274,16 +278,25 @@ async def test_more_connections_than_descriptors_leave_the_grpc_port_serving(
             answers = await asyncio.gather(*(first_bytes(c, 2.0) for c in flood))
             assert await health_over_grpc(address) == health_pb2.HealthCheckResponse.SERVING
             await play_over_grpc(address)
+            # the HTTP port is full, but a health check still gets one of its slots
+            assert await health_over_http(http_url.group(1)) == "SERVING"
+            async with httpx.AsyncClient(base_url=http_url.group(1)) as http:
+                other = await http.post("/bezique.v1.TableService/ListVariants",
+                                        content=b"{}",
+                                        headers={"content-type": "application/json"})
+                assert other.status_code == 503 and "--max-connections" in other.text
         finally:
             close_all(flood)
         lowered = re.search(r'"cap": (\d+)', log.read_text())
         assert lowered is not None and "max_connections_lowered" in log.read_text()
         cap = int(lowered.group(1))
         assert cap == (300 - 128) // 2
-        refused = [a for a in answers if a is not None]
-        assert len(refused) == 400 - cap, len(refused)
+        refused = [a for a in answers if a]
+        assert len(refused) == 400 - cap - HEALTH_SLOTS, len(refused)
         assert all(a.startswith(b"HTTP/1.1 503 ") and b"--max-connections" in a
                    for a in refused)
+        # the silent ones in the health slots were closed within a second
+        assert sum(1 for a in answers if a == b"") == HEALTH_SLOTS
         assert process.poll() is None, log.read_text()
     finally:
         process.terminate()

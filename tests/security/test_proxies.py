@@ -40,7 +40,7 @@ async def _passed_over_http(url: str, forwarded: list[str]) -> int:
 async def _passed_over_grpc(address: str, forwarded: list[str]) -> int:
     passed = 0
     async with grpc.aio.insecure_channel(address) as channel:
-        stub = pb_grpc.TableServiceStub(channel)
+        stub = pb_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
         for value in forwarded:
             try:
                 await stub.ListVariants(pb.ListVariantsRequest(), timeout=10,
