@@ -6,10 +6,8 @@ now and then) cannot stop another from playing; all over real ports."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import resource
-import subprocess
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,7 +21,7 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.service.connections import HEALTH_SLOTS
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.helpers import ROOT, SERVER, highcard_registry, read_lines, server_config
+from tests.helpers import highcard_registry, server_config, serving
 from tests.http.conftest import http_config
 from tests.http.web import Web
 
@@ -260,48 +258,29 @@ async def test_more_connections_than_descriptors_leave_the_grpc_port_serving(
     (but for a few health-check slots, closed unless a check comes within a second), and the
     gRPC port still accepts health checks and games."""
     log = tmp_path / "server.log"
-    with log.open("w") as stderr:
-        process = subprocess.Popen(
-            [SERVER, "--address", "127.0.0.1:0", "--http-address", "127.0.0.1:0",
-             "--store", "memory:", "--bot-delay", "0", "--max-connections-per-peer", "1000",
-             "--request-head-seconds", "60"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
-            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"}, preexec_fn=_low_descriptor_limit)
-    try:
-        lines = read_lines(process, 2, 60)
-        grpc_port = re.search(r"listening on [\d.]+:(\d+)", lines[0])
-        http_url = re.search(r"on (http://[\d.]+:\d+)/", lines[1] if len(lines) > 1 else "")
-        assert grpc_port and http_url, (lines, log.read_text())
-        address = f"127.0.0.1:{grpc_port.group(1)}"
-        flood = await open_many(int(http_url.group(1).rsplit(":", 1)[1]), 400)
+    with serving(log, "--max-connections-per-peer", "1000", "--request-head-seconds", "60",
+                 http=True, preexec_fn=_low_descriptor_limit) as listening:
+        address, url = listening.grpc_address, listening.http_url
+        flood = await open_many(int(url.rsplit(":", 1)[1]), 400)
         try:
             answers = await asyncio.gather(*(first_bytes(c, 2.0) for c in flood))
             assert await health_over_grpc(address) == health_pb2.HealthCheckResponse.SERVING
             await play_over_grpc(address)
             # the HTTP port is full, but a health check still gets one of its slots
-            assert await health_over_http(http_url.group(1)) == "SERVING"
-            async with httpx.AsyncClient(base_url=http_url.group(1)) as http:
+            assert await health_over_http(url) == "SERVING"
+            async with httpx.AsyncClient(base_url=url) as http:
                 other = await http.post("/bezique.v1.TableService/ListVariants",
                                         content=b"{}",
                                         headers={"content-type": "application/json"})
                 assert other.status_code == 503 and "--max-connections" in other.text
         finally:
             close_all(flood)
-        lowered = re.search(r'"cap": (\d+)', log.read_text())
-        assert lowered is not None and "max_connections_lowered" in log.read_text()
-        cap = int(lowered.group(1))
-        assert cap == (300 - 128) // 2
-        refused = [a for a in answers if a]
-        assert len(refused) == 400 - cap - HEALTH_SLOTS, len(refused)
-        assert all(a.startswith(b"HTTP/1.1 503 ") and b"--max-connections" in a
-                   for a in refused)
-        # the silent ones in the health slots were closed within a second
-        assert sum(1 for a in answers if a == b"") == HEALTH_SLOTS
-        assert process.poll() is None, log.read_text()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    lowered = re.search(r'"cap": (\d+)', log.read_text())
+    assert lowered is not None and "max_connections_lowered" in log.read_text()
+    cap = int(lowered.group(1))
+    assert cap == (300 - 128) // 2
+    refused = [a for a in answers if a]
+    assert len(refused) == 400 - cap - HEALTH_SLOTS, len(refused)
+    assert all(a.startswith(b"HTTP/1.1 503 ") and b"--max-connections" in a for a in refused)
+    # the silent ones in the health slots were closed within a second
+    assert sum(1 for a in answers if a == b"") == HEALTH_SLOTS
