@@ -1,6 +1,7 @@
 """Helpers the tests share: server configs and processes, error details, bounded waiting.
 
-Fixtures stay in conftest.py; everything a test imports by name lives here.
+Fixtures stay in conftest.py; everything a test imports by name lives here, or in the helper
+module of its subject's folder (tests/README.md lists them).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from bezique.service.httpapi.static import StaticFiles
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import highcard_registry, server_config, summary
-from tests.http.conftest import base_url, http_config
+from tests.http.helpers import base_url, http_config
 from tests.http.web import Failure, Web
 from tests.security.certs import make_ca, make_leaf
 

@@ -4,7 +4,6 @@ valid one that cannot start."""
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -16,28 +15,7 @@ import pytest
 from bezique.service.config import STARTUP_ERROR, USAGE_ERROR, Config, env_name, parse_config
 from tests.helpers import ROOT, SERVER, ServerProcess, spawn_server
 from tests.security.certs import make_ca, make_leaf
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without the BEZIQUE_* settings of whoever runs the tests."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BEZIQUE_")}
-    env.update({"BEZIQUE_LOG_FORMAT": "json", "BEZIQUE_STORE": "memory:"}, **extra)
-    return env
-
-
-def run_server(*args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
-    """Run a server that is expected not to start: its exit status and its stderr lines."""
-    done = subprocess.run([SERVER, *args], cwd=ROOT, env=env or clean_env(), text=True,
-                          capture_output=True, timeout=60)
-    assert "listening on" not in done.stdout
-    return done.returncode, done.stderr.strip().splitlines()
-
-
-def one_line(lines: list[str]) -> str:
-    assert len(lines) == 1, lines
-    assert "Traceback" not in lines[0]
-    assert lines[0].startswith("bezique-server: error: ")
-    return lines[0]
+from tests.service.helpers import clean_env, one_line, run_server
 
 
 @pytest.mark.parametrize(("args", "named", "says"), [

@@ -15,8 +15,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Route, expect
 
 from bezique.v1 import table_service_pb2 as pb
-from tests.web.conftest import serve_web
-from tests.web.pages import Tab, WebServer, click_and_wait, create_table, open_tab
+from tests.web.pages import Tab, WebServer, click_and_wait, create_table, open_tab, serve_web
 
 REVEAL_URL = "**/bezique.v1.TableService/RevealEntropy"
 
