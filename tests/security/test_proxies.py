@@ -16,7 +16,7 @@ from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from tests.helpers import eventually, highcard_registry, server_config
-from tests.http.conftest import http_config
+from tests.http.helpers import http_config
 from tests.http.web import Failure, Web
 
 LIST = "/bezique.v1.TableService/ListVariants"
