@@ -73,6 +73,11 @@ class Config:
     http_allowed_origins: tuple[str, ...] = ()
     http_allowed_hosts: tuple[str, ...] = ()
     http_static_dir: str = ""
+    trusted_proxies: tuple[str, ...] = ()
+    max_connections: int = 4096
+    max_connections_per_peer: int = 128
+    request_head_seconds: float = 10.0
+    idle_connection_seconds: float = 60.0
 
 
 def distribution_version() -> str:
@@ -242,6 +247,12 @@ def _hosts(text: str) -> tuple[str, ...]:
     return hosts
 
 
+def _networks(text: str) -> tuple[str, ...]:
+    from bezique.service.proxies import parse_network
+
+    return tuple(str(parse_network(n)) for n in text.split(",") if n.strip())
+
+
 def _folder(text: str) -> str:
     if text and not Path(text).is_dir():
         raise ValueError(f"{text!r} is not a folder")
@@ -324,6 +335,23 @@ _OPTIONS: dict[str, _Option] = {
                                   "else any): a guard against DNS rebinding"),
     "http_static_dir": _Option(_folder, "folder of the web table served at / on the HTTP port "
                                         "(empty: the bundle clients/web/dist)"),
+    "trusted_proxies": _Option(_networks,
+                               "IP addresses or CIDR blocks of reverse proxies (comma-separated; "
+                               "empty: none) whose X-Forwarded-For names the caller, on both "
+                               "ports; from any other peer the header is ignored"),
+    "max_connections": _Option(_whole(1, "at least 1"),
+                               "most open connections on each port (lowered at start to fit "
+                               "the descriptors the process may open)"),
+    "max_connections_per_peer": _Option(_whole(1, "at least 1"),
+                                        "most open connections of one peer address on the "
+                                        "HTTP port (IPv6: one /64; trusted proxies: no cap)"),
+    "request_head_seconds": _Option(_seconds(True),
+                                    "seconds a connection has to send a complete request "
+                                    "head (HTTP), or to finish its handshake (gRPC), before "
+                                    "it is closed"),
+    "idle_connection_seconds": _Option(_seconds(True),
+                                       "close a connection with no call open for this long "
+                                       "(HTTP: whole seconds, rounded up)"),
 }
 
 
@@ -363,7 +391,7 @@ def _metavar(name: str, kind: object) -> str:
                "tls_client_ca": "PEM", "api_key": "KEY", "grant_public_key": "PEM",
                "http_address": "HOST:PORT",
                "http_allowed_origins": "ORIGIN[,ORIGIN...]", "http_allowed_hosts": "HOST[,HOST...]",
-               "http_static_dir": "DIR"}
+               "http_static_dir": "DIR", "trusted_proxies": "CIDR[,CIDR...]"}
     if name in special:
         return special[name]
     return "N" if kind in (int, "int") else "SECONDS"

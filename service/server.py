@@ -16,13 +16,19 @@ import structlog
 from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bezique.service import reflection
+from bezique.service import proxies, reflection
 from bezique.service.config import Config, hide_password, redact_url
+from bezique.service.connections import (
+    connection_cap,
+    grpc_connection_options,
+    raise_descriptor_limit,
+)
 from bezique.service.grants import GrantVerifier
 from bezique.service.health import CappedHealth
 from bezique.service.httpapi.server import HttpServer, bind_http, serve_http
 from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics, TimedStore
+from bezique.service.proxies import TrustedProxies
 from bezique.service.servicer import TableServicer, caller_of, generic_handler
 from bezique.service.startup import StartupError, StoreLock, check_port_free
 from bezique.service.store import MissingExtra, Store, open_store
@@ -207,8 +213,13 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         except OSError as exc:
             raise StartupError(f"cannot serve metrics on port {config.metrics_port}: "
                                f"{exc.strerror or exc}") from None
+    ports = 2 if config.http_address else 1
+    cap = connection_cap(config.max_connections, ports, raise_descriptor_limit())
+    proxies.trust(TrustedProxies(config.trusted_proxies))
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
-               ("grpc.so_reuseport", 0)]
+               ("grpc.so_reuseport", 0),
+               *grpc_connection_options(cap, config.request_head_seconds,
+                                        config.idle_connection_seconds)]
     server = grpc.aio.server(options=options)
     streams = StreamCounter(config.max_watchers_per_caller)
     servicer = TableServicer(manager, config.api_key, metrics,
@@ -233,7 +244,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     http = None
     if http_socket is not None:
         try:
-            http = await serve_http(http_socket, config, servicer, health_servicer)
+            http = await serve_http(http_socket, config, servicer, health_servicer, cap)
         except BaseException:
             await server.stop(0)
             raise

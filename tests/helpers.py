@@ -137,11 +137,12 @@ class Listening:
 
 
 @contextmanager
-def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0
-            ) -> Iterator[Listening]:
+def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0,
+            preexec_fn: Callable[[], None] | None = None) -> Iterator[Listening]:
     """A real ``bezique-server`` subprocess on free ports, memory store, bots without delay
-    (``args``: more flags; ``http``: open the browsers' port too), its stderr in ``log``;
-    stopped at the end. Fails the test with the log when it does not start."""
+    (``args``: more flags; ``http``: open the browsers' port too; ``preexec_fn``: run in the
+    child before it starts, e.g. to lower a resource limit), its stderr in ``log``; stopped
+    at the end. Fails the test with the log when it does not start."""
     import pytest
 
     ports = ["--http-address", "127.0.0.1:0"] if http else []
@@ -150,7 +151,7 @@ def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0
             [SERVER, "--address", "127.0.0.1:0", *ports, "--store", "memory:",
              "--bot-delay", "0", *args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
-            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
+            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"}, preexec_fn=preexec_fn)
     try:
         lines = [*read_lines(process, 2 if http else 1, timeout), "", ""]
         grpc_match = re.search(r"listening on ([\d.]+:\d+)", lines[0])

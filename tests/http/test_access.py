@@ -171,3 +171,20 @@ async def test_without_a_bundle_the_root_is_a_clean_404(web_server: RunningServe
             assert page.status_code == 404 and "npm run build" in page.text
     finally:
         await running.stop()
+
+
+async def test_no_page_may_frame_the_web_table(tmp_path: Path) -> None:
+    """Without these headers any site could show the table in a frame under its own controls
+    and have a player click moves unseen."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>table</title>")
+    running = await start_server(server_config(**http_config(http_static_dir=str(tmp_path))),
+                                 highcard_registry())
+    try:
+        async with httpx.AsyncClient(base_url=base_url(running)) as http:
+            for path in ("/", "/index.html"):
+                page = await http.get(path)
+                assert page.status_code == 200
+                assert page.headers["x-frame-options"] == "DENY"
+                assert page.headers["content-security-policy"] == "frame-ancestors 'none'"
+    finally:
+        await running.stop()

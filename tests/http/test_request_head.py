@@ -1,6 +1,7 @@
-"""Hostile request heads on the HTTP port, over a real socket: a head without end is cut with
-431 before it fills the server's memory, and a malformed deadline header is INVALID_ARGUMENT,
-not a 500 (the framing after the head: tests/http/test_wire.py)."""
+"""Hostile request heads on the HTTP port, over a real socket: a head without end, or one
+over 64 KiB that arrives in one read, is cut with 431 before it fills the server's memory,
+and a malformed deadline header is INVALID_ARGUMENT, not a 500 (the framing after the head:
+tests/http/test_wire.py; slow heads and connection caps: tests/http/test_connections.py)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,24 @@ async def test_an_endless_request_head_is_cut_with_431() -> None:
             answer2 = await http.post(LIST, content=b"{}", headers={
                 "content-type": "application/json", "x-filler": "b" * 8000})
             assert answer2.status_code == 200
+    finally:
+        await server.stop()
+
+
+async def test_a_70_kib_head_in_one_read_is_cut_with_431() -> None:
+    """The bound counted a head's bytes only while it was incomplete after a read: a 70 KB
+    head that arrived whole in one read went past the 64 KiB limit."""
+    server = await start_server(server_config(**http_config()), highcard_registry())
+    try:
+        assert server.http is not None
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.http.port)
+        writer.write(b"POST " + LIST.encode() + b" HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+                     b"content-type: application/json\r\ncontent-length: 2\r\n"
+                     b"x-filler: " + b"a" * 70_000 + b"\r\n\r\n{}")
+        answer = await asyncio.wait_for(reader.read(4096), 10)
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:80]
+        assert await asyncio.wait_for(reader.read(4096), 10) == b""  # and closed
+        writer.close()
     finally:
         await server.stop()
 

@@ -35,6 +35,11 @@ from tests.service.helpers import clean_env, one_line, run_server
     (["--tls-cert", __file__], "--tls-key", "go together"),
     (["--tls-cert", __file__, "--tls-key", __file__], "--tls-cert", "not a PEM certificate"),
     (["--plugins", "bad name!"], "--plugins", "not a distribution name"),
+    (["--trusted-proxies", "10.0.0.1/8"], "--trusted-proxies", "host bits set"),
+    (["--trusted-proxies", "proxy.example.com"], "--trusted-proxies",
+     "not an IP address or CIDR block"),
+    (["--max-connections-per-peer", "0"], "--max-connections-per-peer", "too small"),
+    (["--request-head-seconds", "0"], "--request-head-seconds", "above 0"),
     (["--no-such-flag"], "--no-such-flag", "unrecognized"),
 ])
 def test_a_bad_flag_is_one_line_naming_it(args: list[str], named: str, says: str) -> None:
@@ -94,7 +99,10 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "grant_public_key": grant_key(tmp_path), "http_address": "127.0.0.1:6001",
                "http_allowed_origins": "https://games.example.com",
                "http_allowed_hosts": "games.example.com",
-               "http_static_dir": str(tmp_path)}
+               "http_static_dir": str(tmp_path),
+               "trusted_proxies": "10.0.0.0/8, ::1", "max_connections": "50",
+               "max_connections_per_peer": "5", "request_head_seconds": "2.5",
+               "idle_connection_seconds": "30"}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})
     for name in Config.__dataclass_fields__:
@@ -102,6 +110,7 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
         assert getattr(config, name) != getattr(default, name) or name == "store", name
     assert config.plugins == ("bezique-engine", "bezique-highcard")
     assert config.disable_plugin == ("other-dist",)
+    assert config.trusted_proxies == ("10.0.0.0/8", "::1/128")
     repeated = parse_config(["--disable-plugin", "a", "--disable-plugin", "b,c"], {})
     assert repeated.disable_plugin == ("a", "b", "c")
 
