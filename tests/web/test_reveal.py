@@ -90,6 +90,50 @@ def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
     bob.assert_no_errors()
 
 
+HISTORY_URL = "**/bezique.v1.TableService/GetHistory"
+
+
+def test_a_page_does_not_reveal_while_its_history_shows_a_free_seat(
+        browser_pair: tuple[Tab, Tab], web_server: WebServer) -> None:
+    """Issue #26: the server's view asks Ann's seat to reveal, but the history her page reads
+    (doctored here, as a lying server would answer) shows seat 1 free: her page sends no
+    RevealEntropy. With the true history (after a reload) it reveals and the game starts."""
+    ann, bob = browser_pair
+    sent: list[str] = []
+    ann.page.on("request", lambda request: sent.append(request.url)
+                if request.url.endswith("/RevealEntropy") else None)
+
+    def hide_seat_1(route: Route) -> None:
+        response = route.fetch()
+        history = pb.GetHistoryResponse.FromString(response.body())
+        shown = [e for e in history.entries if not (e.entry_kind == "joined" and e.seat == 1)]
+        del history.entries[:]
+        history.entries.extend(shown)
+        route.fulfill(status=response.status, body=history.SerializeToString(),
+                      headers={"content-type": response.headers["content-type"]})
+
+    ann.page.route(HISTORY_URL, hide_seat_1)
+    ann.page.fill("#name", "ann")
+    table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "3"},
+                            {0: "you", 1: "open"})
+    bob.page.fill("#name", "bob")
+    bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
+    ann.page.locator("#notice").filter(has_text="history shows seat 1 free").wait_for()
+    bob.page.locator("#status").filter(has_text="Waiting for seat 0 (ann) to reveal").wait_for()
+    assert [e.seat for e in web_server.history(table_id) if e.entry_kind == "revealed"] == [1]
+    assert list(web_server.view(table_id).awaiting_reveal) == [0]
+    assert sent == []
+
+    ann.page.unroute(HISTORY_URL)
+    ann.page.reload()
+    ann.page.locator("#hand .card").first.wait_for()
+    assert len(sent) == 1
+    order = kinds(web_server, table_id)
+    assert order.count("revealed") == 2 and order[-1] == "started"
+    ann.assert_no_errors()
+    bob.assert_no_errors()
+
+
 @pytest.fixture(scope="module")
 def keyed_server(web_bundle: Path, tmp_path_factory: pytest.TempPathFactory
                  ) -> Iterator[WebServer]:
