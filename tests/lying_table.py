@@ -9,10 +9,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import grpc
-
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
+from tests.helpers import fake_table_service
 
 TABLE = "liar"
 SEED_COMMITMENT = "ab" * 32
@@ -67,13 +66,6 @@ class LyingTable(table_service_pb2_grpc.TableServiceServicer):
 @contextlib.asynccontextmanager
 async def lying_server() -> AsyncIterator[tuple[str, LyingTable]]:
     """The lying table on a real local port: its address and the servicer."""
-    server = grpc.aio.server()
     table = LyingTable()
-    table_service_pb2_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        table, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        yield f"127.0.0.1:{port}", table
-    finally:
-        await server.stop(None)
+    async with fake_table_service(table) as address:
+        yield address, table

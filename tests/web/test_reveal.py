@@ -24,6 +24,18 @@ def kinds(server: WebServer, table_id: str) -> list[str]:
     return [entry.entry_kind for entry in server.history(table_id)]
 
 
+def ann_and_bob_sit_down(ann: Tab, bob: Tab) -> str:
+    """Ann's page makes a two-seat highcard table and takes seat 0, Bob's page joins seat 1;
+    the table's id."""
+    ann.page.fill("#name", "ann")
+    table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "3"},
+                            {0: "you", 1: "open"})
+    bob.page.fill("#name", "bob")
+    bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
+    bob.page.wait_for_url(re.compile(f"#/table/{table_id}"))
+    return table_id
+
+
 def play_out(ann: Tab, bob: Tab, seconds: float = 60) -> int:
     """Both pages click a playable card whenever it is their turn, until both show the end."""
     moves = 0
@@ -51,12 +63,7 @@ def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
         route.abort()
 
     bob.page.route(REVEAL_URL, refuse)
-    ann.page.fill("#name", "ann")
-    table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "3"},
-                            {0: "you", 1: "open"})
-    bob.page.fill("#name", "bob")
-    bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
-    bob.page.wait_for_url(re.compile(f"#/table/{table_id}"))
+    table_id = ann_and_bob_sit_down(ann, bob)
 
     # Ann's page revealed; both pages say whose reveal the table waits for.
     ann.page.locator("#status").filter(
@@ -113,11 +120,7 @@ def test_a_page_does_not_reveal_while_its_history_shows_a_free_seat(
                       headers={"content-type": response.headers["content-type"]})
 
     ann.page.route(HISTORY_URL, hide_seat_1)
-    ann.page.fill("#name", "ann")
-    table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "3"},
-                            {0: "you", 1: "open"})
-    bob.page.fill("#name", "bob")
-    bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
+    table_id = ann_and_bob_sit_down(ann, bob)
     ann.page.locator("#notice").filter(has_text="history shows seat 1 free").wait_for()
     bob.page.locator("#status").filter(has_text="Waiting for seat 0 (ann) to reveal").wait_for()
     assert [e.seat for e in web_server.history(table_id) if e.entry_kind == "revealed"] == [1]
