@@ -148,3 +148,20 @@ def test_preferring_a_disabled_plugin_is_a_usage_error(site: Path) -> None:
                           capture_output=True, timeout=60)
     assert done.returncode == USAGE_ERROR
     assert "--prefer-plugin and --disable-plugin both name bezique-usurper" in done.stderr
+
+
+def test_play_says_in_one_line_why_its_server_cannot_start(site: Path) -> None:
+    """``bezique play`` runs its own server: the same refusal is its one line, exit 2, and
+    BEZIQUE_PREFER_PLUGIN chooses there too (no input: the player leaves at once)."""
+    play = [str(Path(SERVER).with_name("bezique")), "play", "bezique-2p", "--bot-delay", "0"]
+    env = environment(site)
+    done = subprocess.run(play, cwd=ROOT, env=env, text=True, capture_output=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert "variant id 'bezique-2p' is claimed by both" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    env["BEZIQUE_PREFER_PLUGIN"] = ENGINE
+    done = subprocess.run(play, cwd=ROOT, env=env, text=True, capture_output=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert "You left table" in done.stdout
