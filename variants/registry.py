@@ -357,6 +357,12 @@ class Registry:
             for variant_id, variant in self._variants.items()}
         """The distribution and version each variant came from, by variant id."""
 
+    def _refuse(self, plugin: object, error: str) -> None:
+        """A plugin's answer is wrong: an installed plugin is left out, one handed in raises."""
+        if self._loader is None or self._loader.origin(plugin) is LOCAL:
+            raise ValueError(error)
+        self._exclude(plugin, error)
+
     def _exclude(self, plugin: object, error: str) -> None:
         assert self._loader is not None
         origin = self._loader.origin(plugin)
@@ -415,7 +421,13 @@ class Registry:
                 builtin.name: [(origin_of_module(RandomPolicy.__module__), builtin)]}
             for plugin, batch in self._answers("bezique_bot_policies",
                                                {"variant_id": variant_id}):
-                for policy in batch or ():
+                policies = list(batch or ())
+                names = [policy.name for policy in policies]
+                if len(set(names)) < len(names):
+                    self._refuse(plugin, f"bezique_bot_policies returns a policy name twice "
+                                         f"for {variant_id!r}: {', '.join(names)}")
+                    continue
+                for policy in policies:
                     claims.setdefault(policy.name, []).append(
                         (self._owner(plugin, policy), policy))
             cached = {name: self._settle("bot policy", name, claimed, variant_id)
