@@ -30,6 +30,7 @@ import {
   type View,
   type WatchTableResponse,
 } from "./gen/bezique/v1/table_service_pb.js";
+import { freeSeats } from "./fair/seats.js";
 
 /**
  * Whether `amount` may be submitted with the offered `move`: its exact amount, or, for a move
@@ -124,21 +125,7 @@ export function contributionsDigest(entries: readonly HistoryEntry[]): string {
   return hash.digest("hex");
 }
 
-/**
- * The seats 0..seatCount-1 the history does not show taken: no `joined` entry, or a `left` one
- * after it. A seat reveals its entropy only when there is none: whoever took a free seat after
- * the reveal could choose his entropy knowing it (a server that asks earlier, in
- * `awaitingReveal`, is not believed).
- */
-export function freeSeats(entries: readonly HistoryEntry[], seatCount: number): number[] {
-  const taken = new Set<number>();
-  for (const entry of entries) {
-    if (entry.seat === undefined) continue;
-    if (entry.entryKind === "joined") taken.add(entry.seat);
-    else if (entry.entryKind === "left") taken.delete(entry.seat);
-  }
-  return Array.from({ length: seatCount }, (_, seat) => seat).filter((seat) => !taken.has(seat));
-}
+export { freeSeats };
 
 /** The client will not reveal: its own read of the table's history shows these seats free. */
 export class RevealRefusedError extends Error {

@@ -12,6 +12,7 @@ import { Code, ConnectError, createClient, type CallOptions, type Client } from 
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 
+import { freeSeats } from "../../node/src/fair/seats.js";
 import { TableService, type HistoryEntry, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
 
 export type Protocol = "connect" | "connect-json" | "grpc-web";
@@ -142,20 +143,6 @@ export async function joinTable(tableId: string, name: string, seat?: number): P
   const hold = { tableId, seat: answer.seat, token: answer.seatToken, secret: commitment ? hex(entropy) : undefined };
   holdSeat(hold);
   return hold;
-}
-
-/**
- * The seats 0..seatCount-1 the history does not show taken: no `joined` entry, or a `left` one
- * after it (the same rule as the TypeScript and Python clients).
- */
-export function freeSeats(entries: readonly HistoryEntry[], seatCount: number): number[] {
-  const taken = new Set<number>();
-  for (const entry of entries) {
-    if (entry.seat === undefined) continue;
-    if (entry.entryKind === "joined") taken.add(entry.seat);
-    else if (entry.entryKind === "left") taken.delete(entry.seat);
-  }
-  return Array.from({ length: seatCount }, (_, seat) => seat).filter((seat) => !taken.has(seat));
 }
 
 /** The page will not reveal: its own read of the table's history shows these seats free. */
