@@ -67,6 +67,7 @@ class Config:
     tls_client_ca: str = ""
     plugins: tuple[str, ...] = ()
     disable_plugin: tuple[str, ...] = ()
+    prefer_plugin: tuple[str, ...] = ()
     seat_token_ttl: float = Settings.seat_token_ttl
     grant_public_key: str = ""
     http_address: str = ""
@@ -318,6 +319,10 @@ _OPTIONS: dict[str, _Option] = {
                                "empty: all installed)"),
     "disable_plugin": _Option(_names, "do not load the plugins of this distribution "
                                       "(repeatable; the variable takes a comma-separated list)"),
+    "prefer_plugin": _Option(_names, "when two distributions claim one variant id or bot policy "
+                                     "name, this one's claim wins and the other is dropped "
+                                     "(repeatable; the variable takes a comma-separated list); "
+                                     "without it such a clash stops the server"),
     "seat_token_ttl": _Option(_seconds(False), "seconds a seat token is valid once issued (by "
                                                "JoinTable or ReissueSeatToken; 0: no expiry)"),
     "grant_public_key": _Option(_grant_key, "PEM public key (Ed25519, EC P-256 or RSA) that "
@@ -413,7 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "test_mode":
             parser.add_argument(flag_name(name), action=argparse.BooleanOptionalAction,
                                 default=argparse.SUPPRESS, help=help_text)
-        elif name == "disable_plugin":
+        elif name in ("disable_plugin", "prefer_plugin"):
             parser.add_argument(flag_name(name), action="append", type=_argparse_type(name),
                                 default=argparse.SUPPRESS, metavar="DIST", help=help_text)
         else:
@@ -435,7 +440,7 @@ def parse_config(argv: Sequence[str] | None = None,
         name = item.name
         if name in given:
             value = given[name]
-            if name == "disable_plugin":  # appended once per flag, each a tuple of names
+            if name in ("disable_plugin", "prefer_plugin"):  # once per flag, each a tuple
                 value = tuple(n for names in value for n in names)
             values[name] = value
             continue
@@ -474,6 +479,9 @@ def _inconsistency(config: Config) -> str:
     overlap = set(config.plugins) & set(config.disable_plugin)
     if overlap:
         return (f"--plugins and --disable-plugin both name {', '.join(sorted(overlap))}")
+    overlap = set(config.prefer_plugin) & set(config.disable_plugin)
+    if overlap:
+        return (f"--prefer-plugin and --disable-plugin both name {', '.join(sorted(overlap))}")
     return ""
 
 

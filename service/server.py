@@ -35,7 +35,7 @@ from bezique.service.store import MissingExtra, Store, open_store
 from bezique.service.store.sqlite import SqliteStore
 from bezique.service.table_manager import Limits, Settings, TableManager
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.registry import Registry, load_registry
+from bezique.variants.registry import ClaimConflict, Registry, load_registry
 
 log = structlog.get_logger("bezique.server")
 
@@ -172,7 +172,13 @@ async def start_server(config: Config, registry: Registry | None = None,
     An embedding platform (or a test) may pass its own ``store``; else ``config.store``.
 
     Anything the operator must fix raises StartupError, with nothing left open."""
-    registry = registry or load_registry(allow=config.plugins, deny=config.disable_plugin)
+    registry = registry or _load_registry(config)
+    for displaced in registry.displaced:
+        log.warning("plugin_claim_dropped", kind=displaced.kind, name=displaced.name,
+                    kept=str(displaced.kept), dropped=str(displaced.dropped),
+                    variants=list(displaced.variants) or None,
+                    error=f"--prefer-plugin: {displaced.kept.name}'s {displaced.kind} "
+                          f"{displaced.name!r} is served, {displaced.dropped.name}'s is not")
     for excluded in registry.excluded:
         log.warning("plugin_excluded", distribution=excluded.origin.name,
                     distribution_version=excluded.origin.version,
@@ -192,6 +198,17 @@ async def start_server(config: Config, registry: Registry | None = None,
         if lock is not None:
             lock.release()
         raise
+
+
+def _load_registry(config: Config) -> Registry:
+    """The installed plugins the configuration selects; a name two of them claim, with no
+    preference to settle it, is a StartupError: one plugin never displaces another unasked."""
+    try:
+        return load_registry(allow=config.plugins, deny=config.disable_plugin,
+                             prefer=config.prefer_plugin)
+    except ClaimConflict as exc:
+        raise StartupError(f"{exc}: uninstall one, or choose one with --prefer-plugin DIST "
+                           "(BEZIQUE_PREFER_PLUGIN)") from None
 
 
 async def _start(config: Config, registry: Registry, store: Store, lock: StoreLock | None,

@@ -13,8 +13,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,6 +25,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from bezique.service.config import Config
+from bezique.v1 import table_service_pb2_grpc
 from bezique.variants.registry import Registry, load_registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,3 +197,18 @@ async def until(call: Callable[[], Awaitable[T]], done: Callable[[T], bool], wha
         if _time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+@asynccontextmanager
+async def fake_table_service(servicer: table_service_pb2_grpc.TableServiceServicer
+                             ) -> AsyncIterator[str]:
+    """A test's own TableService (e.g. one that lies) on a real local port: its address."""
+    server = grpc.aio.server()
+    table_service_pb2_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        await server.stop(None)

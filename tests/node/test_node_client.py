@@ -8,6 +8,7 @@ with ``npm ci`` when they are missing.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -339,6 +340,42 @@ def test_seats_commit_and_reveal_by_themselves(
     # both seats pinned the contributions they saw, the way the Python SDK and verify do
     history = stub.GetHistory(pb.GetHistoryRequest(table_id=result["tableId"]))
     assert result["pins"] == [contributions_digest(history.entries)] * 2
+
+
+LYING_SCRIPT = """
+import { RevealRefusedError, TableClient } from "./dist/index.js";
+
+const client = new TableClient(process.argv[2]);
+const seat = await client.joinTable("liar", { seat: 0 });  // its view asks for the reveal
+const view = await client.getView("liar", seat.seatToken);
+let refused = null;
+try {
+  if (view.waitingForPlayers) await client.revealEntropy("liar", seat.seatToken, seat.entropy);
+} catch (error) {
+  if (!(error instanceof RevealRefusedError)) throw error;
+  refused = error.free;
+}
+console.log(JSON.stringify({ entropy: Buffer.from(seat.entropy).toString("hex"),
+                             waiting: view.waitingForPlayers, refused }));
+client.close();
+"""
+
+
+async def test_the_typescript_client_does_not_reveal_when_a_server_lies(node: str) -> None:
+    """A server whose views ask for the reveal while its history shows a seat free gets no
+    RevealEntropy (issue #26); once the history shows every seat taken, the join reveals."""
+    from tests.lying_table import lying_server
+
+    async with lying_server() as (address, table):
+        early = await asyncio.to_thread(run_script, node, "lying-check.mjs", LYING_SCRIPT,
+                                        address)
+        assert early["refused"] == [1] and early["waiting"], early
+        assert table.reveals == []
+        table.take_every_seat()
+        honest = await asyncio.to_thread(run_script, node, "lying-check.mjs", LYING_SCRIPT,
+                                         address)
+        assert table.reveals == [bytes.fromhex(honest["entropy"])]
+        assert not honest["waiting"] and honest["refused"] is None, honest
 
 
 AMOUNT_SCRIPT = """

@@ -95,7 +95,8 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "rate_limit": "2.5", "rate_burst": "9", "max_message_bytes": "2048",
                "grace_seconds": "0", "tls_cert": str(leaf.cert), "tls_key": str(leaf.key),
                "tls_client_ca": str(ca.cert), "plugins": "bezique-engine, bezique-highcard",
-               "disable_plugin": "other-dist", "seat_token_ttl": "60",
+               "disable_plugin": "other-dist", "prefer_plugin": "bezique-engine,x",
+               "seat_token_ttl": "60",
                "grant_public_key": grant_key(tmp_path), "http_address": "127.0.0.1:6001",
                "http_allowed_origins": "https://games.example.com",
                "http_allowed_hosts": "games.example.com",
@@ -109,10 +110,13 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
         assert name in changed, f"no test value for {name}"
         assert getattr(config, name) != getattr(default, name) or name == "store", name
     assert config.plugins == ("bezique-engine", "bezique-highcard")
+    assert config.prefer_plugin == ("bezique-engine", "x")
     assert config.disable_plugin == ("other-dist",)
     assert config.trusted_proxies == ("10.0.0.0/8", "::1/128")
     repeated = parse_config(["--disable-plugin", "a", "--disable-plugin", "b,c"], {})
     assert repeated.disable_plugin == ("a", "b", "c")
+    preferred = parse_config(["--prefer-plugin", "a", "--prefer-plugin", "b,c"], {})
+    assert preferred.prefer_plugin == ("a", "b", "c")
 
 
 def test_version_prints_the_distribution_version() -> None:

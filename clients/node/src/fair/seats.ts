@@ -5,7 +5,7 @@
  */
 
 import { sha256, toHex } from "./chance.js";
-import type { HistoryLike } from "./history.js";
+import type { EntryLike, HistoryLike } from "./history.js";
 
 interface Seat {
   bot: boolean;
@@ -86,4 +86,21 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
     }
   }
   return { entropy, committed, clear, endedBeforeDeal, problems };
+}
+
+/**
+ * The seats 0..seatCount-1 the history does not show taken: no `joined` entry, or a `left` one
+ * after it. A client reveals its seat's entropy only when there is none: whoever took a free
+ * seat after the reveal could choose his entropy knowing it (a server that asks earlier, in
+ * `awaiting_reveal`, is not believed). The Node client and the web table share it.
+ */
+export function freeSeats(entries: readonly Pick<EntryLike, "entryKind" | "seat">[],
+  seatCount: number): number[] {
+  const taken = new Set<number>();
+  for (const entry of entries) {
+    if (entry.seat === undefined) continue;
+    if (entry.entryKind === "joined") taken.add(entry.seat);
+    else if (entry.entryKind === "left") taken.delete(entry.seat);
+  }
+  return Array.from({ length: seatCount }, (_, seat) => seat).filter((seat) => !taken.has(seat));
 }
