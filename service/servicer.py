@@ -20,7 +20,7 @@ from google.protobuf import message_factory
 from google.protobuf.message import DecodeError, Message
 from grpc.aio import ServicerContext
 
-from bezique.service import auth, translate
+from bezique.service import auth, proxies, translate
 from bezique.service.commands import Binding
 from bezique.service.errors import (
     InvalidArgument,
@@ -79,9 +79,7 @@ def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
         hashed = auth.token_hash(token)
         if manager.repo.knows_token(hashed):
             return "seat:" + hashed
-    peer = str(context.peer() or "unknown")
-    host = peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
-    return "peer:" + host
+    return "peer:" + proxies.caller_host(context)
 
 
 def _token(context: ServicerContext[Req, Resp]) -> str | None:
