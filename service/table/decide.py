@@ -202,14 +202,15 @@ def _join(table: Table, join: Join, now: float, settings: Settings) -> list[Entr
         _check_seat(table, seat)
         if table.seats[seat].occupied:
             raise FailedPrecondition(f"seat {seat} is taken", field="seat", reason="SEAT_TAKEN")
-    if not join.bot:
+    if not join.bot:  # a bot is seated at creation: no churn to bound
         _check_churn(table, now, settings)
-        _check_binding(table, join)
+    _check_binding(table, join)
     deadline = None
     if table.free_seats == 1 and (join.entropy_commitment or table.owing):
         # this join takes the last seat and opens the reveal round: its deadline
         deadline = now + settings.reveal_seconds
-    return [Joined(seat, join.name or f"seat {seat}", join.token_hash, join.bot, join.entropy,
+    return [Joined(seat, join.name or f"seat {seat}", "" if join.bot else join.token_hash,
+                   join.bot, join.entropy,
                    join.player_id, join.buy_in, join.grant_jti,
                    None if join.bot else token_expiry(now, settings), join.entropy_commitment,
                    deadline)]
@@ -249,6 +250,9 @@ def _leave(table: Table, leave: Leave) -> list[Entry]:
         raise FailedPrecondition("the game has started: a seat cannot be given up now",
                                  reason="GAME_STARTED")
     check_not_revealing(table)
+    _check_seat(table, leave.seat)
+    if not table.seats[leave.seat].occupied:  # the command path names a token's seat
+        raise FailedPrecondition(f"seat {leave.seat} is free: nothing to give up", field="seat")
     return [Left(leave.seat)]
 
 
@@ -266,6 +270,7 @@ def _reissue(table: Table, reissue: Reissue, now: float, settings: Settings) -> 
 def _reveal(table: Table, reveal: Reveal) -> list[Entry]:
     """A repeat of a reveal already made changes nothing (a client may retry it)."""
     seat = reveal.seat
+    _check_seat(table, seat)
     held = table.seats[seat]
     if not held.entropy_commitment:
         raise FailedPrecondition(f"seat {seat} joined without an entropy commitment: it has "

@@ -250,6 +250,8 @@ def _seating(table: Table, entry: Joined | Left, at: float) -> Table:
     if isinstance(entry, Joined):
         if held.occupied:
             raise EntryRejected(f"seat {seat} is joined while it is held")
+        if entry.bot and entry.token_hash:
+            raise EntryRejected(f"seat {seat} joins as a bot with a player's token")
         if entry.entropy and entry.entropy_commitment:
             raise EntryRejected(f"seat {seat} joins with both entropy and a commitment")
         jtis = table.grant_jtis | {entry.grant_jti} if entry.grant_jti else table.grant_jtis
