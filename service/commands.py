@@ -29,7 +29,7 @@ from bezique.service.errors import (
     StaleVersion,
     Unavailable,
 )
-from bezique.service.live import CHANCE_VERSION, LiveTable, ViewResult
+from bezique.service.live import CHANCE_VERSION, Drafted, LiveTable, ViewResult
 from bezique.service.metrics import Metrics
 from bezique.service.redaction import events_for
 from bezique.service.repository import TableRepository
@@ -99,7 +99,7 @@ class CommandPath:
 
     # ------------------------------------------------------------------ the one commit
 
-    async def _commit(self, live: LiveTable, draft: Callable[[], list[LogEntry]], *,
+    async def _commit(self, live: LiveTable, draft: Callable[[], list[Drafted]], *,
                       past_limit: bool = False) -> dict[int | None, ViewResult]:
         """Work ``draft`` out on ``live`` (held), append it, then publish it. On any failure
         ``live`` is discarded, so memory never holds what the store does not. A change that
@@ -112,7 +112,8 @@ class CommandPath:
         rules.check_not_finished(live.table)
         result = None
         try:
-            entries = draft()
+            drafted = draft()
+            entries = [item.log for item in drafted]
             if live.finished:
                 result = finished_result(live, entries[-1])
             await self.store.append(live.table_id, expected, entries, live.summary(),
@@ -132,9 +133,10 @@ class CommandPath:
             self.repo.discard(live)
             raise
         views: dict[int | None, ViewResult] = {}
-        for entry in entries:
-            views = self.hub.publish(live, entry, with_views=entry is entries[-1])
-            self._observe(live, entry)
+        for item in drafted:  # the game's own events go out as they are: not parsed again
+            views = self.hub.publish(live, item.log, with_views=item is drafted[-1],
+                                     events=item.events if item.made_events else None)
+            self._observe(live, item)
         if any(entry.kind in SEAT_KINDS for entry in entries):
             self.repo.index(live)
         self.on_committed(live)
@@ -156,15 +158,15 @@ class CommandPath:
         return entries
 
     @staticmethod
-    def _draft(live: LiveTable, entries: Sequence[Entry], now: float) -> list[LogEntry]:
-        return [live.draft(entry, now).log for entry in entries]
+    def _draft(live: LiveTable, entries: Sequence[Entry], now: float) -> list[Drafted]:
+        return [live.draft(entry, now) for entry in entries]
 
-    def _observe(self, live: LiveTable, entry: LogEntry) -> None:
-        if entry.kind not in MOVE_KINDS or not self.registry.observed:
+    def _observe(self, live: LiveTable, drafted: Drafted) -> None:
+        if drafted.log.kind not in MOVE_KINDS or not self.registry.observed:
             return
-        events = [Event.from_dict(raw) for raw in entry.payload.get("events", ())]
         try:
-            self.registry.notify_events(live.table_id, live.variant.id, entry.version, events)
+            self.registry.notify_events(live.table_id, live.variant.id, drafted.log.version,
+                                        list(drafted.events))
         except Exception as exc:  # an observer plugin must not break the table
             log.warning("observer_failed", table_id=live.table_id, error=str(exc))
 
@@ -186,7 +188,7 @@ class CommandPath:
         for seat, policy in bots:
             decided = rules.decide(live.table, rules.Join(seat, f"{policy} bot", bot=policy),
                                    now, self.settings)
-            entries += self._draft(live, decided, now)
+            entries += [item.log for item in self._draft(live, decided, now)]
         # Nobody can reach ``live`` before it is in the repository: the draft is private.
         await self.store.create_table(record, live.summary(), entries)
         self.repo.add(live)
@@ -345,11 +347,11 @@ class CommandPath:
             raise _illegal(live, game, seat, move, legal)
         events: tuple[Event, ...] = ()
 
-        def draft() -> list[LogEntry]:
+        def draft() -> list[Drafted]:
             nonlocal events
             drafted = live.draft(Moved(kind, seat, move), time.time(), request_id or None)
             events = drafted.events
-            return [drafted.log]
+            return [drafted]
 
         try:
             published = await self._commit(live, draft)

@@ -130,6 +130,9 @@ class Drafted:
     entry: Entry
     events: tuple[Event, ...] = ()
     """A game entry's events as the game made them (the log holds them as JSON)."""
+    made_events: bool = False
+    """Whether ``events`` are the game's (a game entry): then watchers and observers are given
+    them as they are, not parsed back from the log's form."""
 
 
 @dataclass(frozen=True)
@@ -294,9 +297,9 @@ class LiveTable:
         deadline (in place), then the state evolves. Part of a held command's draft."""
         made, facts = self._play(entry, now)
         self.table = evolve(self.table, made, now, facts)
-        events = getattr(made, "made", None) or ()
+        events = made.made if isinstance(made, GameEntry) else None
         return Drafted(LogEntry(self.version, made.kind, made.seat, encode(made), request_id,
-                                now), made, events)
+                                now), made, events or (), events is not None)
 
     def apply_entry(self, stored: LogEntry) -> None:
         """Bring the table to ``stored.version`` by replaying one stored entry; the game must

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bezique.service.store import LogEntry
+from bezique.service.table.entries import stored_events
 from bezique.variants.api import Event
 
 
@@ -16,7 +17,7 @@ def events_for(entry: LogEntry, viewer: int | None, finished: bool) -> list[Even
 
 def parsed_events(entry: LogEntry) -> tuple[Event, ...]:
     """An entry's events as the log holds them (nothing redacted yet)."""
-    return tuple(Event.from_dict(raw) for raw in entry.payload.get("events", ()))
+    return tuple(Event.from_dict(raw) for raw in stored_events(entry.payload))
 
 
 def redacted(events: Sequence[Event], viewer: int | None, finished: bool) -> tuple[Event, ...]:

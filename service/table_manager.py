@@ -47,6 +47,7 @@ from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
 from bezique.service.settings import Limits, Settings
 from bezique.service.store import LogEntry, Store, TableResult
+from bezique.service.table.entries import Moved, decode
 from bezique.service.terms import MOVE_KINDS
 from bezique.service.watch import (
     BEHIND,
@@ -101,9 +102,10 @@ class Update:
 
 def _visible_move(entry: LogEntry, viewer: int | None, events: Sequence[Event],
                   finished: bool) -> Move | None:
-    if entry.kind not in MOVE_KINDS:
+    record = decode(entry.kind, entry.seat, entry.payload) if entry.kind in MOVE_KINDS else None
+    if not isinstance(record, Moved):
         return None
-    move = Move.from_dict(entry.payload["move"])
+    move = record.move
     if finished or viewer == entry.seat:
         return move
     shown = {card for event in events for card in event.cards}

@@ -148,7 +148,8 @@ def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def _events(payload: Mapping[str, Any]) -> StoredEvents:
+def stored_events(payload: Mapping[str, Any]) -> StoredEvents:
+    """The events a stored entry holds, in their stored form (none for a kind without)."""
     return tuple(payload.get("events", ()))
 
 
@@ -171,7 +172,7 @@ def _decode(kind: str, seat: int | None, payload: Mapping[str, Any]) -> Entry:
     deadline = _optional_float(payload.get("deadline"))
     if kind in MOVE_KINDS:
         return Moved(kind, _seat(kind, seat), Move.from_dict(payload["move"]),
-                     _events(payload), deadline)
+                     stored_events(payload), deadline)
     if kind == EntryKind.JOINED:
         return Joined(_seat(kind, seat), str(payload.get("name", "")),
                       str(payload.get("token_hash", "")), str(payload.get("bot", "")),
@@ -191,12 +192,12 @@ def _decode(kind: str, seat: int | None, payload: Mapping[str, Any]) -> Entry:
     if kind == EntryKind.REVEALED:
         return Revealed(_seat(kind, seat), str(payload.get("entropy", "")), deadline)
     if kind == EntryKind.STARTED:
-        return Started(_events(payload), deadline)
+        return Started(stored_events(payload), deadline)
     if kind == EntryKind.ABORTED:
-        return Aborted(str(payload.get("note", "")), _events(payload))
+        return Aborted(str(payload.get("note", "")), stored_events(payload))
     if kind == EntryKind.ENDED:
         return Ended(tuple(int(s) for s in payload.get("withheld", ())),
-                     str(payload.get("reason", REVEAL_TIMEOUT)), _events(payload))
+                     str(payload.get("reason", REVEAL_TIMEOUT)), stored_events(payload))
     raise EntryError(f"unknown entry kind {kind!r}")
 
 

@@ -326,7 +326,7 @@ async def test_a_seat_bound_to_a_player_id_reaches_list_tables_and_the_feed(
     manager = platform.manager
     async with manager.repo.hold(table.table_id) as live:
         joined = Joined(0, "ann", auth.token_hash(token), player_id="p-1")
-        await manager.commands._commit(live, lambda: [live.draft(joined, time.time()).log])
+        await manager.commands._commit(live, lambda: [live.draft(joined, time.time())])
     bob = await admin.join(table.table_id, name="bob")
     listed = await admin.list_tables(player_id="p-1")
     assert [t.table_id for t in listed] == [table.table_id]

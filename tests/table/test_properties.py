@@ -19,7 +19,7 @@ from bezique.service.table.decide import (
     Reveal,
     decide,
 )
-from bezique.service.table.entries import Entry, decode, encode
+from bezique.service.table.entries import Entry, Joined, decode, encode
 from bezique.service.table.state import GameFacts, Table, evolve
 from tests.table.helpers import SETTINGS, commitment, entropy, token
 
@@ -103,8 +103,8 @@ def test_grants_are_used_once_and_churn_stays_bounded(
             continue
         for entry in entries:
             table = evolve(table, entry, now, GameFacts())
-            if entry.kind == "joined" and getattr(entry, "grant_jti", ""):
-                grants.append(entry.grant_jti)  # type: ignore[union-attr]
+            if isinstance(entry, Joined) and entry.grant_jti:
+                grants.append(entry.grant_jti)
             if entry.kind == "left":
                 window = [at for at in table.left_at
                           if at > now - SETTINGS.limits.seat_churn_window]
