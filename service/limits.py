@@ -1,14 +1,18 @@
-"""Per-caller limits: a token bucket of requests, and a count of open watch streams.
+"""Per-caller limits: a token bucket of requests, a count of open watch streams, and a
+budget of seats given up.
 
-A caller is the seat of a token this server knows (hashed), else its peer address: a client
-cannot escape its bucket by leaving the token out or by making one up, since its address then
-counts.
+A seat's own calls are charged to the seat of a token this server knows (hashed) and to the
+peer address; every other call to the peer address alone. So a client cannot escape its
+address's bucket by leaving the token out, by making one up, or by minting tokens (joining
+seats): one address has one budget whatever seats it holds. All of it is kept in memory, per
+process: with several replicas each one counts for itself.
 """
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 
@@ -31,9 +35,22 @@ class RateLimiter:
     _buckets: OrderedDict[str, _Bucket] = field(default_factory=OrderedDict)
 
     def allow(self, caller: str, now: float | None = None) -> bool:
+        return self.allow_all((caller,), now)
+
+    def allow_all(self, callers: Sequence[str], now: float | None = None) -> bool:
+        """Whether every one of ``callers`` has a request left; if so one is taken from each,
+        else none (a call refused for its address does not use up its seat's budget)."""
         if self.rate <= 0:
             return True
         now = time.monotonic() if now is None else now
+        buckets = [self._refilled(caller, now) for caller in callers]
+        if any(bucket.tokens < 1 for bucket in buckets):
+            return False
+        for bucket in buckets:
+            bucket.tokens -= 1
+        return True
+
+    def _refilled(self, caller: str, now: float) -> _Bucket:
         bucket = self._buckets.get(caller)
         if bucket is None:
             if len(self._buckets) >= self.max_callers:
@@ -43,10 +60,7 @@ class RateLimiter:
             self._buckets.move_to_end(caller)
         bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.rate)
         bucket.updated = now
-        if bucket.tokens < 1:
-            return False
-        bucket.tokens -= 1
-        return True
+        return bucket
 
 
 @dataclass

@@ -68,20 +68,32 @@ SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "Ge
 """Calls that act for the seat of their token: only these are charged to the seat."""
 
 
+def peer_host(context: ServicerContext[Req, Resp]) -> str:
+    """The address a call comes from, without its port (grpc's ``ipv4:HOST``, ``ipv6:[HOST]``)."""
+    peer = str(context.peer() or "unknown")
+    return peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
+
+
 def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
               method: str) -> str:
     """Who is calling, for per-caller limits: for a seat's own calls the seat of a token this
-    server knows, else the peer's address. A made-up token earns no bucket of its own, and
-    tokens minted by joining tables do not multiply a peer's budget for creating and joining
-    tables."""
+    server knows, else the peer's address. A made-up token earns no bucket of its own."""
     token = auth.bearer_token(_metadata(context)) if method in SEAT_CALLS else None
     if token:
         hashed = auth.token_hash(token)
         if manager.repo.knows_token(hashed):
             return "seat:" + hashed
-    peer = str(context.peer() or "unknown")
-    host = peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
-    return "peer:" + host
+    return "peer:" + peer_host(context)
+
+
+def charged_to(context: ServicerContext[Req, Resp], manager: TableManager,
+               method: str) -> tuple[str, ...]:
+    """Every budget a call is charged to: its caller (see :func:`caller_of`) and, for a seat,
+    its peer's address too. So tokens minted by joining seats never raise what one address
+    may send in total."""
+    caller = caller_of(context, manager, method)
+    peer = "peer:" + peer_host(context)
+    return (caller,) if caller == peer else (caller, peer)
 
 
 def _token(context: ServicerContext[Req, Resp]) -> str | None:
@@ -248,9 +260,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.grants = grants
 
     def check_rate(self, context: ServicerContext[Req, Resp], method: str) -> None:
-        if self.rate.rate > 0 and not self.rate.allow(caller_of(context, self.manager, method)):
+        if self.rate.rate > 0 and not self.rate.allow_all(charged_to(context, self.manager,
+                                                                     method)):
             raise ResourceExhausted(
-                f"rate limit: at most {self.rate.rate:g} requests a second per caller "
+                f"rate limit: at most {self.rate.rate:g} requests a second per seat and per address "
                 f"(bursts of {self.rate.burst:g}); slow down and retry",
                 reason="RATE_LIMITED")
 
