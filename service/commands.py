@@ -53,6 +53,8 @@ from bezique.service.store import (
 )
 from bezique.service.terms import (
     MOVE_KINDS,
+    OPEN_JOINS,
+    PLATFORM_JOINS,
     REVEAL_TIMEOUT,
     SEAT_KINDS,
     EntryKind,
@@ -161,11 +163,13 @@ def held_seat(live: LiveTable, token: str, now: float | None = None) -> int:
 @dataclass(frozen=True)
 class Binding:
     """Who a seat is joined for, as the platform (API key or join grant) says: its player,
-    its buy-in, and the grant used (its ``jti`` is recorded so it is never used twice)."""
+    its buy-in, and the grant used (its ``jti`` is recorded so it is never used twice);
+    ``vouched``: the join came with the platform's API key or one of its grants."""
 
     player_id: str = ""
     buy_in: int = 0
     grant_jti: str = ""
+    vouched: bool = False
 
 
 def table_result(live: LiveTable, last: LogEntry) -> TableResult:
@@ -294,7 +298,8 @@ class CommandPath:
 
     async def create(self, variant_id: str, options: Mapping[str, str],
                      bots: Sequence[tuple[int, str]] = (), turn_seconds: int = 0,
-                     test: Mapping[str, Any] | None = None) -> LiveTable:
+                     test: Mapping[str, Any] | None = None, open_seats: bool = False
+                     ) -> LiveTable:
         try:
             variant = self.registry.variant(variant_id)
         except UnknownVariantError:
@@ -323,6 +328,7 @@ class CommandPath:
             seed = secrets.token_bytes(32)
         seats = variant.seat_count(resolved)
         self._check_test_settings(variant, resolved, seats, test_settings)
+        joins = self._joins(variant, resolved, open_seats)
         if await self.store.count_tables() >= limits.max_tables:
             raise ResourceExhausted(f"this server holds its limit of {limits.max_tables} tables")
         record = TableRecord(secrets.token_hex(8), variant.id, variant.version, resolved, seed,
@@ -330,10 +336,12 @@ class CommandPath:
         live = LiveTable(record, variant, seats)
         self._check_start(live)
         now = time.time()
-        entries = [self._entry(live, EntryKind.CREATED, None, {
+        created: dict[str, Any] = {
             "variant": variant.id, "variant_version": variant.version,
-            "options": resolved, "commitment": record.commitment,
-            "chance": CHANCE_VERSION}, now)]
+            "options": resolved, "commitment": record.commitment, "chance": CHANCE_VERSION}
+        if joins:
+            created["joins"] = joins
+        entries = [self._entry(live, EntryKind.CREATED, None, created, now)]
         taken = set()
         for seat, policy in bots:
             if not 0 <= seat < seats or seat in taken:
@@ -354,6 +362,25 @@ class CommandPath:
                  version=live.version)
         self.on_committed(live)
         return live
+
+    def _joins(self, variant: Variant, options: Mapping[str, Any], open_seats: bool) -> str:
+        """Who may take the new table's seats (its ``created`` entry records it, so every
+        replica and every reload agree): on a server with an API key, only the platform (its
+        key or its grants) at a table that takes buy-ins, and at every table of a server that
+        takes grants unless its creator opened the seats on purpose."""
+        try:
+            buy_ins = buy_in_range(variant, options) is not None
+        except OptionError as exc:
+            raise InvalidArgument(str(exc), field=f"options[{exc.option}]") from exc
+        if not self.settings.platform:
+            return OPEN_JOINS if open_seats else ""
+        if buy_ins and open_seats:
+            raise InvalidArgument(f"{variant.id} takes buy-ins: its seats are taken only with a "
+                                  "join grant or the API key, never opened to anyone",
+                                  field="open_seats")
+        if buy_ins or (self.settings.grants and not open_seats):
+            return PLATFORM_JOINS
+        return OPEN_JOINS if open_seats else ""
 
     @staticmethod
     def _check_start(live: LiveTable) -> None:
@@ -415,6 +442,7 @@ class CommandPath:
                                   field="entropy_commitment")
         async with self.repo.hold(table_id) as live:
             self._check_not_finished(live)
+            self._check_admitted(live, binding)
             if seat is None:
                 free = [i for i, s in enumerate(live.seats) if not s.occupied]
                 if not free:
@@ -460,12 +488,22 @@ class CommandPath:
             return seat, token, live.view_for(seat)
 
     @staticmethod
-    def _check_binding(live: LiveTable, binding: Binding) -> None:
-        """A grant is used once per table (its jti is in the log: every replica agrees); a
-        buy-in must be one the variant takes, within the table's bounds."""
+    def _check_admitted(live: LiveTable, binding: Binding) -> None:
+        """Whether this join may take a seat at all, before which seat is asked: a grant is
+        used once per table (its jti is in the log: every replica agrees; a replay is told so
+        even when its seat is taken), and a table of the platform's takes only joins it
+        vouches for."""
         if binding.grant_jti and binding.grant_jti in live.grant_jtis:
             raise PermissionDenied("this join grant was used already (its jti is in the "
                                    "table's log)", field="join_grant", reason="GRANT_REPLAYED")
+        if live.joins == PLATFORM_JOINS and not binding.vouched:
+            raise Unauthenticated(f"table {live.table_id} takes joins only with a join grant "
+                                  "(join_grant) or the platform API key (x-api-key)",
+                                  field="join_grant", reason="GRANT_REQUIRED")
+
+    @staticmethod
+    def _check_binding(live: LiveTable, binding: Binding) -> None:
+        """A buy-in must be one the variant takes, within the table's bounds."""
         if not binding.buy_in:
             return
         try:

@@ -114,6 +114,9 @@ def _reasons() -> Mapping[str, Reason]:
         "GRANT_MISMATCH": r("PERMISSION_DENIED", Retry.NO,
                             "the request asks for a seat, player_id, buy_in or display name "
                             "other than the join grant's"),
+        "GRANT_REQUIRED": r("UNAUTHENTICATED", Retry.NO,
+                            "the table takes joins only with a join grant or the platform API "
+                            "key (its seats were not opened to anyone, or it takes buy-ins)"),
         "TABLE_FINISHED": r("FAILED_PRECONDITION", Retry.NO,
                             "the table has ended (finished or aborted): it takes no join, "
                             "leave or abort"),

@@ -183,12 +183,17 @@ class LiveTable:
         self.ended: Outcome | None = None
         """How a table that ended before any deal ended (an ``ended`` entry): a seat did not
         reveal its committed entropy in time."""
+        self.joins = ""
+        """Who may take a seat, as the ``created`` entry says: PLATFORM_JOINS (only with a join
+        grant or the API key), OPEN_JOINS (anyone: its creator opened it on purpose), or ``""``
+        (anyone: a server without a platform rule, or a table from before it)."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
                               self.left_at, self.chance_version, self.revoked,
-                              self.grant_jtis, self.aborted, self.start_stacks, self.ended),
+                              self.grant_jtis, self.aborted, self.start_stacks, self.ended,
+                              self.joins),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
@@ -205,6 +210,7 @@ class LiveTable:
         # an older snapshot: the stacks the game started with are lost (no chip changes)
         self.start_stacks = tuple(state[9]) if len(state) > 9 else ()
         self.ended = state[10] if len(state) > 10 else None
+        self.joins = str(state[11]) if len(state) > 11 else ""
         self.snapshot_version = snapshot.version
 
     @property
@@ -333,6 +339,7 @@ class LiveTable:
         payload = entry.payload
         if entry.kind == EntryKind.CREATED:
             self.chance_version = int(payload.get("chance", 0))
+            self.joins = str(payload.get("joins", ""))
         elif entry.kind == EntryKind.JOINED and entry.seat is not None:
             expires = payload.get("token_expires")
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),

@@ -263,8 +263,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if self.rate.rate > 0 and not self.rate.allow_all(charged_to(context, self.manager,
                                                                      method)):
             raise ResourceExhausted(
-                f"rate limit: at most {self.rate.rate:g} requests a second per seat and per address "
-                f"(bursts of {self.rate.burst:g}); slow down and retry",
+                f"rate limit: at most {self.rate.rate:g} requests a second per seat and per "
+                f"address (bursts of {self.rate.burst:g}); slow down and retry",
                 reason="RATE_LIMITED")
 
     def _check_api_key(self, context: ServicerContext[Req, Resp]) -> None:
@@ -302,7 +302,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         live = await self.manager.create_table(
             request.variant_id, dict(request.options),
             [(bot.seat, bot.policy) for bot in request.bots], request.turn_seconds,
-            translate.test_settings(request.test) if request.HasField("test") else {})
+            translate.test_settings(request.test) if request.HasField("test") else {},
+            request.open_seats)
         return translate.create_table_response(live)
 
     @unary
@@ -334,7 +335,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         elif request.player_id or request.buy_in:
             _check_binding_fields(request.player_id, request.buy_in)
             self._check_api_key(context)
-            binding = Binding(request.player_id, request.buy_in)
+            binding = Binding(request.player_id, request.buy_in, vouched=True)
+        elif self.api_key and "x-api-key" in _metadata(context):
+            self._check_api_key(context)  # the platform's own join, with no binding
+            binding = Binding(vouched=True)
         seat, token, view = await self.manager.join(request.table_id, seat, name,
                                                     bytes(request.entropy), binding,
                                                     bytes(request.entropy_commitment))
@@ -357,7 +361,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise PermissionDenied(f"the request's {', '.join(clashes)} differ from the join "
                                    "grant's", field=clashes[0], reason="GRANT_MISMATCH")
         seat = grant.seat if grant.seat is not None else asked
-        return seat, grant.name, Binding(grant.player_id, grant.buy_in, grant.jti)
+        return seat, grant.name, Binding(grant.player_id, grant.buy_in, grant.jti, vouched=True)
 
     @unary
     async def ReissueSeatToken(

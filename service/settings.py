@@ -49,3 +49,10 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     seat_token_ttl: float = 0.0
     """Seconds a seat token is valid once issued; 0: no expiry."""
+    platform: bool = False
+    """The server has a platform API key: a table whose variant takes buy-ins takes joins
+    only from the platform (its API key or its join grants), so no stack is one no wallet
+    paid for."""
+    grants: bool = False
+    """The server takes join grants (--grant-public-key): with ``platform``, a new table takes
+    joins only with a grant or the API key unless its creator opens its seats."""

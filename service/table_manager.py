@@ -181,8 +181,10 @@ class TableManager:
 
     async def create_table(self, variant_id: str, options: Mapping[str, str],
                            bots: Sequence[tuple[int, str]] = (), turn_seconds: int = 0,
-                           test: Mapping[str, Any] | None = None) -> LiveTable:
-        return await self.commands.create(variant_id, options, bots, turn_seconds, test)
+                           test: Mapping[str, Any] | None = None, open_seats: bool = False
+                           ) -> LiveTable:
+        return await self.commands.create(variant_id, options, bots, turn_seconds, test,
+                                          open_seats)
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
                    binding: Binding | None = None, entropy_commitment: bytes = b""
