@@ -33,6 +33,7 @@ from bezique.service.errors import (
     Unavailable,
     quoted,
 )
+from bezique.service.limits import SeatChurn
 from bezique.service.live import (
     CHANCE_VERSION,
     LiveTable,
@@ -172,6 +173,11 @@ class Binding:
     vouched: bool = False
 
 
+def _players(player_id: str) -> tuple[str, ...]:
+    """The seat churn budget of a seat bound to a platform's player, if it is bound."""
+    return ("player:" + player_id,) if player_id else ()
+
+
 def table_result(live: LiveTable, last: LogEntry) -> TableResult:
     """The result of a table that ``last`` ends (part of the draft that ends it): who held
     each seat, the outcome, each seat's chip change for a betting variant, the seed."""
@@ -206,6 +212,9 @@ class CommandPath:
         self.hub = hub
         self.settings = settings
         self.metrics = metrics
+        self.churn = SeatChurn(settings.limits.max_seat_changes,
+                               settings.limits.seat_churn_window)
+        """Seats each caller gave up before the start (in memory, per process)."""
         self.on_committed: Callable[[LiveTable], None] = lambda live: None
         """Called after every committed change (the scheduler starts the bot to move)."""
         self.on_result: Callable[[], None] = lambda: None
@@ -420,8 +429,10 @@ class CommandPath:
         return now + ttl if ttl > 0 else None
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
-                   binding: Binding | None = None, entropy_commitment: bytes = b""
-                   ) -> tuple[int, str, ViewResult]:
+                   binding: Binding | None = None, entropy_commitment: bytes = b"",
+                   caller: Sequence[str] = ()) -> tuple[int, str, ViewResult]:
+        """Take a seat. ``caller``: who the join comes from (its address block; none for the
+        platform's own), whose seat churn budget must not be spent."""
         binding = binding or Binding()
         limits = self.settings.limits
         if len(name) > limits.max_name_length:
@@ -455,7 +466,7 @@ class CommandPath:
             elif live.seats[seat].occupied:
                 raise FailedPrecondition(f"seat {seat} is taken", field="seat",
                                          reason="SEAT_TAKEN")
-            self._check_churn(live)
+            self._check_churn([*caller, *_players(binding.player_id)])
             self._check_binding(live, binding)
             token = auth.new_token()
             taken = seat
@@ -518,18 +529,23 @@ class CommandPath:
             raise InvalidArgument(f"buy_in must be {low}..{high} chips at this table",
                                   field="buy_in")
 
-    def _check_churn(self, live: LiveTable) -> None:
-        """At most ``max_seat_changes`` seats given up in ``seat_churn_window`` seconds: a
-        stranger's join-leave loop fills neither the log nor the table for good."""
-        limits = self.settings.limits
-        since = time.time() - limits.seat_churn_window
-        recent = sum(1 for at in live.left_at if at > since)
-        if recent >= limits.max_seat_changes:
-            raise ResourceExhausted(f"table {live.table_id} has had {recent} seats given up in "
-                                    f"the last {limits.seat_churn_window:g} s; try again later",
-                                    reason="SEAT_CHURN")
+    def _check_churn(self, callers: Sequence[str]) -> None:
+        """A caller (an address block, a platform's player) that gave up its budget of seats
+        (``max_seat_changes`` a ``seat_churn_window``) joins none until it refills: a
+        stranger's join-leave loop is charged to him, never to the table, so it locks no table
+        for the others; and the log of a table grows by a loop only as fast as many callers'
+        budgets allow (``max_log_entries`` bounds it in the end)."""
+        spent = self.churn.spent(callers)
+        if spent is not None:
+            limits = self.settings.limits
+            who = "this player" if spent.startswith("player:") else "this address"
+            raise ResourceExhausted(f"{who} gave up more than {limits.max_seat_changes} seats "
+                                    f"in {limits.seat_churn_window:g} s before their games "
+                                    "started; try again later", reason="SEAT_CHURN")
 
-    async def leave(self, table_id: str, token: str) -> int:
+    async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
+        """Give a seat back before the start; charged to ``caller`` (as :meth:`join`) and to
+        the seat's player."""
         async with self.repo.hold(table_id) as live:
             seat = await self.seat_for(live, token)
             self._check_not_finished(live)
@@ -537,8 +553,10 @@ class CommandPath:
                 raise FailedPrecondition("the game has started: a seat cannot be given up now",
                                          reason="GAME_STARTED")
             self._check_not_revealing(live)
+            player = live.seats[seat].player_id
             await self._commit(
                 live, lambda: [self._entry(live, EntryKind.LEFT, seat, {}, time.time())])
+            self.churn.charge([*caller, *_players(player)])
             return live.version
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:

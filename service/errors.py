@@ -92,8 +92,8 @@ def _reasons() -> Mapping[str, Reason]:
         "LOG_FULL": r("RESOURCE_EXHAUSTED", Retry.NO,
                       "the table reached its maximum number of log entries"),
         "SEAT_CHURN": r("RESOURCE_EXHAUSTED", Retry.LATER,
-                        "too many seats given up at this table in the last 10 minutes before "
-                        "the start"),
+                        "the caller (its address, or the seat's platform player) gave up too "
+                        "many seats before their games started in the last 10 minutes"),
         "INVALID_PAGE_TOKEN": r("INVALID_ARGUMENT", Retry.NO,
                                 "page_token is not one this server gave for this table"),
         # Seat tokens with a life cycle, and platform join grants (docs/security.md).

@@ -162,8 +162,9 @@ class LiveTable:
         self.discarded = False
         """Set when a change failed half-way: this object is no longer the table."""
         self.left_at: list[float] = []
-        """When each seat was given up (``left`` entries): seat churn before the start is
-        bounded over a time window."""
+        """When each seat was given up (``left`` entries), from the log. Seat churn is no
+        longer bounded per table but per caller (``CommandPath.churn``); kept for the
+        snapshot's layout."""
         self.chance_version = 0
         """How the table draws (its ``created`` entry says): 0 for tables from before seats
         contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""

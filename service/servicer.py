@@ -31,7 +31,7 @@ from bezique.service.errors import (
     Unavailable,
 )
 from bezique.service.grants import MAX_ID_LENGTH, GrantVerifier, printable_id
-from bezique.service.limits import RateLimiter, StreamCounter
+from bezique.service.limits import RateLimiter, StreamCounter, address_block
 from bezique.service.metrics import Metrics
 from bezique.service.status import abort
 from bezique.service.store import StoreError
@@ -341,8 +341,18 @@ class TableServicer(pb_grpc.TableServiceServicer):
             binding = Binding(vouched=True)
         seat, token, view = await self.manager.join(request.table_id, seat, name,
                                                     bytes(request.entropy), binding,
-                                                    bytes(request.entropy_commitment))
+                                                    bytes(request.entropy_commitment),
+                                                    self._churner(context))
         return translate.join_table_response(seat, token, view)
+
+    def _churner(self, context: ServicerContext[Req, Resp]) -> tuple[str, ...]:
+        """Whose seat churn budget a join or leave uses, besides its seat's player: the
+        address block it comes from, unless it came with the platform's API key (a platform
+        seats its many players from one address)."""
+        if self.api_key and "x-api-key" in _metadata(context):
+            self._check_api_key(context)
+            return ()
+        return ("peer:" + address_block(peer_host(context)),)
 
     def _granted(self, request: pb.JoinTableRequest, asked: int | None
                  ) -> tuple[int | None, str, Binding]:
@@ -386,7 +396,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             self, request: pb.LeaveTableRequest,
             context: ServicerContext[pb.LeaveTableRequest, pb.LeaveTableResponse]
     ) -> pb.LeaveTableResponse:
-        version = await self.manager.leave(request.table_id, _seat_token(context))
+        version = await self.manager.leave(request.table_id, _seat_token(context),
+                                           self._churner(context))
         return translate.leave_table_response(version)
 
     @unary

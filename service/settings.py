@@ -25,8 +25,9 @@ class Limits:
     max_log_entries: int = 100_000
     """A change that would begin past this many entries is refused (``LOG_FULL``)."""
     max_seat_changes: int = 64
-    """Seats given up (``left``) before the start within ``seat_churn_window`` seconds; more
-    joins are ``SEAT_CHURN`` until older leaves fall out of the window."""
+    """Seats one caller (address block, platform player) may give up (``left``) before the
+    start per ``seat_churn_window`` seconds; its joins are ``SEAT_CHURN`` until its budget
+    refills (0: no limit)."""
     seat_churn_window: float = 600.0
     history_page: int = 200
     """Entries per GetHistory page (and per read of a watch backlog) unless the caller asks
