@@ -614,10 +614,13 @@ class CommandPath:
 
             def draft() -> list[LogEntry]:
                 now = time.time()
+                withheld = list(live.awaiting_reveal)  # an abort in the reveal round names them
                 events = live.abort()
                 payload: dict[str, Any] = {"events": events_json(events), "deadline": None}
                 if note:
                     payload["note"] = note
+                if withheld:
+                    payload["withheld"] = withheld
                 entry = LogEntry(live.version + 1, EntryKind.ABORTED, None, payload, None, now)
                 live.advance(entry)
                 return [entry]

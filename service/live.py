@@ -323,8 +323,17 @@ class LiveTable:
         if self.game is not None:
             return self.game.outcome()
         if self.aborted:
-            return Outcome((), (), ABORTED)
+            return Outcome((), (), ABORTED, self._withheld_at_abort())
         return self.ended
+
+    def _withheld_at_abort(self) -> dict[str, Any]:
+        """An abort in the reveal round (every seat taken, a commitment not revealed) names
+        the seats that had not revealed, as the ``aborted`` entry does; nothing otherwise. The
+        seats no longer change once the table ended, so they still say who owed a reveal."""
+        if self.free_seats:
+            return {}
+        owing = [index for index, seat in enumerate(self.seats) if seat.owes_reveal]
+        return {"withheld": owing} if owing else {}
 
     def state(self) -> TableState:
         return TableState(self.version, self.phase, self.free_seats, self.finished,
