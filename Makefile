@@ -30,7 +30,7 @@ BUF      := $(NODE)/node_modules/.bin/buf
 WEB      := clients/web
 WEB_NPM_OK := $(WEB)/node_modules/.package-lock.json
 WEB_DIST := $(WEB)/dist/index.html
-WEB_SRC  := $(shell find $(WEB)/src $(WEB)/static -type f -not -path '*/src/gen/*' 2>/dev/null) \
+WEB_SRC  := $(shell find $(WEB)/src $(WEB)/static $(NODE)/src/fair -type f -not -path '*/src/gen/*' 2>/dev/null) \
             $(WEB)/build.mjs $(WEB)/buf.gen.yaml $(WEB)/tsconfig.json
 
 .PHONY: run test lint proto clean bench play soak venv typecheck flaky dist web

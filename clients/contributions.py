@@ -1,6 +1,6 @@
-"""What a seat pins before it reveals its entropy: a digest of every seat's contribution as
-the table showed them when the reveal round opened (a commitment, entropy sent in the clear,
-or nothing).
+"""What a seat checks and pins before it reveals its entropy: that the history shows every seat
+taken, and a digest of every seat's contribution as the table showed them when the reveal
+round opened (a commitment, entropy sent in the clear, or nothing).
 
 Without it, an operator who writes the log could, after the honest reveals, rewrite another
 seat's commitment (a puppet's) and open it to whatever deals best; the history would still be
@@ -45,3 +45,17 @@ def contributions_digest(entries: Iterable[pb.HistoryEntry]) -> str:
         digest.update(seat.to_bytes(2, "big") + bytes([kind]) + len(data).to_bytes(2, "big")
                       + data)
     return digest.hexdigest()
+
+
+def free_seats(entries: Iterable[pb.HistoryEntry], seat_count: int) -> list[int]:
+    """The seats ``0..seat_count-1`` that the history does not show taken: no ``joined``
+    entry, or a ``left`` one after it. A seat reveals its entropy only when this is empty: a
+    seat still free could be taken after the reveal by someone who chose his entropy knowing
+    it (a server that says otherwise in ``awaiting_reveal`` is not believed)."""
+    taken: set[int] = set()
+    for entry in entries:
+        if entry.entry_kind == EntryKind.JOINED and entry.HasField("seat"):
+            taken.add(entry.seat)
+        elif entry.entry_kind == EntryKind.LEFT and entry.HasField("seat"):
+            taken.discard(entry.seat)
+    return sorted(set(range(seat_count)) - taken)

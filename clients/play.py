@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -116,14 +117,22 @@ def seat_count(info: pb.VariantInfo, options: Mapping[str, str]) -> int:
 
 @contextlib.asynccontextmanager
 async def embedded_server(bot_delay: float) -> AsyncIterator[str]:
-    """A server in this process on a free local port, with a memory store."""
+    """A server in this process on a free local port, with a memory store. What keeps it
+    from starting (two installed plugins claiming one variant id, unless
+    ``BEZIQUE_PREFER_PLUGIN`` chooses) is a PlayError."""
     from bezique.service.config import Config
     from bezique.service.logs import configure_logging
     from bezique.service.server import start_server
+    from bezique.service.startup import StartupError
 
     configure_logging("json", "error")  # the board owns the terminal: only errors, on stderr
-    running = await start_server(Config(address="127.0.0.1:0", store="memory:",
-                                        bot_delay=bot_delay, clock_interval=0.25))
+    try:
+        prefer = os.environ.get("BEZIQUE_PREFER_PLUGIN", "").split(",")
+        running = await start_server(Config(
+            address="127.0.0.1:0", store="memory:", bot_delay=bot_delay, clock_interval=0.25,
+            prefer_plugin=tuple(name.strip() for name in prefer if name.strip())))
+    except StartupError as exc:
+        raise PlayError(f"cannot start a local server: {exc}") from None
     try:
         yield running.address
     finally:

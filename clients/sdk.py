@@ -24,7 +24,7 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from bezique.clients.contributions import contributions_digest
+from bezique.clients.contributions import contributions_digest, free_seats
 from bezique.service.terms import option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
@@ -51,6 +51,17 @@ def error_reason(error: grpc.aio.AioRpcError) -> int:
     name = f"ERROR_REASON_{info.reason}" if info is not None else ""
     known = name in pb.ErrorReason.keys()  # noqa: SIM118
     return pb.ErrorReason.Value(name) if known else pb.ERROR_REASON_UNSPECIFIED
+
+
+class RevealRefused(Exception):
+    """The client will not reveal a seat's entropy: its own read of the table's history shows
+    a seat free (whoever took it next could choose his entropy knowing this one)."""
+
+    def __init__(self, table_id: str, free: Sequence[int]) -> None:
+        super().__init__(f"table {table_id}: seats {list(free)} are free in its history; a "
+                         "seat reveals its entropy only once every seat is taken")
+        self.table_id = table_id
+        self.free = list(free)
 
 
 @dataclass(frozen=True)
@@ -271,12 +282,20 @@ class AsyncTableClient:
         if seat.committed and seat.entropy and seat.seat >= 0:
             self._unrevealed.setdefault(seat.table_id, {})[seat.seat] = seat
 
-    async def reveal(self, seat: SeatHandle) -> pb.RevealEntropyResponse:
-        """Reveal the entropy ``seat`` committed to at JoinTable (once every seat is taken).
-        Safe to retry: a repeated reveal changes nothing. First it pins every seat's
-        contribution as the table shows them (``pins``), so the operator cannot swap another
-        seat's commitment once this entropy is out."""
+    async def reveal(self, seat: SeatHandle, seat_count: int | None = None
+                     ) -> pb.RevealEntropyResponse:
+        """Reveal the entropy ``seat`` committed to at JoinTable, once every seat is taken.
+        Safe to retry: a repeated reveal changes nothing. First it reads the history: when
+        that shows a seat of the ``seat_count`` (default: as many as the seat's view lists)
+        free, it raises :class:`RevealRefused` and sends nothing, whatever the server says.
+        Then it pins every seat's contribution as the table shows them (``pins``), so the
+        operator cannot swap another seat's commitment once this entropy is out."""
+        if seat_count is None:
+            seat_count = len((await self._read_view(seat.table_id, seat.token)).seats)
         shown = await self.history(seat.table_id, seat.token)
+        free = free_seats(shown.entries, max(seat_count, seat.seat + 1))
+        if free:
+            raise RevealRefused(seat.table_id, free)
         self.pins[(seat.table_id, seat.seat)] = contributions_digest(shown.entries)
         request = pb.RevealEntropyRequest(table_id=seat.table_id, entropy=seat.entropy)
         response: pb.RevealEntropyResponse = await self._retry(lambda: self.stub.RevealEntropy(
@@ -293,8 +312,10 @@ class AsyncTableClient:
 
     async def reveal_owed(self, view: pb.View) -> bool:
         """Reveal every seat of this client that ``view`` lists in ``awaiting_reveal``; True
-        when any was revealed (the caller's view is then out of date). Once the table has
-        started or ended, its seats are forgotten."""
+        when any was revealed (the caller's view is then out of date). Nothing is revealed
+        while this client's own read of the history shows a seat of the view's table free
+        (the seats stay owed). Once the table has started or ended, its seats are
+        forgotten."""
         owed = self._unrevealed.get(view.table_id)
         if not owed:
             return False
@@ -309,7 +330,9 @@ class AsyncTableClient:
                                   handle.commitment != view.seed_commitment):
                 continue  # not this client's seat, or a proof kept from another table
             try:
-                await self.reveal(handle)
+                await self.reveal(handle, len(view.seats))
+            except RevealRefused:
+                return revealed  # the server asks too early: not believed, still owed
             except grpc.aio.AioRpcError as error:
                 # the round ended meanwhile (the deadline): the next view says so
                 if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
@@ -327,12 +350,16 @@ class AsyncTableClient:
         """The view of the token's seat (a spectator's without one); when it asks this
         client's seats to reveal their entropy, they do, and the view is read again."""
         for _ in range(2):
-            response = await self._retry(lambda: self.stub.GetView(
-                pb.GetViewRequest(table_id=table_id), metadata=self._md(token),
-                timeout=self.timeout))
-            view: pb.View = response.view
+            view = await self._read_view(table_id, token)
             if not await self.reveal_owed(view):
                 break
+        return view
+
+    async def _read_view(self, table_id: str, token: str | None) -> pb.View:
+        response = await self._retry(lambda: self.stub.GetView(
+            pb.GetViewRequest(table_id=table_id), metadata=self._md(token),
+            timeout=self.timeout))
+        view: pb.View = response.view
         return view
 
     async def submit(self, seat: SeatHandle, move: pb.Move, expected_version: int,
@@ -504,8 +531,9 @@ class TableClient:
     def remember(self, seat: SeatHandle) -> None:
         self._client.remember(seat)
 
-    def reveal(self, seat: SeatHandle) -> pb.RevealEntropyResponse:
-        return self._run(self._client.reveal(seat))
+    def reveal(self, seat: SeatHandle, seat_count: int | None = None
+               ) -> pb.RevealEntropyResponse:
+        return self._run(self._client.reveal(seat, seat_count))
 
     def reveal_owed(self, view: pb.View) -> bool:
         return self._run(self._client.reveal_owed(view))

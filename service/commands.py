@@ -21,7 +21,7 @@ from typing import Any
 
 import structlog
 
-from bezique.service import auth
+from bezique.service import auth, names
 from bezique.service.errors import (
     FailedPrecondition,
     IllegalMove,
@@ -117,6 +117,15 @@ def unsafe_characters(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) in ("Cc", "Zl", "Zp")
                    or c in _BIDI_CONTROLS
                    or (unicodedata.category(c) == "Cf" and c not in _JOINERS))
+
+
+def displayed(name: str) -> str:
+    """A display name as the log keeps it (service/names.py); empty stays empty (the seat's
+    label is used)."""
+    try:
+        return names.stored(name) if name else ""
+    except names.NameRefused as exc:
+        raise InvalidArgument(str(exc), field="display_name") from exc
 
 
 def events_for(entry: LogEntry, viewer: int | None, finished: bool) -> list[Event]:
@@ -444,6 +453,7 @@ class CommandPath:
                                   f"({', '.join(f'U+{ord(c):04X}' for c in unsafe[:5])}): "
                                   "they would paint other players' screens",
                                   field="display_name")
+        name = displayed(name)
         if entropy and not MIN_ENTROPY <= len(entropy) <= MAX_ENTROPY:
             raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes, or "
                                   "empty", field="entropy")
@@ -468,6 +478,7 @@ class CommandPath:
                                          reason="SEAT_TAKEN")
             self._check_churn([*caller, *_players(binding.player_id)])
             self._check_binding(live, binding)
+            self._check_name(live, name)
             token = auth.new_token()
             taken = seat
 
@@ -497,6 +508,24 @@ class CommandPath:
 
             await self._commit(live, draft)
             return seat, token, live.view_for(seat)
+
+    def _check_name(self, live: LiveTable, name: str) -> None:
+        """A name no seated player's looks like, and none of the server's own labels (a
+        bot's, an unnamed seat's); no name at all takes the seat's label."""
+        if not name:
+            return
+        why = names.reserved(name, names.server_labels(
+            len(live.seats), self.registry.bot_policies(live.variant.id)))
+        if why is not None:
+            raise InvalidArgument(f"display_name {quoted(name)} {why}: the names of bots and "
+                                  "of unnamed seats are the server's", field="display_name")
+        seated = names.clash(name, [seat.name for seat in live.seats if seat.occupied])
+        if seated is not None:
+            raise FailedPrecondition(f"display_name {quoted(name)} is taken: it looks like "
+                                     f"{quoted(seated)}, who sits at this table (case, "
+                                     "invisible characters and look-alike letters aside); "
+                                     "choose another", field="display_name",
+                                     reason="NAME_TAKEN")
 
     @staticmethod
     def _check_admitted(live: LiveTable, binding: Binding) -> None:

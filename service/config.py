@@ -67,12 +67,18 @@ class Config:
     tls_client_ca: str = ""
     plugins: tuple[str, ...] = ()
     disable_plugin: tuple[str, ...] = ()
+    prefer_plugin: tuple[str, ...] = ()
     seat_token_ttl: float = Settings.seat_token_ttl
     grant_public_key: str = ""
     http_address: str = ""
     http_allowed_origins: tuple[str, ...] = ()
     http_allowed_hosts: tuple[str, ...] = ()
     http_static_dir: str = ""
+    trusted_proxies: tuple[str, ...] = ()
+    max_connections: int = 4096
+    max_connections_per_peer: int = 128
+    request_head_seconds: float = 10.0
+    idle_connection_seconds: float = 60.0
 
 
 def distribution_version() -> str:
@@ -242,6 +248,12 @@ def _hosts(text: str) -> tuple[str, ...]:
     return hosts
 
 
+def _networks(text: str) -> tuple[str, ...]:
+    from bezique.service.proxies import parse_network
+
+    return tuple(str(parse_network(n)) for n in text.split(",") if n.strip())
+
+
 def _folder(text: str) -> str:
     if text and not Path(text).is_dir():
         raise ValueError(f"{text!r} is not a folder")
@@ -309,6 +321,10 @@ _OPTIONS: dict[str, _Option] = {
                                "empty: all installed)"),
     "disable_plugin": _Option(_names, "do not load the plugins of this distribution "
                                       "(repeatable; the variable takes a comma-separated list)"),
+    "prefer_plugin": _Option(_names, "when two distributions claim one variant id or bot policy "
+                                     "name, this one's claim wins and the other is dropped "
+                                     "(repeatable; the variable takes a comma-separated list); "
+                                     "without it such a clash stops the server"),
     "seat_token_ttl": _Option(_seconds(False), "seconds a seat token is valid once issued (by "
                                                "JoinTable or ReissueSeatToken; 0: no expiry)"),
     "grant_public_key": _Option(_grant_key, "PEM public key (Ed25519, EC P-256 or RSA) that "
@@ -326,6 +342,23 @@ _OPTIONS: dict[str, _Option] = {
                                   "else any): a guard against DNS rebinding"),
     "http_static_dir": _Option(_folder, "folder of the web table served at / on the HTTP port "
                                         "(empty: the bundle clients/web/dist)"),
+    "trusted_proxies": _Option(_networks,
+                               "IP addresses or CIDR blocks of reverse proxies (comma-separated; "
+                               "empty: none) whose X-Forwarded-For names the caller, on both "
+                               "ports; from any other peer the header is ignored"),
+    "max_connections": _Option(_whole(1, "at least 1"),
+                               "most open connections on each port (lowered at start to fit "
+                               "the descriptors the process may open)"),
+    "max_connections_per_peer": _Option(_whole(1, "at least 1"),
+                                        "most open connections of one peer address on the "
+                                        "HTTP port (IPv6: one /64; trusted proxies: no cap)"),
+    "request_head_seconds": _Option(_seconds(True),
+                                    "seconds a connection has to send a complete request "
+                                    "head (HTTP), or to finish its handshake (gRPC), before "
+                                    "it is closed"),
+    "idle_connection_seconds": _Option(_seconds(True),
+                                       "close a connection with no call open for this long "
+                                       "(HTTP: whole seconds, rounded up)"),
 }
 
 
@@ -365,7 +398,7 @@ def _metavar(name: str, kind: object) -> str:
                "tls_client_ca": "PEM", "api_key": "KEY", "grant_public_key": "PEM",
                "http_address": "HOST:PORT",
                "http_allowed_origins": "ORIGIN[,ORIGIN...]", "http_allowed_hosts": "HOST[,HOST...]",
-               "http_static_dir": "DIR"}
+               "http_static_dir": "DIR", "trusted_proxies": "CIDR[,CIDR...]"}
     if name in special:
         return special[name]
     return "N" if kind in (int, "int") else "SECONDS"
@@ -387,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "test_mode":
             parser.add_argument(flag_name(name), action=argparse.BooleanOptionalAction,
                                 default=argparse.SUPPRESS, help=help_text)
-        elif name == "disable_plugin":
+        elif name in ("disable_plugin", "prefer_plugin"):
             parser.add_argument(flag_name(name), action="append", type=_argparse_type(name),
                                 default=argparse.SUPPRESS, metavar="DIST", help=help_text)
         else:
@@ -409,7 +442,7 @@ def parse_config(argv: Sequence[str] | None = None,
         name = item.name
         if name in given:
             value = given[name]
-            if name == "disable_plugin":  # appended once per flag, each a tuple of names
+            if name in ("disable_plugin", "prefer_plugin"):  # once per flag, each a tuple
                 value = tuple(n for names in value for n in names)
             values[name] = value
             continue
@@ -448,6 +481,9 @@ def _inconsistency(config: Config) -> str:
     overlap = set(config.plugins) & set(config.disable_plugin)
     if overlap:
         return (f"--plugins and --disable-plugin both name {', '.join(sorted(overlap))}")
+    overlap = set(config.prefer_plugin) & set(config.disable_plugin)
+    if overlap:
+        return (f"--prefer-plugin and --disable-plugin both name {', '.join(sorted(overlap))}")
     return ""
 
 

@@ -66,6 +66,9 @@ def _reasons() -> Mapping[str, Reason]:
                            "`current_version`: read the view again and choose again"),
         "SEAT_TAKEN": r("FAILED_PRECONDITION", Retry.NO, "the asked-for seat is taken"),
         "TABLE_FULL": r("FAILED_PRECONDITION", Retry.NO, "the table has no free seat"),
+        "NAME_TAKEN": r("FAILED_PRECONDITION", Retry.NO,
+                        "display_name looks like the name of a seated player (case, "
+                        "invisible characters and look-alike letters aside)"),
         "GAME_STARTED": r("FAILED_PRECONDITION", Retry.NO,
                           "a seat cannot be given up once the game has started"),
         "WAITING_FOR_PLAYERS": r("FAILED_PRECONDITION", Retry.LATER,

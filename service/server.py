@@ -16,20 +16,26 @@ import structlog
 from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bezique.service import reflection
+from bezique.service import proxies, reflection
 from bezique.service.config import Config, hide_password, redact_url
+from bezique.service.connections import (
+    connection_cap,
+    grpc_connection_options,
+    raise_descriptor_limit,
+)
 from bezique.service.grants import GrantVerifier
 from bezique.service.health import CappedHealth
 from bezique.service.httpapi.server import HttpServer, bind_http, serve_http
 from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.metrics import Metrics, TimedStore
+from bezique.service.proxies import TrustedProxies
 from bezique.service.servicer import TableServicer, caller_of, generic_handler
 from bezique.service.startup import StartupError, StoreLock, check_port_free
 from bezique.service.store import MissingExtra, Store, open_store
 from bezique.service.store.sqlite import SqliteStore
 from bezique.service.table_manager import Limits, Settings, TableManager
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.registry import Registry, load_registry
+from bezique.variants.registry import ClaimConflict, Registry, load_registry
 
 log = structlog.get_logger("bezique.server")
 
@@ -166,7 +172,13 @@ async def start_server(config: Config, registry: Registry | None = None,
     An embedding platform (or a test) may pass its own ``store``; else ``config.store``.
 
     Anything the operator must fix raises StartupError, with nothing left open."""
-    registry = registry or load_registry(allow=config.plugins, deny=config.disable_plugin)
+    registry = registry or _load_registry(config)
+    for displaced in registry.displaced:
+        log.warning("plugin_claim_dropped", kind=displaced.kind, name=displaced.name,
+                    kept=str(displaced.kept), dropped=str(displaced.dropped),
+                    variants=list(displaced.variants) or None,
+                    error=f"--prefer-plugin: {displaced.kept.name}'s {displaced.kind} "
+                          f"{displaced.name!r} is served, {displaced.dropped.name}'s is not")
     for excluded in registry.excluded:
         log.warning("plugin_excluded", distribution=excluded.origin.name,
                     distribution_version=excluded.origin.version,
@@ -186,6 +198,17 @@ async def start_server(config: Config, registry: Registry | None = None,
         if lock is not None:
             lock.release()
         raise
+
+
+def _load_registry(config: Config) -> Registry:
+    """The installed plugins the configuration selects; a name two of them claim, with no
+    preference to settle it, is a StartupError: one plugin never displaces another unasked."""
+    try:
+        return load_registry(allow=config.plugins, deny=config.disable_plugin,
+                             prefer=config.prefer_plugin)
+    except ClaimConflict as exc:
+        raise StartupError(f"{exc}: uninstall one, or choose one with --prefer-plugin DIST "
+                           "(BEZIQUE_PREFER_PLUGIN)") from None
 
 
 async def _start(config: Config, registry: Registry, store: Store, lock: StoreLock | None,
@@ -208,8 +231,13 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         except OSError as exc:
             raise StartupError(f"cannot serve metrics on port {config.metrics_port}: "
                                f"{exc.strerror or exc}") from None
+    ports = 2 if config.http_address else 1
+    cap = connection_cap(config.max_connections, ports, raise_descriptor_limit())
+    proxies.trust(TrustedProxies(config.trusted_proxies))
     options = [("grpc.max_receive_message_length", config.max_message_bytes),
-               ("grpc.so_reuseport", 0)]
+               ("grpc.so_reuseport", 0),
+               *grpc_connection_options(cap, config.request_head_seconds,
+                                        config.idle_connection_seconds)]
     server = grpc.aio.server(options=options)
     streams = StreamCounter(config.max_watchers_per_caller)
     servicer = TableServicer(manager, config.api_key, metrics,
@@ -234,7 +262,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     http = None
     if http_socket is not None:
         try:
-            http = await serve_http(http_socket, config, servicer, health_servicer)
+            http = await serve_http(http_socket, config, servicer, health_servicer, cap)
         except BaseException:
             await server.stop(0)
             raise

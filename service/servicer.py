@@ -20,7 +20,7 @@ from google.protobuf import message_factory
 from google.protobuf.message import DecodeError, Message
 from grpc.aio import ServicerContext
 
-from bezique.service import auth, translate
+from bezique.service import auth, proxies, translate
 from bezique.service.commands import Binding
 from bezique.service.errors import (
     InvalidArgument,
@@ -68,12 +68,6 @@ SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "Ge
 """Calls that act for the seat of their token: only these are charged to the seat."""
 
 
-def peer_host(context: ServicerContext[Req, Resp]) -> str:
-    """The address a call comes from, without its port (grpc's ``ipv4:HOST``, ``ipv6:[HOST]``)."""
-    peer = str(context.peer() or "unknown")
-    return peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
-
-
 def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
               method: str) -> str:
     """Who is calling, for per-caller limits: for a seat's own calls the seat of a token this
@@ -83,7 +77,7 @@ def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
         hashed = auth.token_hash(token)
         if manager.repo.knows_token(hashed):
             return "seat:" + hashed
-    return "peer:" + peer_host(context)
+    return "peer:" + proxies.caller_host(context)
 
 
 def charged_to(context: ServicerContext[Req, Resp], manager: TableManager,
@@ -92,7 +86,7 @@ def charged_to(context: ServicerContext[Req, Resp], manager: TableManager,
     its peer's address too. So tokens minted by joining seats never raise what one address
     may send in total."""
     caller = caller_of(context, manager, method)
-    peer = "peer:" + peer_host(context)
+    peer = "peer:" + proxies.caller_host(context)
     return (caller,) if caller == peer else (caller, peer)
 
 
@@ -352,7 +346,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if self.api_key and "x-api-key" in _metadata(context):
             self._check_api_key(context)
             return ()
-        return ("peer:" + address_block(peer_host(context)),)
+        return ("peer:" + address_block(proxies.caller_host(context)),)
 
     def _granted(self, request: pb.JoinTableRequest, asked: int | None
                  ) -> tuple[int | None, str, Binding]:

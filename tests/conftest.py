@@ -1,5 +1,5 @@
 """Shared fixtures: real servers on real ports (in-process and as subprocesses); the helpers
-the tests import by name are in tests/helpers.py."""
+the tests import by name are in tests/helpers.py and the subject folders' helper modules."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Helpers the tests share: server configs and processes, error details, bounded waiting.
 
-Fixtures stay in conftest.py; everything a test imports by name lives here.
+Fixtures stay in conftest.py; everything a test imports by name lives here, or in the helper
+module of its subject's folder (tests/README.md lists them).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +25,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from bezique.service.config import Config
+from bezique.v1 import table_service_pb2_grpc
 from bezique.variants.registry import Registry, load_registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,11 +138,12 @@ class Listening:
 
 
 @contextmanager
-def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0
-            ) -> Iterator[Listening]:
+def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0,
+            preexec_fn: Callable[[], None] | None = None) -> Iterator[Listening]:
     """A real ``bezique-server`` subprocess on free ports, memory store, bots without delay
-    (``args``: more flags; ``http``: open the browsers' port too), its stderr in ``log``;
-    stopped at the end. Fails the test with the log when it does not start."""
+    (``args``: more flags; ``http``: open the browsers' port too; ``preexec_fn``: run in the
+    child before it starts, e.g. to lower a resource limit), its stderr in ``log``; stopped
+    at the end. Fails the test with the log when it does not start."""
     import pytest
 
     ports = ["--http-address", "127.0.0.1:0"] if http else []
@@ -149,7 +152,7 @@ def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0
             [SERVER, "--address", "127.0.0.1:0", *ports, "--store", "memory:",
              "--bot-delay", "0", *args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
-            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"})
+            env={**os.environ, "BEZIQUE_LOG_FORMAT": "json"}, preexec_fn=preexec_fn)
     try:
         lines = [*read_lines(process, 2 if http else 1, timeout), "", ""]
         grpc_match = re.search(r"listening on ([\d.]+:\d+)", lines[0])
@@ -194,3 +197,18 @@ async def until(call: Callable[[], Awaitable[T]], done: Callable[[T], bool], wha
         if _time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+@asynccontextmanager
+async def fake_table_service(servicer: table_service_pb2_grpc.TableServiceServicer
+                             ) -> AsyncIterator[str]:
+    """A test's own TableService (e.g. one that lies) on a real local port: its address."""
+    server = grpc.aio.server()
+    table_service_pb2_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
+        servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        await server.stop(None)

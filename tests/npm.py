@@ -34,3 +34,9 @@ def node_modules() -> Path:
             pytest.fail(f"npm ci in {NODE_DIR} failed:\n{result.stdout}\n{result.stderr}",
                         pytrace=False)
     return BIN
+
+
+def npm_run(script: str) -> subprocess.CompletedProcess[str]:
+    """``npm run SCRIPT`` in clients/node, its output captured."""
+    return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
+                          capture_output=True, text=True, timeout=600, check=False)

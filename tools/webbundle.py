@@ -16,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "clients" / "web"
+FAIR = ROOT / "clients" / "node" / "src" / "fair"  # the verifier the replay shares with Node
 DIST = WEB / "dist"
 BUILT = DIST / "index.html"  # written last by build.mjs
 
@@ -27,7 +28,7 @@ class BundleError(RuntimeError):
 def _sources() -> Iterator[Path]:
     for name in ("package.json", "package-lock.json", "build.mjs", "buf.gen.yaml", "tsconfig.json"):
         yield WEB / name
-    for folder in (WEB / "src", WEB / "static"):
+    for folder in (WEB / "src", WEB / "static", FAIR):
         yield from (path for path in folder.rglob("*")
                     if path.is_file() and "gen" not in path.relative_to(folder).parts[:1])
     yield from (ROOT / "proto").rglob("*.proto")

@@ -26,7 +26,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 def bezique_variants() -> Sequence[Variant]:
     """Return the variants this plugin provides.
 
-    Called once when the registry is built. Variant ids must be unique across all plugins.
+    Called once when the registry is built. Variant ids must be unique across all plugins: one
+    that another plugin also returns stops the server (unless the operator prefers one).
     """
 
 
@@ -35,7 +36,7 @@ def bezique_bot_policies(variant_id: str) -> Sequence[BotPolicy]:
     """Return the bot policies this plugin offers for the variant ``variant_id`` (or none).
 
     Every variant also gets the built-in ``random`` policy. Policy names must be unique per
-    variant; a bot is given only its seat's redacted view.
+    variant, across plugins too (as variant ids); a bot is given only its seat's redacted view.
     """
 
 

@@ -3,10 +3,16 @@ from the ``bezique`` entry points, hooks checked, variants and bot policies coll
 
 An installed plugin cannot take the server down: one that fails to import, implements a hook
 that does not exist, raises in a hook, returns something that is not a variant, repeats a
-variant id or fails the quick start-up check (:func:`quick_check`) is left out and recorded in
-:attr:`Registry.excluded` (the server logs one line for each); the others serve. Plugins handed
-in directly (``plugins=``, tests and embedding code) are the caller's own code and stay strict:
-their mistakes raise.
+variant id within its own answer or fails the quick start-up check (:func:`quick_check`) is
+left out and recorded in :attr:`Registry.excluded` (the server logs one line for each); the
+others serve. Plugins handed in directly (``plugins=``, tests and embedding code) are the
+caller's own code and stay strict: their mistakes raise.
+
+A variant id, or a bot policy name of one variant, claimed by two plugins is never settled by
+the order pluggy calls them in (``tryfirst`` would let any installed plugin displace a built-in
+game or bot): it is a :class:`ClaimConflict`, unless exactly one claimant's distribution is
+among those the operator prefers; the other claims are then dropped and recorded in
+:attr:`Registry.displaced`.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from typing import Any, TypeVar
 
 import pluggy
 
@@ -32,6 +38,8 @@ from bezique.variants.api import (
 )
 from bezique.variants.chance import SeededChance
 
+T = TypeVar("T")
+
 
 class UnknownVariantError(VariantError):
     def __init__(self, variant_id: str, known: Iterable[str]) -> None:
@@ -41,6 +49,18 @@ class UnknownVariantError(VariantError):
 
 class PluginError(Exception):
     """Why an installed plugin was left out (one line)."""
+
+
+class ClaimConflict(ValueError):
+    """Two plugins claim one name (a variant id, or a bot policy name of a variant) and no
+    preference settles it: the registry cannot choose without letting one displace the other."""
+
+    def __init__(self, kind: str, name: str, first: Origin, second: Origin) -> None:
+        super().__init__(f"the {kind} {name!r} is claimed by both {_named(first)} and "
+                         f"{_named(second)}")
+        self.kind = kind
+        self.name = name
+        self.claimants = (first, second)
 
 
 @dataclass(frozen=True)
@@ -59,12 +79,30 @@ LOCAL = Origin("(in-process)", "")
 
 
 @dataclass(frozen=True)
+class Displaced:
+    """A claim dropped because the operator prefers another distribution's claim to the name."""
+
+    kind: str
+    """``variant id`` or ``bot policy``."""
+    name: str
+    kept: Origin
+    dropped: Origin
+    variants: tuple[str, ...] = ()
+    """For a bot policy: the variants whose policy of that name was dropped."""
+
+
+@dataclass(frozen=True)
 class Exclusion:
     """An installed plugin that was left out, and why."""
 
     origin: Origin
     entry_point: str
     error: str
+
+
+def _named(origin: Origin) -> str:
+    """An origin in a message: a plugin in no installed distribution is the caller's own."""
+    return str(origin).strip() or LOCAL.name
 
 
 def normalize(name: str) -> str:
@@ -244,17 +282,23 @@ class Registry:
     """The variants and bot policies of one plugin manager.
 
     Both are asked of every plugin once, here: an installed plugin that raises in either hook
-    is left out now, at start-up, rather than failing a ``ListVariants`` later."""
+    is left out now, at start-up, rather than failing a ``ListVariants`` later. ``prefer``:
+    distributions whose claim to a name wins over another plugin's (see :class:`ClaimConflict`).
+    """
 
-    def __init__(self, manager: pluggy.PluginManager | PluginLoader) -> None:
+    def __init__(self, manager: pluggy.PluginManager | PluginLoader,
+                 prefer: Iterable[str] = ()) -> None:
         loader = manager if isinstance(manager, PluginLoader) else None
         self.manager = manager.manager if isinstance(manager, PluginLoader) else manager
         self._loader = loader
+        self._prefer = {normalize(name) for name in prefer}
         self.excluded: list[Exclusion] = list(loader.excluded) if loader else []
         self.not_installed: list[str] = list(loader.not_installed) if loader else []
         self._policies: dict[str, dict[str, BotPolicy]] = {}
+        self._displaced: dict[tuple[str, str, Origin, Origin], list[str]] = {}
         while True:  # once more each time a plugin is left out (its variants go with it)
             left_out = len(self.excluded)
+            self._displaced.clear()
             self._collect_variants()
             for variant_id in self._variants:
                 self.bot_policies(variant_id)
@@ -262,26 +306,62 @@ class Registry:
                 break
             self._policies.clear()
 
+    @property
+    def displaced(self) -> list[Displaced]:
+        """The claims dropped because the operator prefers another distribution's claim."""
+        return [Displaced(kind, name, kept, dropped, tuple(variants))
+                for (kind, name, kept, dropped), variants in self._displaced.items()]
+
+    def _owner(self, plugin: object, thing: object) -> Origin:
+        """The distribution that claims ``thing``: the plugin's, or for a plugin handed in
+        directly, that of the module defining ``thing`` (if installed)."""
+        origin = self._loader.origin(plugin) if self._loader else LOCAL
+        return origin if origin is not LOCAL else origin_of_module(type(thing).__module__)
+
+    def _settle(self, kind: str, name: str, claims: Sequence[tuple[Origin, T]],
+                variant_id: str = "") -> T:
+        """The one claim to ``name``: the only one, or the only preferred one (the others
+        are recorded as displaced); else :class:`ClaimConflict`."""
+        if len(claims) == 1:
+            return claims[0][1]
+        preferred = [claim for claim in claims if normalize(claim[0].name) in self._prefer]
+        if len(preferred) != 1:
+            first, second = (preferred if len(preferred) > 1 else claims)[:2]
+            raise ClaimConflict(kind, name, first[0], second[0])
+        kept = preferred[0]
+        for claim in claims:
+            if claim is not kept:
+                variants = self._displaced.setdefault((kind, name, kept[0], claim[0]), [])
+                if variant_id and variant_id not in variants:
+                    variants.append(variant_id)
+        return kept[1]
+
     def _collect_variants(self) -> None:
-        variants: dict[str, Variant] = {}
-        origins: dict[str, Origin] = {}
+        claims: dict[str, list[tuple[Origin, Variant]]] = {}
         for plugin, batch in self._answers("bezique_variants", {}):
             origin = self._loader.origin(plugin) if self._loader else LOCAL
             try:
-                found = self._checked(batch, variants, installed=origin is not LOCAL)
+                found = self._checked(batch, installed=origin is not LOCAL)
             except Exception as exc:
                 if origin is LOCAL:
                     raise
                 self._exclude(plugin, _one_line(exc))
                 continue
             for variant in found:
-                variants[variant.id] = variant
-                # a plugin handed in directly: the distribution of its module, if installed
-                origins[variant.id] = (origin_of_module(type(variant).__module__)
-                                       if origin is LOCAL else origin)
+                claims.setdefault(variant.id, []).append((self._owner(plugin, variant), variant))
+        variants = {variant_id: self._settle("variant id", variant_id, claimed)
+                    for variant_id, claimed in claims.items()}
         self._variants = dict(sorted(variants.items()))
-        self.origins: Mapping[str, Origin] = {v: origins[v] for v in self._variants}
+        self.origins: Mapping[str, Origin] = {
+            variant_id: next(origin for origin, v in claims[variant_id] if v is variant)
+            for variant_id, variant in self._variants.items()}
         """The distribution and version each variant came from, by variant id."""
+
+    def _refuse(self, plugin: object, error: str) -> None:
+        """A plugin's answer is wrong: an installed plugin is left out, one handed in raises."""
+        if self._loader is None or self._loader.origin(plugin) is LOCAL:
+            raise ValueError(error)
+        self._exclude(plugin, error)
 
     def _exclude(self, plugin: object, error: str) -> None:
         assert self._loader is not None
@@ -305,13 +385,13 @@ class Registry:
         return self._loader.call(hook, kwargs, failed)
 
     @staticmethod
-    def _checked(batch: Any, known: Mapping[str, Variant], *, installed: bool) -> list[Variant]:
+    def _checked(batch: Any, *, installed: bool) -> list[Variant]:
         found: list[Variant] = []
         for variant in batch or ():
             if not isinstance(variant, Variant):
                 raise TypeError(f"{variant!r} does not implement the Variant protocol")
-            if variant.id in known or variant.id in [v.id for v in found]:
-                raise ValueError(f"two plugins register the variant id {variant.id!r}")
+            if variant.id in [v.id for v in found]:
+                raise ValueError(f"the plugin returns the variant id {variant.id!r} twice")
             if installed:
                 try:
                     quick_check(variant)
@@ -336,10 +416,22 @@ class Registry:
         self.variant(variant_id)
         cached = self._policies.get(variant_id)
         if cached is None:
-            cached = {RandomPolicy.name: RandomPolicy()}
-            for _, batch in self._answers("bezique_bot_policies", {"variant_id": variant_id}):
-                for policy in batch or ():
-                    cached[policy.name] = policy
+            builtin = RandomPolicy()
+            claims: dict[str, list[tuple[Origin, BotPolicy]]] = {
+                builtin.name: [(origin_of_module(RandomPolicy.__module__), builtin)]}
+            for plugin, batch in self._answers("bezique_bot_policies",
+                                               {"variant_id": variant_id}):
+                policies = list(batch or ())
+                names = [policy.name for policy in policies]
+                if len(set(names)) < len(names):
+                    self._refuse(plugin, f"bezique_bot_policies returns a policy name twice "
+                                         f"for {variant_id!r}: {', '.join(names)}")
+                    continue
+                for policy in policies:
+                    claims.setdefault(policy.name, []).append(
+                        (self._owner(plugin, policy), policy))
+            cached = {name: self._settle("bot policy", name, claimed, variant_id)
+                      for name, claimed in claims.items()}
             self._policies[variant_id] = cached
         return cached
 
@@ -365,9 +457,12 @@ class Registry:
 
 
 def load_registry(*, entry_points: bool = True, plugins: Iterable[object] = (),
-                  allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Registry:
+                  allow: Iterable[str] = (), deny: Iterable[str] = (),
+                  prefer: Iterable[str] = ()) -> Registry:
     """The registry of every installed variant (plus ``plugins``, e.g. in tests).
 
-    ``allow``: only the plugins of these distributions (empty: all); ``deny``: never these."""
+    ``allow``: only the plugins of these distributions (empty: all); ``deny``: never these;
+    ``prefer``: these distributions' claims win a name two plugins claim (else
+    :class:`ClaimConflict`)."""
     return Registry(PluginLoader(entry_points=entry_points, plugins=plugins, allow=allow,
-                                 deny=deny))
+                                 deny=deny), prefer)

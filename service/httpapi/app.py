@@ -22,7 +22,7 @@ from bezique.service.httpapi.calls import Receive, Rpc, Scope, Send
 from bezique.service.httpapi.context import HttpContext
 from bezique.service.httpapi.cors import Headers, Origins
 from bezique.service.httpapi.hosts import Hosts
-from bezique.service.httpapi.static import MISSING, StaticFiles
+from bezique.service.httpapi.static import MISSING, NOT_FRAMED, StaticFiles
 
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 
@@ -99,7 +99,7 @@ class BrowserApp:
             return
         data, kind = found
         headers = [(b"content-type", kind.encode()), (b"x-content-type-options", b"nosniff"),
-                   (b"cache-control", b"no-cache"), *cors]
+                   (b"cache-control", b"no-cache"), *NOT_FRAMED, *cors]
         await calls.plain(send, 200, data, headers, head=head)
 
     # ------------------------------------------------------------------------ RPCs
@@ -198,14 +198,23 @@ def _decompress(body: bytes, encoding: str, limit: int) -> bytes:
     if encoding != "gzip":
         raise wire.WireError(code_pb2.UNIMPLEMENTED,
                              f"content-encoding {encoding!r} is not supported (gzip, identity)")
+    inflater = zlib.decompressobj(wbits=31)
     try:
-        inflater = zlib.decompressobj(wbits=31)
         data = inflater.decompress(body, limit + 1)
-    except zlib.error:
-        raise wire.WireError(code_pb2.INVALID_ARGUMENT, "the gzip body is corrupt") from None
+    except zlib.error as exc:
+        raise _not_gzip(f"corrupt ({exc})") from None
     if len(data) > limit or inflater.unconsumed_tail:
         raise _too_large(limit)
+    if not inflater.eof:  # zlib returns what it could inflate of a cut stream, silently
+        raise _not_gzip("cut short: it ends before its gzip stream does")
+    if inflater.unused_data:
+        raise _not_gzip("followed by bytes after its gzip stream")
     return data
+
+
+def _not_gzip(why: str) -> wire.WireError:
+    return wire.WireError(code_pb2.INVALID_ARGUMENT,
+                          f"the request body is not valid gzip (content-encoding: gzip): {why}")
 
 
 def _timeout(headers: dict[str, str]) -> float | None:

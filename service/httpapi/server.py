@@ -17,11 +17,13 @@ import uvicorn
 from grpc_health.v1 import health_pb2
 
 from bezique.service.config import Config
+from bezique.service.connections import ConnectionCounter
 from bezique.service.httpapi.app import BrowserApp
 from bezique.service.httpapi.cors import Origins
 from bezique.service.httpapi.hosts import Hosts, listening_host
-from bezique.service.httpapi.protocol import BoundedHttpToolsProtocol
+from bezique.service.httpapi.protocol import bounded_protocol
 from bezique.service.httpapi.static import StaticFiles
+from bezique.service.proxies import trusted
 from bezique.service.startup import StartupError, check_port_free
 from bezique.v1 import table_service_pb2 as pb
 
@@ -69,9 +71,13 @@ def bind_http(address: str) -> socket.socket:
 
 
 async def serve_http(sock: socket.socket, config: Config, servicer: object,
-                     health: object) -> HttpServer:
+                     health: object, max_connections: int) -> HttpServer:
     """Serve Connect, gRPC-Web and the web table on ``sock`` with the servicers' logic: the
-    table service, and grpc.health.v1 (an HTTP health check for load balancers)."""
+    table service, and grpc.health.v1 (an HTTP health check for load balancers); at most
+    ``max_connections`` open at once.
+
+    uvicorn's own reading of X-Forwarded-For is off (it believes loopback peers): the
+    servicer reads the header, from the proxies ``--trusted-proxies`` names only."""
     services = [(servicer, pb.DESCRIPTOR.services_by_name["TableService"]),
                 (health, health_pb2.DESCRIPTOR.services_by_name["Health"])]
     app = BrowserApp(services,
@@ -81,8 +87,10 @@ async def serve_http(sock: socket.socket, config: Config, servicer: object,
                                  str(sock.getsockname()[0])),
                      static=StaticFiles(config.http_static_dir))
     settings = uvicorn.Config(
-        app, lifespan="off", http=BoundedHttpToolsProtocol, ws="none", log_config=None,
-        access_log=False,
+        app, lifespan="off", ws="none", log_config=None, access_log=False,
+        http=bounded_protocol(ConnectionCounter(max_connections, config.max_connections_per_peer),
+                              trusted(), config.request_head_seconds),
+        proxy_headers=False, timeout_keep_alive=max(1, math.ceil(config.idle_connection_seconds)),
         server_header=False, timeout_graceful_shutdown=max(1, math.ceil(config.grace_seconds)),
         ssl_certfile=config.tls_cert or None, ssl_keyfile=config.tls_key or None,
         ssl_ca_certs=config.tls_client_ca or None,

@@ -13,6 +13,11 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
 MISSING = (b"No web table is installed here: build it (cd clients/web && npm run build) or "
            b"start the server with --http-static-dir pointing at a built bundle.\n")
 
+NOT_FRAMED = [(b"x-frame-options", b"DENY"),
+              (b"content-security-policy", b"frame-ancestors 'none'")]
+"""Headers that forbid any page, of any origin, to show the web table in a frame: a framing
+page could lay its own controls over the table's and have a player click moves unseen."""
+
 
 class StaticFiles:
     """Files of ``root``; a path that leaves it, a hidden name or a missing file is 404."""

@@ -3,37 +3,10 @@ clubs that the other players cannot follow, and tries each declaration in turn."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from bezique.variants.api import IllegalMoveError, Move
-from bezique.variants.bezique.game import BeziqueGame
-from tests.bezique.scenario import declarations, declare, play, points, stacked_game, trick
-
-SEAT1 = ["7D", "8D", "9D", "7S", "8S", "9S", "8D", "9D"]
-SEAT2 = ["7D", "TD", "9D", "7S", "8S", "9S", "TS", "JS"]
-DRAWS_2P = ["TC", "TS", "AC", "TS", "7C", "JS"]  # seat 0 draws clubs, seat 1 spades
-DRAWS_3P = ["9C", "TS", "JS", "JC", "AS", "AS", "9C", "AS", "TS"]
-
-
-def start(hand: Sequence[str], seats: int = 2, stock_top: Sequence[str] | None = None
-          ) -> BeziqueGame:
-    """Seat 0 holds ``hand`` and leads first; trumps are hearts."""
-    hands = [list(hand), SEAT1] + [SEAT2] * (seats - 2)
-    draws = stock_top if stock_top is not None else (DRAWS_2P if seats == 2 else DRAWS_3P)
-    game, _ = stacked_game(seats, hands, "9H", draws, dealer=1)
-    return game
-
-
-def win(game: BeziqueGame, lead: str, *, table: bool = False) -> None:
-    """Seat 0 leads ``lead``; the others throw a diamond and lose."""
-    play(game, 0, lead, table=table)
-    others = [1] if game.rules.seats == 2 else [2, 1]
-    for seat in others:
-        throw = next(c for c in sorted(game.hands[seat]) if game.lookup.code(c)[1] == "D")
-        game.apply(seat, Move("play", (throw,)))
-    assert game.last_winner == 0
+from tests.bezique.scenario import declarations, declare, points, start, trick, win
 
 
 def test_rule1_a_card_serves_again_in_another_class() -> None:

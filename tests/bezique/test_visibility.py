@@ -8,8 +8,7 @@ import pytest
 
 from bezique.variants.api import Move
 from bezique.variants.bezique.game import BeziqueGame
-from tests.bezique.scenario import declare, play_defaults, seeded_game, stacked_game
-from tests.bezique.test_class_rule import start, win
+from tests.bezique.scenario import declare, play_defaults, seeded_game, stacked_game, start, win
 
 
 def census_visible(game: BeziqueGame, viewer: int | None) -> set[int]:

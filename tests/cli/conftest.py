@@ -1,43 +1,18 @@
 """Fixtures of the CLI tests: one real ``bezique-server`` subprocess on a real port, and a
-helper that runs ``bezique.clients.cli.main`` in-process with its output captured."""
+helper that runs ``bezique.clients.cli.main`` in-process with its output captured (the helpers
+the tests import by name are in tests/cli/helpers.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
 
 import pytest
 
 from bezique.clients import cli
-from bezique.clients.sdk import AsyncTableClient, SeatHandle
-
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without any BEZIQUE_* setting of the person running the tests."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BEZIQUE_")}
-    env.update(extra)
-    return env
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-class Run(Protocol):
-    def __call__(self, *argv: str, address: str | None = ...) -> Result: ...
+from tests.cli.helpers import BIN, Result, Run, clean_env
+from tests.helpers import ROOT
 
 
 @pytest.fixture(scope="session")
@@ -77,46 +52,3 @@ def run(server: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mon
         return Result(code, captured.out, captured.err)
 
     return call
-
-
-def variant_ids(address: str) -> set[str]:
-    async def ask() -> set[str]:
-        async with AsyncTableClient(address) as client:
-            return {info.id for info in await client.list_variants()}
-
-    return asyncio.run(ask())
-
-
-def require_variant(address: str, variant_id: str, package: str) -> None:
-    """Skip, saying why, while the variant's plugin has not landed."""
-    if variant_id not in variant_ids(address):
-        pytest.skip(f"variant {variant_id} is not registered yet (waiting for {package})")
-
-
-async def finish(address: str, table_id: str, token: str, seconds: float = 20.0) -> None:
-    """Play seat ``token``'s first legal move whenever it is due, until the game ends."""
-    async with AsyncTableClient(address) as client:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
-        while loop.time() < deadline:
-            view = await client.view(table_id, token)
-            if view.HasField("outcome"):
-                return
-            if view.legal_moves:
-                handle = SeatHandle(table_id, view.viewer_seat, token)
-                await client.submit(handle, view.legal_moves[0], view.version)
-            else:
-                await asyncio.sleep(0.01)
-    raise TimeoutError(f"table {table_id} did not finish in {seconds} s")
-
-
-async def wait_finished(address: str, table_id: str, seconds: float = 20.0) -> None:
-    """Wait for a table played by bots alone to end."""
-    async with AsyncTableClient(address) as client:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
-        while loop.time() < deadline:
-            if (await client.history(table_id)).finished:
-                return
-            await asyncio.sleep(0.05)
-    raise TimeoutError(f"table {table_id} did not finish in {seconds} s")

@@ -8,17 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.cli.conftest import BIN, Result, Run, clean_env, finish
-
-
-def field(result: Result, name: str) -> str:
-    match = re.search(rf"^{name}: (\S+)$", result.out, re.MULTILINE)
-    assert match, f"no {name!r} line in:\n{result.out}\n{result.err}"
-    return match.group(1)
-
-
-def no_traceback(result: Result) -> None:
-    assert "Traceback" not in result.out + result.err
+from tests.cli.helpers import BIN, Run, clean_env, field, finish, no_traceback
 
 
 def new_highcard(run: Run, *extra: str) -> tuple[str, str]:

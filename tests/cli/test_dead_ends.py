@@ -10,8 +10,18 @@ import re
 import pexpect
 import pytest
 
-from tests.cli.conftest import BIN, ROOT, Run, clean_env, finish, require_variant
-from tests.cli.test_play import AMOUNT, ANSI, PROMPT, default_interrupt
+from tests.cli.helpers import (
+    AMOUNT,
+    ANSI,
+    BIN,
+    PROMPT,
+    Run,
+    clean_env,
+    default_interrupt,
+    finish,
+    require_variant,
+)
+from tests.helpers import ROOT
 
 OUT = "You have no chips left: you are out of this game"
 

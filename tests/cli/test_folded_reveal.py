@@ -15,7 +15,7 @@ from bezique.clients.replay import folded_deals, replay_lines
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.quart.words import VOCABULARY
-from tests.cli.conftest import Run, require_variant
+from tests.cli.helpers import Run, require_variant
 
 QUART_WORDS = Words(events=dict(VOCABULARY.events))
 

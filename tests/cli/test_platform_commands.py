@@ -16,9 +16,8 @@ from collections.abc import Iterator
 import pytest
 
 from bezique.clients.sdk import TableClient
-from tests.cli.conftest import BIN, ROOT, Run, clean_env
-from tests.cli.test_commands import field, no_traceback
-from tests.helpers import ServerProcess, spawn_server
+from tests.cli.helpers import BIN, Run, clean_env, field, no_traceback
+from tests.helpers import ROOT, ServerProcess, spawn_server
 
 
 @pytest.fixture

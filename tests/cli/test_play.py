@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import signal
 from collections.abc import Callable
 
 import pexpect
@@ -13,19 +12,17 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
-from tests.cli.conftest import BIN, ROOT, Run, clean_env, require_variant
-
-PROMPT = r"Your move \(1-(\d+)(, p or Enter to pass)?, h for help, q to quit\): "
-AMOUNT = (r"(\w+) to how much\? \((\d+)-(\d+)(?: in steps of \d+)?, Enter for (\d+), "
-          r"b to go back\): ")
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-def default_interrupt() -> None:
-    """In the child before it runs: Ctrl-C does what it does at a terminal. A process started
-    in the background by a shell without job control (``pytest ... &`` in a script, as a CI
-    runner may do) inherits SIGINT ignored, and so would the CLI: Ctrl-C would do nothing."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+from tests.cli.helpers import (
+    AMOUNT,
+    ANSI,
+    BIN,
+    PROMPT,
+    Run,
+    clean_env,
+    default_interrupt,
+    require_variant,
+)
+from tests.helpers import ROOT
 
 
 def spawn(*argv: str) -> pexpect.spawn:

@@ -7,8 +7,7 @@ import asyncio
 import re
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
-from tests.cli.conftest import Run
-from tests.cli.test_commands import field
+from tests.cli.helpers import Run, field
 
 
 async def play_both(address: str, table: str, tokens: list[str]) -> None:

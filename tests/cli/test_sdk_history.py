@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import grpc
-
 from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
+from tests.helpers import fake_table_service
 
 
 class PagingHistory(table_service_pb2_grpc.TableServiceServicer):
@@ -29,17 +28,10 @@ class PagingHistory(table_service_pb2_grpc.TableServiceServicer):
 
 
 async def test_history_joins_every_page() -> None:
-    server = grpc.aio.server()
     servicer = PagingHistory()
-    table_service_pb2_grpc.add_TableServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with AsyncTableClient(f"127.0.0.1:{port}", retries=0) as client:
-            history = await client.history("t1")
-    finally:
-        await server.stop(None)
+    async with fake_table_service(servicer) as address, \
+            AsyncTableClient(address, retries=0) as client:
+        history = await client.history("t1")
     # read again from the start once the game ended: every page as the finished game shows it
     assert servicer.tokens == ["", "1", "2", "", "1", "2"]
     assert [entry.version for entry in history.entries] == [1, 2, 3, 4, 5, 6]

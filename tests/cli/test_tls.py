@@ -16,7 +16,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.cli.conftest import BIN, ROOT, Run, clean_env
+from tests.cli.helpers import BIN, Run, clean_env
+from tests.helpers import ROOT
 
 
 def self_signed(folder: Path) -> tuple[Path, Path]:

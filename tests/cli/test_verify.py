@@ -11,7 +11,7 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import NotFinishedError, VerificationError, verify_history
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.cards import piquet_shoe
-from tests.cli.conftest import Run, finish, require_variant, wait_finished
+from tests.cli.helpers import Run, finish, require_variant, wait_finished
 from tests.quart.helpers import check_session_end
 
 SEED = bytes(range(32))

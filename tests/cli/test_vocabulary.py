@@ -13,7 +13,7 @@ from bezique.clients.render import Words, event_text
 from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import NO_VOCABULARY, Vocabulary, vocabulary_of
-from tests.cli.conftest import Run, finish
+from tests.cli.helpers import Run, finish
 
 
 def infos(address: str) -> dict[str, pb.VariantInfo]:

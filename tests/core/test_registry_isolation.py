@@ -8,10 +8,17 @@ from importlib import metadata
 
 import pytest
 
-from bezique.variants.api import Event
+from bezique.variants.api import Event, RandomPolicy
 from bezique.variants.hookspecs import hookimpl
-from bezique.variants.registry import load_registry, normalize, origin_of_module, quick_check
+from bezique.variants.registry import (
+    ClaimConflict,
+    load_registry,
+    normalize,
+    origin_of_module,
+    quick_check,
+)
 from bezique_highcard import plugin as highcard_plugin
+from bezique_highcard.game import HighCard
 
 
 def test_a_plugin_handed_in_that_raises_still_raises() -> None:
@@ -83,3 +90,22 @@ def test_an_allowed_distribution_that_is_not_installed_is_reported() -> None:
     registry = load_registry(allow=["bezique-engine", "bezique-no-such-dist"])
     assert registry.not_installed == ["bezique-no-such-dist"]
     assert "bezique-2p" in registry.variants
+
+
+def test_two_plugins_handed_in_that_claim_one_name_raise_a_claim_conflict() -> None:
+    class Again:
+        @hookimpl
+        def bezique_variants(self) -> Sequence[HighCard]:
+            return [HighCard()]
+
+    class Twice:
+        @hookimpl
+        def bezique_bot_policies(self, variant_id: str) -> Sequence[RandomPolicy]:
+            return [RandomPolicy(), RandomPolicy()]
+
+    with pytest.raises(ClaimConflict, match="variant id 'highcard' is claimed by both "
+                                            "bezique-highcard") as raised:
+        load_registry(entry_points=False, plugins=[highcard_plugin, Again()])
+    assert [origin.name for origin in raised.value.claimants] == ["bezique-highcard"] * 2
+    with pytest.raises(ValueError, match="returns a policy name twice for 'highcard'"):
+        load_registry(entry_points=False, plugins=[highcard_plugin, Twice()])

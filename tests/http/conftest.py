@@ -1,4 +1,5 @@
-"""An in-process server with its HTTP port open on a real socket, and clients of both ports."""
+"""An in-process server with its HTTP port open on a real socket, and clients of both ports
+(the helpers the tests import by name are in tests/http/helpers.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,8 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
 from tests.helpers import highcard_registry, server_config
+from tests.http.helpers import base_url, http_config
 from tests.http.web import Web
-
-
-def http_config(**overrides: object) -> dict[str, object]:
-    return {"http_address": "127.0.0.1:0", **overrides}
 
 
 @pytest.fixture
@@ -22,11 +20,6 @@ async def web_server() -> AsyncIterator[RunningServer]:
     running = await start_server(server_config(**http_config()), highcard_registry())
     yield running
     await running.stop()
-
-
-def base_url(server: RunningServer) -> str:
-    assert server.http is not None
-    return f"http://127.0.0.1:{server.http.port}"
 
 
 @pytest.fixture

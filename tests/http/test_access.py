@@ -17,7 +17,7 @@ from bezique.service.httpapi.static import StaticFiles
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import highcard_registry, server_config, summary
-from tests.http.conftest import base_url, http_config
+from tests.http.helpers import base_url, http_config
 from tests.http.web import Failure, Web
 from tests.security.certs import make_ca, make_leaf
 
@@ -169,5 +169,22 @@ async def test_without_a_bundle_the_root_is_a_clean_404(web_server: RunningServe
         async with httpx.AsyncClient(base_url=base_url(running)) as http:
             page = await http.get("/")
             assert page.status_code == 404 and "npm run build" in page.text
+    finally:
+        await running.stop()
+
+
+async def test_no_page_may_frame_the_web_table(tmp_path: Path) -> None:
+    """Without these headers any site could show the table in a frame under its own controls
+    and have a player click moves unseen."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>table</title>")
+    running = await start_server(server_config(**http_config(http_static_dir=str(tmp_path))),
+                                 highcard_registry())
+    try:
+        async with httpx.AsyncClient(base_url=base_url(running)) as http:
+            for path in ("/", "/index.html"):
+                page = await http.get(path)
+                assert page.status_code == 200
+                assert page.headers["x-frame-options"] == "DENY"
+                assert page.headers["content-security-policy"] == "frame-ancestors 'none'"
     finally:
         await running.stop()

@@ -13,7 +13,7 @@ from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import details, summary
 from tests.http.web import Failure, Web, connect_failure
-from tests.service.test_rpcs import STACK
+from tests.service.helpers import STACK
 
 
 async def new_table(web: Web) -> str:

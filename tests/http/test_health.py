@@ -10,7 +10,7 @@ from grpc_health.v1 import health_pb2
 
 from bezique.service.server import RunningServer, start_server
 from tests.helpers import highcard_registry, server_config
-from tests.http.conftest import base_url, http_config
+from tests.http.helpers import base_url, http_config
 from tests.http.web import Web
 
 CHECK = "/grpc.health.v1.Health/Check"

@@ -2,7 +2,8 @@
 
 A page whose name was re-pointed at the server's address calls it as its own origin, past CORS,
 but its requests still carry ``Host: <its name>``: those are refused with 421 and act on
-nothing."""
+nothing. Whether the port is on loopback (and so needs no list of names) is decided by the
+socket it is bound to, however its address was written."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import httpx
 import pytest
 
 from bezique.service.httpapi.hosts import Hosts, host_name, is_loopback
+from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.helpers import serving
+from tests.helpers import highcard_registry, server_config, serving
 
 CREATE = "/bezique.v1.TableService/CreateTable"
 LIST = "/bezique.v1.TableService/ListTables"
@@ -69,3 +71,24 @@ def test_the_default_follows_the_listening_address() -> None:
     assert [host_name(h) for h in ("[::1]:80", "a.example:80", "A.Example", "::1")] == \
         ["::1", "a.example", "a.example", "::1"]
     assert is_loopback("127.0.0.2") and is_loopback("localhost") and not is_loopback("0.0.0.0")
+
+
+@pytest.mark.parametrize("address", ["127.1:0", "2130706433:0", "[::ffff:127.0.0.1]:0"])
+async def test_a_loopback_port_named_otherwise_still_refuses_a_rebound_name(address: str
+                                                                            ) -> None:
+    """The HTTP port answers to any Host unless it listens on loopback; whether it does was
+    read from the text of --http-address, so a loopback address written another way (127.1,
+    a decimal address, an IPv4-mapped one, or a name /etc/hosts maps to 127.0.0.1) counted
+    as public and a DNS-rebound page could call it. The socket it is bound to decides."""
+    server = await start_server(server_config(http_address=address), highcard_registry())
+    try:
+        assert server.http is not None
+        port = server.http.port
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            for host, status in ((f"evil.example:{port}", 421), (f"127.0.0.1:{port}", 200),
+                                 (f"localhost:{port}", 200)):
+                answer = await http.post(LIST, content=b"{}", headers={
+                    "host": host, "content-type": "application/json"})
+                assert answer.status_code == status, (address, host, answer.status_code)
+    finally:
+        await server.stop()

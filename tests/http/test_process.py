@@ -14,7 +14,7 @@ from bezique.service.config import STARTUP_ERROR
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import ROOT, SERVER, summary
 from tests.http.web import Web
-from tests.service.test_startup_errors import clean_env, one_line, run_server
+from tests.service.helpers import clean_env, one_line, run_server
 
 
 def test_an_http_port_in_use_is_one_line(busy_port: int) -> None:

@@ -14,9 +14,9 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import eventually, highcard_registry, server_config, summary
-from tests.http.conftest import base_url, http_config
+from tests.http.helpers import base_url, http_config
 from tests.http.web import Failure, Web
-from tests.service.test_rpcs import STACK, play_out, two_seats
+from tests.service.helpers import STACK, play_out, two_seats
 
 
 async def follow(stream: AsyncIterator[pb.WatchTableResponse]) -> list[pb.WatchTableResponse]:

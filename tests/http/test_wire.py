@@ -28,6 +28,24 @@ async def test_a_gzip_connect_body_is_accepted_and_other_encodings_are_not(web: 
     assert answer.status_code == 400 and answer.json()["code"] == "invalid_argument"
 
 
+@pytest.mark.parametrize(("body", "why"), [
+    (gzip.compress(b'{"a": 1}')[:-8], "cut short"),  # no CRC and size: zlib returned "{}"
+    (gzip.compress(b"")[:12], "cut short"),  # the header alone: zlib returned nothing
+    (gzip.compress(b"{}") + b"junk", "bytes after"),
+    (gzip.compress(b"{}")[:-8] + b"\0" * 8, "corrupt"),  # a wrong CRC
+], ids=["cut", "header-only", "trailing-bytes", "wrong-crc"])
+async def test_a_cut_or_corrupt_gzip_body_is_invalid_argument(web: Web, body: bytes,
+                                                              why: str) -> None:
+    """A truncated gzip body inflated to what zlib could make of it: an empty or partial
+    message, served as if the client had sent it."""
+    answer = await web.http.post(LIST, content=body, headers={
+        "content-type": "application/json", "content-encoding": "gzip"})
+    assert answer.status_code == 400, answer.text
+    error = answer.json()
+    assert error["code"] == "invalid_argument"
+    assert "not valid gzip" in error["message"] and why in error["message"], error
+
+
 @pytest.mark.parametrize(("header", "value"), [("connect-timeout-ms", "soon"),
                                                ("grpc-timeout", "5x"), ("grpc-timeout", "S")])
 async def test_a_malformed_deadline_is_invalid_argument(web: Web, header: str,

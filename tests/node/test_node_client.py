@@ -8,6 +8,7 @@ with ``npm ci`` when they are missing.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -22,24 +23,9 @@ import pytest
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
 from tests.helpers import serving
-from tests.npm import NODE_DIR, node_modules, tool
+from tests.npm import NODE_DIR, npm_run, tool
 
 PLAY = "dist/play.js"
-
-
-def npm_run(script: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
-                          capture_output=True, text=True, timeout=600, check=False)
-
-
-@pytest.fixture(scope="session")
-def node() -> str:
-    """The node binary, with the package built (generated code, then tsc) into dist/."""
-    node_modules()
-    built = npm_run("build")
-    if built.returncode != 0:
-        pytest.fail(f"npm run build failed:\n{built.stdout}\n{built.stderr}", pytrace=False)
-    return tool("node")
 
 
 @contextlib.contextmanager
@@ -239,8 +225,9 @@ def test_the_package_type_checks_and_declares_its_types(node: str) -> None:
     assert packed.returncode == 0, packed.stderr
     files = {entry["path"] for entry in json.loads(packed.stdout)[0]["files"]}
     assert {"package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/play.js",
-            "dist/gen/bezique/v1/table_service_pb.d.ts"} <= files
+            "dist/verify.js", "dist/gen/bezique/v1/table_service_pb.d.ts"} <= files
     assert (NODE_DIR / package["bin"]["bezique-play"]).is_file()
+    assert (NODE_DIR / package["bin"]["bezique-verify"]).is_file()
     locked = json.loads((NODE_DIR / "package-lock.json").read_text())
     for group in ("dependencies", "devDependencies"):
         for name, version in package[group].items():
@@ -353,6 +340,42 @@ def test_seats_commit_and_reveal_by_themselves(
     # both seats pinned the contributions they saw, the way the Python SDK and verify do
     history = stub.GetHistory(pb.GetHistoryRequest(table_id=result["tableId"]))
     assert result["pins"] == [contributions_digest(history.entries)] * 2
+
+
+LYING_SCRIPT = """
+import { RevealRefusedError, TableClient } from "./dist/index.js";
+
+const client = new TableClient(process.argv[2]);
+const seat = await client.joinTable("liar", { seat: 0 });  // its view asks for the reveal
+const view = await client.getView("liar", seat.seatToken);
+let refused = null;
+try {
+  if (view.waitingForPlayers) await client.revealEntropy("liar", seat.seatToken, seat.entropy);
+} catch (error) {
+  if (!(error instanceof RevealRefusedError)) throw error;
+  refused = error.free;
+}
+console.log(JSON.stringify({ entropy: Buffer.from(seat.entropy).toString("hex"),
+                             waiting: view.waitingForPlayers, refused }));
+client.close();
+"""
+
+
+async def test_the_typescript_client_does_not_reveal_when_a_server_lies(node: str) -> None:
+    """A server whose views ask for the reveal while its history shows a seat free gets no
+    RevealEntropy (issue #26); once the history shows every seat taken, the join reveals."""
+    from tests.lying_table import lying_server
+
+    async with lying_server() as (address, table):
+        early = await asyncio.to_thread(run_script, node, "lying-check.mjs", LYING_SCRIPT,
+                                        address)
+        assert early["refused"] == [1] and early["waiting"], early
+        assert table.reveals == []
+        table.take_every_seat()
+        honest = await asyncio.to_thread(run_script, node, "lying-check.mjs", LYING_SCRIPT,
+                                         address)
+        assert table.reveals == [bytes.fromhex(honest["entropy"])]
+        assert not honest["waiting"] and honest["refused"] is None, honest
 
 
 AMOUNT_SCRIPT = """

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.packaged.conftest import CleanEnv, EngineDist, InstalledServer, spawn_installed
+from tests.packaged.helpers import CleanEnv, EngineDist, InstalledServer, spawn_installed
 
 LEGAL = re.compile(r"^\W*(\d+)\. (\S.*?)\s*│?$")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT
-from tests.packaged.conftest import CleanEnv, EngineDist, InstalledServer, spawn_installed
+from tests.packaged.helpers import CleanEnv, EngineDist, InstalledServer, spawn_installed
 
 LIST_VARIANTS = """
 import json, sys

@@ -1,4 +1,5 @@
-"""Shared helpers for the Quart-Bezique tests: stacked deals and hands by card code."""
+"""Shared helpers for the Quart-Bezique tests: stacked deals and hands by card code, and the
+betting rules stated apart from the code."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from bezique.variants.api import Event, Move, resolve_options
 from bezique.variants.cards import Shoe, parse_code, short_shoe
 from bezique.variants.chance import SeededChance, StackedChance
+from bezique.variants.quart.betting import Betting
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
 
@@ -104,3 +106,26 @@ def check_session_end(reason: str, stacks: Sequence[int], options: Mapping[str, 
     assert deals >= 1 and (planned is None or deals <= planned), (deals, planned)
     if planned is None or deals < planned:
         assert payers < 2, (reason, stacks, deals)
+
+
+Stated = tuple[bool, bool, tuple[int, int] | None, bool]
+"""bet, show, the raise range (or None) and all-in: what a seat may do besides fold."""
+
+
+def rules_as_written(betting: Betting, seat: int) -> Stated:
+    """The betting rules as written (bezique/variants/quart/betting.py's docstring), stated
+    apart from the code: what ``seat`` may do besides fold (bet, show, raise range, all-in)."""
+    level, min_bet, max_bet = betting.level, betting.min_bet, betting.max_bet
+    players_in = [s for s in betting.order if not betting.folded[s]]
+    can_still_act = [s for s in players_in if s != seat and not betting.all_in[s]]
+    stack, call = betting.stacks[seat], level - betting.contrib[seat]
+    whole = betting.contrib[seat] + stack  # the level the whole stack reaches
+    bet = len(players_in) >= 3 and call > 0 and stack >= call
+    show = len(players_in) == 2 and level > 0 and stack >= call
+    raise_range = None
+    top = whole if max_bet is None else min(whole, level + max_bet)
+    if can_still_act and top >= level + min_bet:
+        raise_range = (level + min_bet, top)
+    short_call = whole < level
+    short_raise = level < whole < level + min_bet and bool(can_still_act)
+    return bet, show, raise_range, stack > 0 and (short_call or short_raise)

@@ -13,27 +13,10 @@ from bezique.variants.api import IllegalMoveError, Move, resolve_options
 from bezique.variants.chance import SeededChance
 from bezique.variants.quart.betting import KINDS, Betting, BettingError
 from bezique.variants.quart.game import QuartGame
-from tests.quart.helpers import QUART, TRUMP
+from tests.quart.helpers import QUART, TRUMP, rules_as_written
 
-Stated = tuple[bool, bool, tuple[int, int] | None, bool]
-
-
-def _rules_as_written(betting: Betting, seat: int) -> Stated:
-    """The module docstring's rules, stated plainly: what ``seat`` may do besides fold."""
-    level, min_bet, max_bet = betting.level, betting.min_bet, betting.max_bet
-    players_in = [s for s in betting.order if not betting.folded[s]]
-    can_still_act = [s for s in players_in if s != seat and not betting.all_in[s]]
-    stack, call = betting.stacks[seat], level - betting.contrib[seat]
-    whole = betting.contrib[seat] + stack  # the level the whole stack reaches
-    bet = len(players_in) >= 3 and call > 0 and stack >= call
-    show = len(players_in) == 2 and level > 0 and stack >= call
-    raise_range = None
-    top = whole if max_bet is None else min(whole, level + max_bet)
-    if can_still_act and top >= level + min_bet:
-        raise_range = (level + min_bet, top)
-    short_call = whole < level
-    short_raise = level < whole < level + min_bet and bool(can_still_act)
-    return bet, show, raise_range, stack > 0 and (short_call or short_raise)
+# test_attacks_session4.py (split later) still imports it from here by this name
+_rules_as_written = rules_as_written
 
 
 def _states(games: int) -> Iterator[tuple[QuartGame, int]]:
@@ -89,7 +72,7 @@ def test_choices_are_the_rules_as_written() -> None:
     states = ((game.betting, seat) for game, seat in _states(4))
     for betting, seat in itertools.chain(states, _bettings(1500)):
         assert betting is not None
-        stated = _rules_as_written(betting, seat)
+        stated = rules_as_written(betting, seat)
         assert betting.choices(seat) == stated
         seen.update((index, bool(answer)) for index, answer in enumerate(stated))
         whole = betting.contrib[seat] + betting.stacks[seat]

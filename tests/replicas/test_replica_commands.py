@@ -20,7 +20,7 @@ from bezique.service.store import open_store
 from bezique.v1 import table_service_pb2 as pb
 from tests.faults import FaultyStore
 from tests.helpers import highcard_registry, server_config
-from tests.service.test_rpcs import STACK, two_seats
+from tests.service.helpers import STACK, two_seats
 
 
 @pytest.fixture

@@ -13,9 +13,7 @@ import grpc
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
-from tests.replicas.test_results_replicas import KEY, _first, keyed_replicas, open_table
-
-__all__ = ["keyed_replicas"]  # the fixture, used by name
+from tests.replicas.helpers import KEY, first_results, open_table
 
 
 async def _to_last_move(client: AsyncTableClient, table_id: str, seats: list[SeatHandle]
@@ -70,7 +68,7 @@ async def test_an_abort_racing_the_final_move_gives_one_result(
             assert history.finished
             ended.append((table_id, history.outcome.reason))
         for client in (one, two):
-            results = [r async for r in _first(client.watch_results(0), len(ended))]
+            results = [r async for r in first_results(client.watch_results(0), len(ended))]
             assert [(r.table_id, r.reason) for r in results] == ended
             cursors = [r.cursor for r in results]
             assert cursors == sorted(set(cursors))

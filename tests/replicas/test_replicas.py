@@ -12,7 +12,7 @@ import grpc
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
 from tests.helpers import eventually, highcard_registry, server_config, until
-from tests.service.test_rpcs import two_seats
+from tests.service.helpers import two_seats
 
 
 async def test_racing_replicas_accept_exactly_one_move(replicas: list[RunningServer]) -> None:

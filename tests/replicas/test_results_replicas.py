@@ -5,26 +5,18 @@ every finished table exactly once, in commit order."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import grpc
-import pytest
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
-from bezique.service.server import RunningServer, start_server
+from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import (
     ServerProcess,
     eventually,
-    highcard_registry,
-    server_config,
     spawn_server,
 )
-
-
-async def open_table(client: AsyncTableClient) -> tuple[str, list[SeatHandle]]:
-    table = await client.create_table("highcard", {"players": 2, "hand_size": 2})
-    return table.table_id, [await client.join(table.table_id, name=n) for n in ("ann", "bob")]
+from tests.replicas.helpers import KEY, first_results, open_table
 
 
 async def play_out(client: AsyncTableClient, table_id: str, seats: list[SeatHandle]) -> None:
@@ -100,19 +92,6 @@ async def test_a_consumer_resumes_on_another_replica_after_a_kill(
     assert order == sorted(order) and len(order) == 12
 
 
-KEY = "k" * 24
-"""The platform key of the replicas that abort (AbortTable needs a server with one)."""
-
-
-@pytest.fixture
-async def keyed_replicas(postgres_url: str) -> AsyncIterator[list[RunningServer]]:
-    servers = [await start_server(server_config(store=postgres_url, api_key=KEY),
-                                  highcard_registry()) for _ in range(2)]
-    yield servers
-    for server in servers:
-        await server.stop()
-
-
 async def test_an_abort_on_one_replica_ends_the_streams_on_another(
         keyed_replicas: list[RunningServer]) -> None:
     replicas = keyed_replicas
@@ -131,14 +110,5 @@ async def test_an_abort_on_one_replica_ends_the_streams_on_another(
         await asyncio.wait_for(watcher, 10)  # ended OK on the other replica
         assert (updates[-1].entry_kind, updates[-1].version) == ("aborted", version)
         assert updates[-1].view.outcome.reason == "aborted"
-        results = [r async for r in _first(player.watch_results(0), 1)]
+        results = [r async for r in first_results(player.watch_results(0), 1)]
         assert [(r.table_id, r.reason) for r in results] == [(table_id, "aborted")]
-
-
-async def _first(stream: AsyncIterator[pb.TableResult], count: int
-                 ) -> AsyncIterator[pb.TableResult]:
-    async for item in stream:
-        yield item
-        count -= 1
-        if count == 0:
-            return

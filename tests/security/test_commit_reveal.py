@@ -20,8 +20,8 @@ from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import resolve_options
 from bezique.variants.chance import SeededChance, mixed_seed
 from tests.helpers import details, highcard_registry, server_config, until
-from tests.security.test_fairness import tampered
-from tests.service.test_rpcs import expect_error
+from tests.security.helpers import tampered
+from tests.service.helpers import expect_error
 
 HAND = 8
 OPTIONS = {"players": 2, "hand_size": HAND}

@@ -18,7 +18,8 @@ from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import resolve_options
 from bezique.variants.chance import SeededChance
 from tests.helpers import details, highcard_registry, server_config
-from tests.service.test_rpcs import expect_error
+from tests.security.helpers import tampered
+from tests.service.helpers import expect_error
 
 HAND = 8
 RANKS = "789TJQKA"
@@ -117,12 +118,6 @@ async def test_verify_names_the_seats_that_contributed(
     # a seat may contribute nothing: the table still verifies, and says nobody contributed
     plain = await finished_table(client, bots={1: "random"}, entropy=b"")
     assert verify_history(plain).contributors == ()
-
-
-def tampered(history: pb.GetHistoryResponse) -> pb.GetHistoryResponse:
-    copy = pb.GetHistoryResponse()
-    copy.CopyFrom(history)
-    return copy
 
 
 async def test_every_tampering_fails_verify_and_names_the_entry(

@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
-from contextlib import asynccontextmanager
+from collections.abc import Coroutine
 
 import grpc
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.limits import RateLimiter
-from bezique.service.server import RunningServer, start_server
-from tests.helpers import details, eventually, highcard_registry, server_config
-from tests.service.test_rpcs import expect_error, two_seats
-
-
-@asynccontextmanager
-async def serving(**overrides: object) -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
-    server = await start_server(server_config(**overrides), highcard_registry())
-    try:
-        async with AsyncTableClient(server.address, retries=0) as client:
-            yield server, client
-    finally:
-        await server.stop()
+from tests.helpers import details, eventually
+from tests.service.helpers import expect_error, serving, two_seats
 
 
 async def watch_until_cancelled(client: AsyncTableClient, table_id: str,

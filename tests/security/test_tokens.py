@@ -9,7 +9,7 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.service import auth
 from bezique.service.server import start_server
 from tests.helpers import highcard_registry, server_config
-from tests.service.test_rpcs import two_seats
+from tests.service.helpers import two_seats
 
 
 async def test_the_store_never_holds_a_token(tmp_path: Path) -> None:

@@ -5,11 +5,7 @@ of a built-in variant still works."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -18,7 +14,8 @@ import pexpect
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
-from tests.helpers import ROOT, SERVER, ServerProcess
+from tests.helpers import ROOT, ServerProcess
+from tests.plugin_site import Log, environment, install_plugins, spawn_with_plugins
 
 GOOD = """
 from bezique_highcard.game import HighCard
@@ -94,46 +91,8 @@ BUILT_IN = {"bezique-2p", "bezique-3p", "quart-bezique", "trump-quart-bezique"}
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The plugins above, each a package with a ``bezique`` entry point, installed by pip
-    (no index, no build isolation: nothing leaves the machine) into one folder."""
-    root = tmp_path_factory.mktemp("plugins")
-    sources = []
-    for dist, (version, code) in PLUGINS.items():
-        module = dist.replace("-", "_") + "_plugin"
-        folder = root / dist
-        folder.mkdir()
-        (folder / f"{module}.py").write_text(textwrap.dedent(code))
-        (folder / "pyproject.toml").write_text(textwrap.dedent(f"""
-            [build-system]
-            requires = ["setuptools"]
-            build-backend = "setuptools.build_meta"
-
-            [project]
-            name = "{dist}"
-            version = "{version}"
-
-            [tool.setuptools]
-            py-modules = ["{module}"]
-
-            [project.entry-points.bezique]
-            {dist.removeprefix("bezique-")} = "{module}"
-            """))
-        sources.append(str(folder))
-    target = root / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                    "--no-build-isolation", "--target", str(target), *sources],
-                   check=True, timeout=600, capture_output=True)
-    return target
-
-
-def environment(site: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BEZIQUE_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
-    env.update(BEZIQUE_LOG_FORMAT="json", BEZIQUE_STORE="memory:")
-    return env
-
-
-Log = list[dict[str, object]]
+    """The plugins above, installed by pip into one folder."""
+    return install_plugins(tmp_path_factory.mktemp("plugins"), PLUGINS)
 
 
 class Start(Protocol):
@@ -147,20 +106,9 @@ def start(site: Path) -> Iterator[Start]:
 
     def spawn(*args: str, env: dict[str, str] | None = None) -> tuple[ServerProcess, Log]:
         """A server with the plugins installed; it and its start-up log lines."""
-        process = subprocess.Popen([SERVER, "--address", "127.0.0.1:0", *args], cwd=ROOT,
-                                   env={**environment(site), **(env or {})}, text=True,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert process.stdout is not None and process.stderr is not None
-        line = process.stdout.readline()
-        assert "listening on" in line, process.stderr.read()
-        server = ServerProcess(process, int(line.rsplit(":", 1)[1]))
+        server, logs = spawn_with_plugins(site, *args, env=env)
         started.append(server)
-        logs = []
-        while True:
-            record = json.loads(process.stderr.readline())
-            logs.append(record)
-            if record["event"] == "server_started":
-                return server, logs
+        return server, logs
 
     yield spawn
     for server in started:

@@ -27,7 +27,7 @@ from bezique_highcard import plugin as highcard_plugin
 from bezique_highcard.game import HighCard, HighCardGame
 from tests.faults import FaultyStore
 from tests.helpers import details, eventually, server_config
-from tests.service.test_rpcs import STACK, STARTED, expect_error, two_seats
+from tests.service.helpers import STACK, STARTED, expect_error, two_seats
 
 STORES = ["sqlite", "postgresql"]
 

@@ -23,7 +23,7 @@ from bezique.service.status import DOMAIN, to_status
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
 from tests.helpers import details
-from tests.service.test_rpcs import two_seats
+from tests.service.helpers import two_seats
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIX = "ERROR_REASON_"

@@ -103,7 +103,8 @@ async def test_a_grant_for_any_seat_takes_the_asked_or_first_free(granting: Plat
     table = await granting.platform.create_table("highcard", {"players": 3})
     first = await granting.player.join(table.table_id, grant=granting.grant(table.table_id))
     asked = await granting.player.join(table.table_id, 2,
-                                       grant=granting.grant(table.table_id, seat="any"))
+                                       grant=granting.grant(table.table_id, seat="any",
+                                                            name="bob"))
     assert (first.seat, asked.seat) == (0, 2)
 
 

@@ -13,7 +13,7 @@ import grpc
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
 from tests.helpers import highcard_registry, server_config
-from tests.service.test_rpcs import play_out, two_seats
+from tests.service.helpers import play_out, two_seats
 
 
 def free_port() -> int:

@@ -15,7 +15,7 @@ from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import load_registry
 from tests.helpers import details, server_config
-from tests.service.test_rpcs import expect_error
+from tests.service.helpers import expect_error
 
 KEY = "platform-key"
 QUART = {"players": 2, "deals": 2, "ante": 10, "min_buy_in": 50, "max_buy_in": 5000}

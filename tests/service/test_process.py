@@ -11,7 +11,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.config import parse_config
 from tests.helpers import ServerProcess, spawn_server
-from tests.service.test_rpcs import two_seats
+from tests.service.helpers import two_seats
 
 
 async def test_a_restarted_sqlite_server_serves_the_same_tables(

@@ -1,5 +1,6 @@
 """The results feed and AbortTable over a real port: every finished table once per cursor, in
-commit order; an aborted table ends like any other (watchers, bots, feed, verify)."""
+commit order; an aborted table ends like any other (watchers, bots, feed, verify); both need
+the platform key, and a server without one refuses AbortTable to everybody."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
 from tests.helpers import details, eventually, server_config
+from tests.service.helpers import serving, two_seats
 
 
 def games_registry() -> Registry:
@@ -361,3 +363,17 @@ async def test_a_feed_stream_ends_unavailable_with_its_cursor_at_shutdown() -> N
     finally:
         if not stopped:
             await running.stop()
+
+
+async def test_abort_is_refused_on_a_server_without_an_api_key() -> None:
+    """Without --api-key, _check_api_key let every AbortTable through: any player (over gRPC,
+    or the HTTP port) could end any table mid-game, a losing one his own, voiding the result
+    (Quart gives the stakes back). ReissueSeatToken is refused there for the same reason."""
+    async with serving() as (_, client):
+        table_id, first, _ = await two_seats(client)
+        before = await client.view(table_id, first.token)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await client.abort_table(table_id, note="I was losing")
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        after = await client.view(table_id, first.token)
+        assert not after.HasField("outcome") and after.version == before.version

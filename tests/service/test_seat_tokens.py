@@ -18,7 +18,7 @@ from bezique.clients.verify import verify_history
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import details, highcard_registry, server_config
-from tests.service.test_rpcs import STACK, expect_error, two_seats
+from tests.service.helpers import STACK, expect_error, stream_end, two_seats
 
 KEY = "platform-key"
 
@@ -28,18 +28,6 @@ async def keyed() -> AsyncIterator[RunningServer]:
     server = await start_server(server_config(api_key=KEY), highcard_registry())
     yield server
     await server.stop()
-
-
-async def stream_end(client: AsyncTableClient, seat: SeatHandle,
-                     started: asyncio.Event | None = None) -> grpc.aio.AioRpcError:
-    """Watch as ``seat`` until the stream fails; the error it ends with."""
-    try:
-        async for _ in client.watch(seat.table_id, seat.token, resume=False):
-            if started is not None:
-                started.set()
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the stream ended without an error")
 
 
 async def test_a_reissued_token_works_and_the_old_one_with_its_streams_stops(

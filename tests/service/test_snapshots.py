@@ -8,7 +8,7 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
 from bezique.service.store import Snapshot
 from tests.helpers import highcard_registry, server_config
-from tests.service.test_rpcs import two_seats
+from tests.service.helpers import two_seats
 
 
 async def test_a_table_is_rebuilt_from_its_snapshot_and_the_log_after_it(tmp_path: Path) -> None:

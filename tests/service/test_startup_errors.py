@@ -4,7 +4,6 @@ valid one that cannot start."""
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -16,28 +15,7 @@ import pytest
 from bezique.service.config import STARTUP_ERROR, USAGE_ERROR, Config, env_name, parse_config
 from tests.helpers import ROOT, SERVER, ServerProcess, spawn_server
 from tests.security.certs import make_ca, make_leaf
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without the BEZIQUE_* settings of whoever runs the tests."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BEZIQUE_")}
-    env.update({"BEZIQUE_LOG_FORMAT": "json", "BEZIQUE_STORE": "memory:"}, **extra)
-    return env
-
-
-def run_server(*args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
-    """Run a server that is expected not to start: its exit status and its stderr lines."""
-    done = subprocess.run([SERVER, *args], cwd=ROOT, env=env or clean_env(), text=True,
-                          capture_output=True, timeout=60)
-    assert "listening on" not in done.stdout
-    return done.returncode, done.stderr.strip().splitlines()
-
-
-def one_line(lines: list[str]) -> str:
-    assert len(lines) == 1, lines
-    assert "Traceback" not in lines[0]
-    assert lines[0].startswith("bezique-server: error: ")
-    return lines[0]
+from tests.service.helpers import clean_env, one_line, run_server
 
 
 @pytest.mark.parametrize(("args", "named", "says"), [
@@ -57,6 +35,11 @@ def one_line(lines: list[str]) -> str:
     (["--tls-cert", __file__], "--tls-key", "go together"),
     (["--tls-cert", __file__, "--tls-key", __file__], "--tls-cert", "not a PEM certificate"),
     (["--plugins", "bad name!"], "--plugins", "not a distribution name"),
+    (["--trusted-proxies", "10.0.0.1/8"], "--trusted-proxies", "host bits set"),
+    (["--trusted-proxies", "proxy.example.com"], "--trusted-proxies",
+     "not an IP address or CIDR block"),
+    (["--max-connections-per-peer", "0"], "--max-connections-per-peer", "too small"),
+    (["--request-head-seconds", "0"], "--request-head-seconds", "above 0"),
     (["--no-such-flag"], "--no-such-flag", "unrecognized"),
 ])
 def test_a_bad_flag_is_one_line_naming_it(args: list[str], named: str, says: str) -> None:
@@ -112,20 +95,28 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
                "rate_limit": "2.5", "rate_burst": "9", "max_message_bytes": "2048",
                "grace_seconds": "0", "tls_cert": str(leaf.cert), "tls_key": str(leaf.key),
                "tls_client_ca": str(ca.cert), "plugins": "bezique-engine, bezique-highcard",
-               "disable_plugin": "other-dist", "seat_token_ttl": "60",
+               "disable_plugin": "other-dist", "prefer_plugin": "bezique-engine,x",
+               "seat_token_ttl": "60",
                "grant_public_key": grant_key(tmp_path), "http_address": "127.0.0.1:6001",
                "http_allowed_origins": "https://games.example.com",
                "http_allowed_hosts": "games.example.com",
-               "http_static_dir": str(tmp_path)}
+               "http_static_dir": str(tmp_path),
+               "trusted_proxies": "10.0.0.0/8, ::1", "max_connections": "50",
+               "max_connections_per_peer": "5", "request_head_seconds": "2.5",
+               "idle_connection_seconds": "30"}
     default = Config()
     config = parse_config([], {env_name(name): value for name, value in changed.items()})
     for name in Config.__dataclass_fields__:
         assert name in changed, f"no test value for {name}"
         assert getattr(config, name) != getattr(default, name) or name == "store", name
     assert config.plugins == ("bezique-engine", "bezique-highcard")
+    assert config.prefer_plugin == ("bezique-engine", "x")
     assert config.disable_plugin == ("other-dist",)
+    assert config.trusted_proxies == ("10.0.0.0/8", "::1/128")
     repeated = parse_config(["--disable-plugin", "a", "--disable-plugin", "b,c"], {})
     assert repeated.disable_plugin == ("a", "b", "c")
+    preferred = parse_config(["--prefer-plugin", "a", "--prefer-plugin", "b,c"], {})
+    assert preferred.prefer_plugin == ("a", "b", "c")
 
 
 def test_version_prints_the_distribution_version() -> None:

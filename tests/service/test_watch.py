@@ -12,7 +12,7 @@ from bezique.service.server import RunningServer
 from bezique.service.watch import BEHIND
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import eventually
-from tests.service.test_rpcs import STACK, STARTED, expect_error, play_out, two_seats
+from tests.service.helpers import STACK, STARTED, expect_error, play_out, two_seats
 
 
 async def collect(client: AsyncTableClient, table_id: str, token: str | None, start: int,

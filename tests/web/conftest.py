@@ -1,21 +1,18 @@
 """The web table in a real browser: the bundle (built when missing or stale), a real
 ``bezique-server`` subprocess serving it and the protocol on its HTTP port, and headless
-Chromium (Debian's ``chromium`` package, never a downloaded build) driven by Playwright."""
+Chromium (Debian's ``chromium`` package, never a downloaded build) driven by Playwright (the
+helpers the tests import by name are in tests/web/pages.py)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import grpc
 import pytest
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
-from bezique.v1 import table_service_pb2_grpc
-from tests.helpers import serving
-from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, Tab, WebServer, open_tab
+from tests.web.pages import CHROMIUM, CHROMIUM_ARGS, Tab, WebServer, open_tab, serve_web
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,16 +27,6 @@ def web_bundle() -> Path:
         return ensure_bundle()
     except BundleError as error:
         pytest.fail(str(error), pytrace=False)
-
-
-@contextmanager
-def serve_web(bundle: Path, log: Path, *extra: str) -> Iterator[WebServer]:
-    """A real server: gRPC on one port, Connect/gRPC-Web and the bundle on the HTTP port
-    (``extra``: more flags), stopped at the end."""
-    with serving(log, "--http-static-dir", str(bundle), "--test-mode", *extra,
-                 http=True) as listening, grpc.insecure_channel(listening.grpc_address) as channel:
-        yield WebServer(listening.http_url, listening.grpc_address,
-                        table_service_pb2_grpc.TableServiceStub(channel))  # type: ignore[no-untyped-call]
 
 
 @pytest.fixture(scope="package")

@@ -1,20 +1,23 @@
-"""How the browser tests drive the web table: open it, create a table from the lobby's form,
-wait for the seat's turn, click a move and wait for the table to move on, read the cards the
-page holds. Everything goes through the page as a player would; the server's own records
-(gRPC, from Python) are read to check what the clicks did."""
+"""How the browser tests drive the web table: serve it from a real server process, open it,
+create a table from the lobby's form, wait for the seat's turn, click a move and wait for the
+table to move on, read the cards the page holds. Everything goes through the page as a player
+would; the server's own records (gRPC, from Python) are read to check what the clicks did."""
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import grpc
 from playwright.sync_api import BrowserContext, Locator, Page
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
+from tests.helpers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -50,6 +53,16 @@ class WebServer:
             page_token = page.next_page_token
             if not page_token:
                 return entries
+
+
+@contextmanager
+def serve_web(bundle: Path, log: Path, *extra: str) -> Iterator[WebServer]:
+    """A real server: gRPC on one port, Connect/gRPC-Web and the bundle on the HTTP port
+    (``extra``: more flags), stopped at the end."""
+    with serving(log, "--http-static-dir", str(bundle), "--test-mode", *extra,
+                 http=True) as listening, grpc.insecure_channel(listening.grpc_address) as channel:
+        yield WebServer(listening.http_url, listening.grpc_address,
+                        table_service_pb2_grpc.TableServiceStub(channel))  # type: ignore[no-untyped-call]
 
 
 @dataclass

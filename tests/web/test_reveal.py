@@ -15,14 +15,25 @@ import pytest
 from playwright.sync_api import BrowserContext, Route, expect
 
 from bezique.v1 import table_service_pb2 as pb
-from tests.web.conftest import serve_web
-from tests.web.pages import Tab, WebServer, click_and_wait, create_table, open_tab
+from tests.web.pages import Tab, WebServer, click_and_wait, create_table, open_tab, serve_web
 
 REVEAL_URL = "**/bezique.v1.TableService/RevealEntropy"
 
 
 def kinds(server: WebServer, table_id: str) -> list[str]:
     return [entry.entry_kind for entry in server.history(table_id)]
+
+
+def ann_and_bob_sit_down(ann: Tab, bob: Tab) -> str:
+    """Ann's page makes a two-seat highcard table and takes seat 0, Bob's page joins seat 1;
+    the table's id."""
+    ann.page.fill("#name", "ann")
+    table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "3"},
+                            {0: "you", 1: "open"})
+    bob.page.fill("#name", "bob")
+    bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
+    bob.page.wait_for_url(re.compile(f"#/table/{table_id}"))
+    return table_id
 
 
 def play_out(ann: Tab, bob: Tab, seconds: float = 60) -> int:
@@ -52,12 +63,7 @@ def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
         route.abort()
 
     bob.page.route(REVEAL_URL, refuse)
-    ann.page.fill("#name", "ann")
-    table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "3"},
-                            {0: "you", 1: "open"})
-    bob.page.fill("#name", "bob")
-    bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
-    bob.page.wait_for_url(re.compile(f"#/table/{table_id}"))
+    table_id = ann_and_bob_sit_down(ann, bob)
 
     # Ann's page revealed; both pages say whose reveal the table waits for.
     ann.page.locator("#status").filter(
@@ -87,6 +93,46 @@ def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
         assert hashlib.sha256(entropy).digest() == joined[seat].entropy_commitment
     order = kinds(web_server, table_id)
     assert max(i for i, k in enumerate(order) if k == "revealed") < order.index("started")
+    ann.assert_no_errors()
+    bob.assert_no_errors()
+
+
+HISTORY_URL = "**/bezique.v1.TableService/GetHistory"
+
+
+def test_a_page_does_not_reveal_while_its_history_shows_a_free_seat(
+        browser_pair: tuple[Tab, Tab], web_server: WebServer) -> None:
+    """Issue #26: the server's view asks Ann's seat to reveal, but the history her page reads
+    (doctored here, as a lying server would answer) shows seat 1 free: her page sends no
+    RevealEntropy. With the true history (after a reload) it reveals and the game starts."""
+    ann, bob = browser_pair
+    sent: list[str] = []
+    ann.page.on("request", lambda request: sent.append(request.url)
+                if request.url.endswith("/RevealEntropy") else None)
+
+    def hide_seat_1(route: Route) -> None:
+        response = route.fetch()
+        history = pb.GetHistoryResponse.FromString(response.body())
+        shown = [e for e in history.entries if not (e.entry_kind == "joined" and e.seat == 1)]
+        del history.entries[:]
+        history.entries.extend(shown)
+        route.fulfill(status=response.status, body=history.SerializeToString(),
+                      headers={"content-type": response.headers["content-type"]})
+
+    ann.page.route(HISTORY_URL, hide_seat_1)
+    table_id = ann_and_bob_sit_down(ann, bob)
+    ann.page.locator("#notice").filter(has_text="history shows seat 1 free").wait_for()
+    bob.page.locator("#status").filter(has_text="Waiting for seat 0 (ann) to reveal").wait_for()
+    assert [e.seat for e in web_server.history(table_id) if e.entry_kind == "revealed"] == [1]
+    assert list(web_server.view(table_id).awaiting_reveal) == [0]
+    assert sent == []
+
+    ann.page.unroute(HISTORY_URL)
+    ann.page.reload()
+    ann.page.locator("#hand .card").first.wait_for()
+    assert len(sent) == 1
+    order = kinds(web_server, table_id)
+    assert order.count("revealed") == 2 and order[-1] == "started"
     ann.assert_no_errors()
     bob.assert_no_errors()
 

@@ -201,6 +201,13 @@ def test_keyboard_play_and_the_replay(context: BrowserContext, web_server: WebSe
     assert re.fullmatch(r"[0-9a-f]{64,}", seed)
     dealt = page.locator("#replay-log [data-kind='deal'] [data-card-id]").count()
     assert dealt == 3 * 4
+    # The page itself reproduces the deal from the seed and the seats' entropy (the verifier
+    # of clients/node/src/fair, on WebCrypto) and says so.
+    page.locator("#fairness[data-status='verified']").wait_for()
+    assert "Shuffle verified: the deal was reproduced in this page" in (
+        page.locator("#fairness").text_content() or "")
+    assert page.locator("#fairness li.failed").count() == 0
+    assert page.locator("#fairness li[data-step='deal 1'].ok").count() == 1
     screenshot(page, "highcard-replay")
     tab.assert_no_errors()
 

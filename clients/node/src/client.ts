@@ -30,6 +30,7 @@ import {
   type View,
   type WatchTableResponse,
 } from "./gen/bezique/v1/table_service_pb.js";
+import { freeSeats } from "./fair/seats.js";
 
 /**
  * Whether `amount` may be submitted with the offered `move`: its exact amount, or, for a move
@@ -127,6 +128,17 @@ export function contributionsDigest(entries: readonly HistoryEntry[]): string {
     hash.update(head).update(data);
   }
   return hash.digest("hex");
+}
+
+export { freeSeats };
+
+/** The client will not reveal: its own read of the table's history shows these seats free. */
+export class RevealRefusedError extends Error {
+  constructor(readonly tableId: string, readonly free: readonly number[]) {
+    super(`table ${tableId}: seats ${JSON.stringify(free)} are free in its history; a seat `
+      + "reveals its entropy only once every seat is taken");
+    this.name = "RevealRefusedError";
+  }
 }
 
 function baseUrl(target: string): string {
@@ -260,12 +272,22 @@ export class TableClient {
 
   /**
    * Reveal the entropy a seat committed to at joinTable, once every seat is taken. Safe to
-   * repeat: a reveal already made changes nothing. First every seat's contribution, as the
-   * table shows it, is pinned (`pins`), so the operator cannot swap another seat's commitment
-   * once this entropy is out.
+   * repeat: a reveal already made changes nothing. First the history is read: when it shows a
+   * seat of the table free (of `seatCount`; default: as many as the seat's view lists), this
+   * throws RevealRefusedError and sends nothing, whatever the server says. Then every seat's
+   * contribution, as the table shows it, is pinned (`pins`), so the operator cannot swap another
+   * seat's commitment once this entropy is out.
    */
-  async revealEntropy(tableId: string, token: string, entropy: Uint8Array): Promise<RevealEntropyResponse> {
+  async revealEntropy(tableId: string, token: string, entropy: Uint8Array,
+    seatCount?: number): Promise<RevealEntropyResponse> {
+    let count = seatCount;
+    if (count === undefined) {
+      const { view } = await this.rpc.getView({ tableId }, this.options(token));
+      count = Math.max(view?.seats.length ?? 0, (view?.viewerSeat ?? -1) + 1);
+    }
     const shown = await this.getHistory(tableId, token);
+    const free = freeSeats(shown.entries, count);
+    if (free.length > 0) throw new RevealRefusedError(tableId, free);
     const answer = await this.rpc.revealEntropy({ tableId, entropy }, this.options(token));
     const seat = answer.view?.viewerSeat;
     if (seat !== undefined) this.pins.set(`${tableId}/${seat}`, contributionsDigest(shown.entries));
@@ -274,7 +296,9 @@ export class TableClient {
 
   /**
    * Reveal every seat of this client that `view.awaitingReveal` lists; true when any was (the
-   * view is then out of date). Seats of a table that started or ended are forgotten.
+   * view is then out of date). Nothing is revealed while this client's own read of the history
+   * shows a seat of the view's table free (the seats stay owed). Seats of a table that started
+   * or ended are forgotten.
    */
   async revealOwed(view: View): Promise<boolean> {
     const owed = this.unrevealed.get(view.tableId);
@@ -288,8 +312,9 @@ export class TableClient {
       const held = owed.get(seat);
       if (held === undefined) continue;
       try {
-        await this.revealEntropy(view.tableId, held[0], held[1]);
+        await this.revealEntropy(view.tableId, held[0], held[1], Math.max(view.seats.length, seat + 1));
       } catch (error) {
+        if (error instanceof RevealRefusedError) return revealed;  // asked too early: still owed
         // the round ended meanwhile (its deadline): the next view says so
         if (!(error instanceof ConnectError && error.code === Code.FailedPrecondition)) throw error;
       }

@@ -10,19 +10,15 @@
  * Prints one JSON line at the end: {table_id, version, outcome: {winners, scores, reason}, moves}.
  */
 
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-
 import { Code, ConnectError } from "@connectrpc/connect";
 
+import { eachArgument, runIfEntryPoint, UsageError, usageExit } from "./cli.js";
 import { TableClient, withAmount } from "./client.js";
 import { describeError, errorReason } from "./errors.js";
 import { ErrorReason, type Move, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
 
 const USAGE = `usage: bezique-play --server HOST:PORT --variant ID [--option NAME=VALUE ...]
                     [--pick first|random] [--seats N] [--name NAME] [--timeout SECONDS]`;
-
-class UsageError extends Error {}
 
 export interface PlayArgs {
   server: string;
@@ -46,19 +42,7 @@ export function parseArgs(argv: readonly string[]): PlayArgs {
     server: "", variant: "", options: {}, pick: "random", seats: 0, name: "node-client",
     timeout: 300,
   };
-  for (let i = 0; i < argv.length; i += 1) {
-    const flag = argv[i] ?? "";
-    if (flag === "--help" || flag === "-h") throw new UsageError("");
-    const eq = flag.indexOf("=");
-    const [name, inline] = flag.startsWith("--") && eq > 0
-      ? [flag.slice(0, eq), flag.slice(eq + 1)] : [flag, undefined];
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      i += 1;
-      const next = argv[i];
-      if (next === undefined) throw new UsageError(`${name} needs a value`);
-      return next;
-    };
+  eachArgument(argv, (name, value, argument) => {
     switch (name) {
       case "--server": args.server = value(); break;
       case "--variant": args.variant = value(); break;
@@ -78,9 +62,9 @@ export function parseArgs(argv: readonly string[]): PlayArgs {
       case "--seats": args.seats = Number(value()); break;
       case "--name": args.name = value(); break;
       case "--timeout": args.timeout = Number(value()); break;
-      default: throw new UsageError(`unknown argument ${JSON.stringify(flag)}`);
+      default: throw new UsageError(`unknown argument ${JSON.stringify(argument)}`);
     }
-  }
+  });
   if (!args.server) throw new UsageError("--server is required");
   if (!args.variant) throw new UsageError("--variant is required");
   if (!Number.isInteger(args.seats) || args.seats < 0) throw new UsageError("--seats wants N >= 1");
@@ -227,8 +211,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     args = parseArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message ? `bezique-play: ${error.message}\n` : ""}${USAGE}\n`);
-    return error.message ? 2 : 0;
+    return usageExit("bezique-play", USAGE, error);
   }
   try {
     const result = await play(args);
@@ -240,16 +223,4 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
-  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
-}
+runIfEntryPoint(import.meta.url, main);

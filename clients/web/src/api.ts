@@ -12,7 +12,8 @@ import { Code, ConnectError, createClient, type CallOptions, type Client } from 
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 
-import { TableService, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
+import { freeSeats } from "../../node/src/fair/seats.js";
+import { TableService, type HistoryEntry, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
 
 export type Protocol = "connect" | "connect-json" | "grpc-web";
 
@@ -144,13 +145,39 @@ export async function joinTable(tableId: string, name: string, seat?: number): P
   return hold;
 }
 
+/** The page will not reveal: its own read of the table's history shows these seats free. */
+export class RevealRefused extends Error {
+  constructor(readonly free: readonly number[]) {
+    super(`the table's history shows seat${free.length > 1 ? "s" : ""} ${free.join(", ")} free, `
+      + "so this seat keeps its entropy secret (a seat reveals only once every seat is taken)");
+    this.name = "RevealRefused";
+  }
+}
+
+/** Every page of a table's history entries. */
+async function historyEntries(tableId: string, token: string): Promise<HistoryEntry[]> {
+  const entries: HistoryEntry[] = [];
+  let pageToken = "";
+  do {
+    const page = await rpc.getHistory({ tableId, pageToken, pageSize: 1000 }, callOptions(token));
+    entries.push(...page.entries);
+    pageToken = page.nextPageToken;
+  } while (pageToken);
+  return entries;
+}
+
 /**
- * Reveal the entropy `hold` committed to (once every seat is taken). Safe to repeat: the
- * server takes the same reveal again without a change, so an unavailable server is asked again
- * (three tries); the caller's view after the reveal is the answer.
+ * Reveal the entropy `hold` committed to, once every seat of the table's `seatCount` is taken:
+ * first the page reads the history itself and, when it shows a seat free, throws RevealRefused
+ * and sends nothing, whatever the server's view said (whoever took that seat next could choose
+ * his entropy knowing this one). Safe to repeat: the server takes the same reveal again without
+ * a change, so an unavailable server is asked again (three tries); the caller's view after the
+ * reveal is the answer.
  */
-export async function revealEntropy(hold: SeatHold): Promise<View | undefined> {
+export async function revealEntropy(hold: SeatHold, seatCount: number): Promise<View | undefined> {
   if (hold.secret === undefined) return undefined;
+  const free = freeSeats(await historyEntries(hold.tableId, hold.token), Math.max(seatCount, hold.seat + 1));
+  if (free.length > 0) throw new RevealRefused(free);
   for (let attempt = 1; ; attempt += 1) {
     try {
       const answer = await rpc.revealEntropy({ tableId: hold.tableId, entropy: unhex(hold.secret) }, callOptions(hold.token));

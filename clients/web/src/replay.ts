@@ -3,12 +3,14 @@
  * the log entry by entry as sentences, stepped through with buttons, a slider or the arrow
  * keys, with the cards on the table at the chosen step. It shows exactly what the history
  * gives the caller: before the end other hands are counted, not shown; once the game has
- * ended the seed is revealed and every card with it.
+ * ended the seed is revealed and every card with it, and the page checks that every deal is the
+ * one the seed and the seats' entropy derive (fairness.ts).
  */
 
 import { callOptions, describeError, heldSeat, rpc } from "./api.js";
 import { cardNode, cardRow } from "./cards.js";
 import { button, clean, el, replace } from "./dom.js";
+import { fairnessSection } from "./fairness.js";
 import type { Card, GetHistoryResponse, HistoryEntry } from "./gen/bezique/v1/table_service_pb.js";
 import { learnWords, type Navigator } from "./table.js";
 import { entrySentence, eventSentence, moveText, outcomeText } from "./words.js";
@@ -96,7 +98,8 @@ export class ReplayPage {
       ? el("p", { class: "about" }, "The game is over and its seed revealed: the history shows every hand, folded ones included.")
       : el("p", { class: "about" }, "The game is not over: only what every player may see is shown.");
     replace(this.root, el("div", { id: "replay", class: "replay-page" },
-      el("h1", {}, `Replay of table ${clean(history.tableId)}`), facts, note, outcome, controls, this.board, this.list,
+      el("h1", {}, `Replay of table ${clean(history.tableId)}`), facts, note,
+      fairnessSection({ ...history, entries: this.entries }), outcome, controls, this.board, this.list,
       el("footer", {}, button("Lobby", () => this.nav.go("#/"), { class: "link" }))));
     this.show(this.entries.length);
   }

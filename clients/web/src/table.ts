@@ -186,7 +186,8 @@ export class TablePage {
 
   /**
    * When the view lists this tab's seat in awaiting_reveal, reveal the entropy it committed to
-   * (after a reload too: the secret is in sessionStorage). A failed reveal is tried again, a
+   * (after a reload too: the secret is in sessionStorage), once the page's own read of the
+   * history shows every seat taken (revealEntropy). A failed or refused reveal is tried again, a
    * few times, a little later; a repeat of one that did arrive changes nothing.
    */
   private revealIfOwed(view: View): void {
@@ -194,7 +195,7 @@ export class TablePage {
     if (hold?.secret === undefined || this.reveal !== "" || view.outcome !== undefined
       || !view.awaitingReveal.includes(hold.seat)) return;
     this.reveal = "sending";
-    revealEntropy(hold).then((after) => {
+    revealEntropy(hold, view.seats.length).then((after) => {
       this.reveal = "done";
       this.take(after);
     }, async (error: unknown) => {

@@ -1,0 +1,105 @@
+"""Helpers of the server tests, shared by every subject that drives a highcard table over a
+real port: a stacked shoe, a two-seat table, a game played out, the error a call must fail
+with, a stream's last error, an in-process server with its client, and a server process that
+must not start."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import grpc
+import pytest
+
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.service.server import RunningServer, start_server
+from bezique.v1 import table_service_pb2 as pb
+from tests.helpers import ROOT, SERVER, highcard_registry, server_config
+
+STACK = ["AS", "7S", "KH", "8H", "QD", "9D"] + [
+    c for c in (r + s for s in "SHDC" for r in "789TJQKA")
+    if c not in {"AS", "7S", "KH", "8H", "QD", "9D"}]
+"""A stacked shoe for highcard (2 seats x 3 cards): seat 0 gets AS 7S KH, seat 1 8H QD 9D."""
+
+
+STARTED = 6
+"""The version of the ``started`` entry at a ``two_seats`` table: created, two joins and, since
+the SDK commits to each seat's entropy, two reveals (made by the SDK once both seats are in)."""
+
+
+async def two_seats(client: AsyncTableClient, *, entropy: bytes | None = None,
+                    **create: object) -> tuple[str, SeatHandle, SeatHandle]:
+    """A two-seat highcard table, both seats joined (each with fresh entropy unless given)."""
+    table = await client.create_table("highcard", {"players": 2}, **create)  # type: ignore[arg-type]
+    first = await client.join(table.table_id, name="ann", entropy=entropy)
+    second = await client.join(table.table_id, name="bob", entropy=entropy)
+    return table.table_id, first, second
+
+
+async def expect_error(code: grpc.StatusCode, awaitable: object) -> grpc.aio.AioRpcError:
+    """The error ``awaitable`` fails with, after checking its code and that it says why."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await awaitable  # type: ignore[misc]
+    assert caught.value.code() == code, caught.value.details()
+    assert caught.value.details()
+    return caught.value
+
+
+async def play_out(client: AsyncTableClient, table_id: str, *seats: SeatHandle) -> pb.View:
+    """Play the first legal move of whichever seat is to move until the game ends."""
+    by_seat = {s.seat: s for s in seats}
+    view = await client.view(table_id)
+    while not view.HasField("outcome"):
+        seat = by_seat[view.to_move[0]]
+        own = await client.view(table_id, seat.token)
+        view = (await client.submit(seat, own.legal_moves[0], own.version)).view
+    return view
+
+
+async def stream_end(client: AsyncTableClient, seat: SeatHandle,
+                     started: asyncio.Event | None = None) -> grpc.aio.AioRpcError:
+    """Watch as ``seat`` until the stream fails; the error it ends with."""
+    try:
+        async for _ in client.watch(seat.table_id, seat.token, resume=False):
+            if started is not None:
+                started.set()
+    except grpc.aio.AioRpcError as error:
+        return error
+    raise AssertionError("the stream ended without an error")
+
+
+@asynccontextmanager
+async def serving(**overrides: object) -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
+    """An in-process server (``server_config`` with ``overrides``) and a client of it."""
+    server = await start_server(server_config(**overrides), highcard_registry())
+    try:
+        async with AsyncTableClient(server.address, retries=0) as client:
+            yield server, client
+    finally:
+        await server.stop()
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment without the BEZIQUE_* settings of whoever runs the tests."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BEZIQUE_")}
+    env.update({"BEZIQUE_LOG_FORMAT": "json", "BEZIQUE_STORE": "memory:"}, **extra)
+    return env
+
+
+def run_server(*args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
+    """Run a server that is expected not to start: its exit status and its stderr lines."""
+    done = subprocess.run([SERVER, *args], cwd=ROOT, env=env or clean_env(), text=True,
+                          capture_output=True, timeout=60)
+    assert "listening on" not in done.stdout
+    return done.returncode, done.stderr.strip().splitlines()
+
+
+def one_line(lines: list[str]) -> str:
+    """The one line a server that did not start printed: no traceback, the usual prefix."""
+    assert len(lines) == 1, lines
+    assert "Traceback" not in lines[0]
+    assert lines[0].startswith("bezique-server: error: ")
+    return lines[0]

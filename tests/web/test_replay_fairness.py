@@ -1,0 +1,65 @@
+"""The replay checks the shuffle in the page: the TypeScript verifier (clients/node/src/fair,
+bundled into the web table) reproduces every deal of a finished table, and a history changed on
+its way to the page fails, naming the deal."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from playwright.sync_api import BrowserContext, Route
+
+from bezique.v1 import table_service_pb2 as pb
+from tests.web.pages import WebServer, open_tab
+
+
+def finished_bot_table(server: WebServer) -> str:
+    """A two-player Bezique table played by bots alone, over several whole deals."""
+    created = server.stub.CreateTable(pb.CreateTableRequest(
+        variant_id="bezique-2p", options={"target": "300", "claims": "false"},
+        bots=[pb.BotSeat(seat=0, policy="random"), pb.BotSeat(seat=1, policy="random")]))
+    deadline = time.monotonic() + 30
+    while not server.stub.GetHistory(pb.GetHistoryRequest(table_id=created.table_id,
+                                                           page_size=1)).finished:
+        assert time.monotonic() < deadline, "the bots did not finish the table"
+        time.sleep(0.05)
+    return str(created.table_id)
+
+
+def test_the_replay_verifies_every_deal(context: BrowserContext, web_server: WebServer) -> None:
+    table_id = finished_bot_table(web_server)
+    deals = sum(1 for entry in web_server.history(table_id) for event in entry.events
+                if event.kind == "shuffle")
+    assert deals >= 2
+    tab = open_tab(context, web_server, f"#/replay/{table_id}")
+    fairness = tab.page.locator("#fairness[data-status='verified']")
+    fairness.wait_for()
+    assert (f"Shuffle verified: all {deals} deals were reproduced in this page"
+            in (fairness.text_content() or ""))
+    assert tab.page.locator("#fairness li[data-step^='deal '].ok").count() == deals
+    assert tab.page.locator("#fairness li.failed").count() == 0
+    tab.assert_no_errors()
+
+
+def test_a_changed_deal_fails_in_the_page(context: BrowserContext,
+                                          web_server: WebServer) -> None:
+    table_id = finished_bot_table(web_server)
+
+    def swap_two_dealt_cards(route: Route) -> None:
+        answer = route.fetch()
+        history = answer.json()
+        dealt = [event for entry in history["entries"] for event in entry.get("events", [])
+                 if event["kind"] == "deal"]
+        dealt[0]["cards"][0], dealt[1]["cards"][0] = dealt[1]["cards"][0], dealt[0]["cards"][0]
+        route.fulfill(response=answer, body=json.dumps(history))
+
+    context.route("**/bezique.v1.TableService/GetHistory", swap_two_dealt_cards)
+    # Connect's JSON form, so that the history can be changed on its way to the page
+    tab = open_tab(context, web_server, f"#/replay/{table_id}", "?protocol=connect-json")
+    fairness = tab.page.locator("#fairness[data-status='failed']")
+    fairness.wait_for()
+    assert "Shuffle NOT verified" in (fairness.text_content() or "")
+    failed = tab.page.locator("#fairness li.failed")
+    assert failed.count() == 1
+    assert "deal 1: packet 1, card 1: the history shows" in (failed.text_content() or "")
+    tab.assert_no_errors()
