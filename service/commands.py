@@ -538,7 +538,8 @@ class CommandPath:
                                    "table's log)", field="join_grant", reason="GRANT_REPLAYED")
         if live.joins == PLATFORM_JOINS and not binding.vouched:
             raise Unauthenticated(f"table {live.table_id} takes joins only with a join grant "
-                                  "(join_grant) or the platform API key (x-api-key)",
+                                  "(join_grant) or the platform API key (x-api-key): the "
+                                  "platform did not open its seats to anyone",
                                   field="join_grant", reason="GRANT_REQUIRED")
 
     @staticmethod
