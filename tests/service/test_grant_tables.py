@@ -12,6 +12,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from bezique.clients.sdk import AsyncTableClient
+from bezique.service.live import LiveTable
 from bezique.service.server import start_server
 from bezique.variants.registry import load_registry
 from tests.helpers import details, highcard_registry, server_config
@@ -36,6 +37,11 @@ async def test_a_stranger_cannot_take_a_seat_of_a_grant_table(granting: Platform
     view = await granting.player.view(tid)
     assert view.version == 1 and not any(seat.occupied for seat in view.seats)
     # the granted player gets the seat the stranger asked for; the platform's own join passes
+    # an idle table leaves memory as a snapshot: the rule goes with it
+    live = await granting.server.manager.table(tid)
+    again = LiveTable(live.record, live.variant, len(live.seats))
+    again.restore(live.snapshot())
+    assert again.joins == live.joins == "platform"
     ann = await granting.player.join(tid, grant=granting.grant(tid, seat=0))
     bob = await granting.platform.join(tid, name="bob")
     assert (ann.seat, bob.seat) == (0, 1)
