@@ -33,6 +33,7 @@ from bezique.service.errors import (
     Unavailable,
     quoted,
 )
+from bezique.service.limits import SeatChurn
 from bezique.service.live import (
     CHANCE_VERSION,
     LiveTable,
@@ -53,6 +54,8 @@ from bezique.service.store import (
 )
 from bezique.service.terms import (
     MOVE_KINDS,
+    OPEN_JOINS,
+    PLATFORM_JOINS,
     REVEAL_TIMEOUT,
     SEAT_KINDS,
     EntryKind,
@@ -170,11 +173,18 @@ def held_seat(live: LiveTable, token: str, now: float | None = None) -> int:
 @dataclass(frozen=True)
 class Binding:
     """Who a seat is joined for, as the platform (API key or join grant) says: its player,
-    its buy-in, and the grant used (its ``jti`` is recorded so it is never used twice)."""
+    its buy-in, and the grant used (its ``jti`` is recorded so it is never used twice);
+    ``vouched``: the join came with the platform's API key or one of its grants."""
 
     player_id: str = ""
     buy_in: int = 0
     grant_jti: str = ""
+    vouched: bool = False
+
+
+def _players(player_id: str) -> tuple[str, ...]:
+    """The seat churn budget of a seat bound to a platform's player, if it is bound."""
+    return ("player:" + player_id,) if player_id else ()
 
 
 def table_result(live: LiveTable, last: LogEntry) -> TableResult:
@@ -211,6 +221,9 @@ class CommandPath:
         self.hub = hub
         self.settings = settings
         self.metrics = metrics
+        self.churn = SeatChurn(settings.limits.max_seat_changes,
+                               settings.limits.seat_churn_window)
+        """Seats each caller gave up before the start (in memory, per process)."""
         self.on_committed: Callable[[LiveTable], None] = lambda live: None
         """Called after every committed change (the scheduler starts the bot to move)."""
         self.on_result: Callable[[], None] = lambda: None
@@ -303,7 +316,8 @@ class CommandPath:
 
     async def create(self, variant_id: str, options: Mapping[str, str],
                      bots: Sequence[tuple[int, str]] = (), turn_seconds: int = 0,
-                     test: Mapping[str, Any] | None = None) -> LiveTable:
+                     test: Mapping[str, Any] | None = None, open_seats: bool = False
+                     ) -> LiveTable:
         try:
             variant = self.registry.variant(variant_id)
         except UnknownVariantError:
@@ -332,6 +346,7 @@ class CommandPath:
             seed = secrets.token_bytes(32)
         seats = variant.seat_count(resolved)
         self._check_test_settings(variant, resolved, seats, test_settings)
+        joins = self._joins(variant, resolved, open_seats)
         if await self.store.count_tables() >= limits.max_tables:
             raise ResourceExhausted(f"this server holds its limit of {limits.max_tables} tables")
         record = TableRecord(secrets.token_hex(8), variant.id, variant.version, resolved, seed,
@@ -339,10 +354,12 @@ class CommandPath:
         live = LiveTable(record, variant, seats)
         self._check_start(live)
         now = time.time()
-        entries = [self._entry(live, EntryKind.CREATED, None, {
+        created: dict[str, Any] = {
             "variant": variant.id, "variant_version": variant.version,
-            "options": resolved, "commitment": record.commitment,
-            "chance": CHANCE_VERSION}, now)]
+            "options": resolved, "commitment": record.commitment, "chance": CHANCE_VERSION}
+        if joins:
+            created["joins"] = joins
+        entries = [self._entry(live, EntryKind.CREATED, None, created, now)]
         taken = set()
         for seat, policy in bots:
             if not 0 <= seat < seats or seat in taken:
@@ -363,6 +380,25 @@ class CommandPath:
                  version=live.version)
         self.on_committed(live)
         return live
+
+    def _joins(self, variant: Variant, options: Mapping[str, Any], open_seats: bool) -> str:
+        """Who may take the new table's seats (its ``created`` entry records it, so every
+        replica and every reload agree): on a server with an API key, only the platform (its
+        key or its grants) at a table that takes buy-ins, and at every table of a server that
+        takes grants unless its creator opened the seats on purpose."""
+        try:
+            buy_ins = buy_in_range(variant, options) is not None
+        except OptionError as exc:
+            raise InvalidArgument(str(exc), field=f"options[{exc.option}]") from exc
+        if not self.settings.platform:
+            return OPEN_JOINS if open_seats else ""
+        if buy_ins and open_seats:
+            raise InvalidArgument(f"{variant.id} takes buy-ins: its seats are taken only with a "
+                                  "join grant or the API key, never opened to anyone",
+                                  field="open_seats")
+        if buy_ins or (self.settings.grants and not open_seats):
+            return PLATFORM_JOINS
+        return OPEN_JOINS if open_seats else ""
 
     @staticmethod
     def _check_start(live: LiveTable) -> None:
@@ -402,8 +438,10 @@ class CommandPath:
         return now + ttl if ttl > 0 else None
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
-                   binding: Binding | None = None, entropy_commitment: bytes = b""
-                   ) -> tuple[int, str, ViewResult]:
+                   binding: Binding | None = None, entropy_commitment: bytes = b"",
+                   caller: Sequence[str] = ()) -> tuple[int, str, ViewResult]:
+        """Take a seat. ``caller``: who the join comes from (its address block; none for the
+        platform's own), whose seat churn budget must not be spent."""
         binding = binding or Binding()
         limits = self.settings.limits
         if len(name) > limits.max_name_length:
@@ -425,6 +463,7 @@ class CommandPath:
                                   field="entropy_commitment")
         async with self.repo.hold(table_id) as live:
             self._check_not_finished(live)
+            self._check_admitted(live, binding)
             if seat is None:
                 free = [i for i, s in enumerate(live.seats) if not s.occupied]
                 if not free:
@@ -437,7 +476,7 @@ class CommandPath:
             elif live.seats[seat].occupied:
                 raise FailedPrecondition(f"seat {seat} is taken", field="seat",
                                          reason="SEAT_TAKEN")
-            self._check_churn(live)
+            self._check_churn([*caller, *_players(binding.player_id)])
             self._check_binding(live, binding)
             self._check_name(live, name)
             token = auth.new_token()
@@ -489,12 +528,23 @@ class CommandPath:
                                      reason="NAME_TAKEN")
 
     @staticmethod
-    def _check_binding(live: LiveTable, binding: Binding) -> None:
-        """A grant is used once per table (its jti is in the log: every replica agrees); a
-        buy-in must be one the variant takes, within the table's bounds."""
+    def _check_admitted(live: LiveTable, binding: Binding) -> None:
+        """Whether this join may take a seat at all, before which seat is asked: a grant is
+        used once per table (its jti is in the log: every replica agrees; a replay is told so
+        even when its seat is taken), and a table of the platform's takes only joins it
+        vouches for."""
         if binding.grant_jti and binding.grant_jti in live.grant_jtis:
             raise PermissionDenied("this join grant was used already (its jti is in the "
                                    "table's log)", field="join_grant", reason="GRANT_REPLAYED")
+        if live.joins == PLATFORM_JOINS and not binding.vouched:
+            raise Unauthenticated(f"table {live.table_id} takes joins only with a join grant "
+                                  "(join_grant) or the platform API key (x-api-key): the "
+                                  "platform did not open its seats to anyone",
+                                  field="join_grant", reason="GRANT_REQUIRED")
+
+    @staticmethod
+    def _check_binding(live: LiveTable, binding: Binding) -> None:
+        """A buy-in must be one the variant takes, within the table's bounds."""
         if not binding.buy_in:
             return
         try:
@@ -509,18 +559,23 @@ class CommandPath:
             raise InvalidArgument(f"buy_in must be {low}..{high} chips at this table",
                                   field="buy_in")
 
-    def _check_churn(self, live: LiveTable) -> None:
-        """At most ``max_seat_changes`` seats given up in ``seat_churn_window`` seconds: a
-        stranger's join-leave loop fills neither the log nor the table for good."""
-        limits = self.settings.limits
-        since = time.time() - limits.seat_churn_window
-        recent = sum(1 for at in live.left_at if at > since)
-        if recent >= limits.max_seat_changes:
-            raise ResourceExhausted(f"table {live.table_id} has had {recent} seats given up in "
-                                    f"the last {limits.seat_churn_window:g} s; try again later",
-                                    reason="SEAT_CHURN")
+    def _check_churn(self, callers: Sequence[str]) -> None:
+        """A caller (an address block, a platform's player) that gave up its budget of seats
+        (``max_seat_changes`` a ``seat_churn_window``) joins none until it refills: a
+        stranger's join-leave loop is charged to him, never to the table, so it locks no table
+        for the others; and the log of a table grows by a loop only as fast as many callers'
+        budgets allow (``max_log_entries`` bounds it in the end)."""
+        spent = self.churn.spent(callers)
+        if spent is not None:
+            limits = self.settings.limits
+            who = "this player" if spent.startswith("player:") else "this address"
+            raise ResourceExhausted(f"{who} gave up more than {limits.max_seat_changes} seats "
+                                    f"in {limits.seat_churn_window:g} s before their games "
+                                    "started; try again later", reason="SEAT_CHURN")
 
-    async def leave(self, table_id: str, token: str) -> int:
+    async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
+        """Give a seat back before the start; charged to ``caller`` (as :meth:`join`) and to
+        the seat's player."""
         async with self.repo.hold(table_id) as live:
             seat = await self.seat_for(live, token)
             self._check_not_finished(live)
@@ -528,8 +583,10 @@ class CommandPath:
                 raise FailedPrecondition("the game has started: a seat cannot be given up now",
                                          reason="GAME_STARTED")
             self._check_not_revealing(live)
+            player = live.seats[seat].player_id
             await self._commit(
                 live, lambda: [self._entry(live, EntryKind.LEFT, seat, {}, time.time())])
+            self.churn.charge([*caller, *_players(player)])
             return live.version
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
@@ -587,10 +644,13 @@ class CommandPath:
 
             def draft() -> list[LogEntry]:
                 now = time.time()
+                withheld = list(live.awaiting_reveal)  # an abort in the reveal round names them
                 events = live.abort()
                 payload: dict[str, Any] = {"events": events_json(events), "deadline": None}
                 if note:
                     payload["note"] = note
+                if withheld:
+                    payload["withheld"] = withheld
                 entry = LogEntry(live.version + 1, EntryKind.ABORTED, None, payload, None, now)
                 live.advance(entry)
                 return [entry]

@@ -162,8 +162,9 @@ class LiveTable:
         self.discarded = False
         """Set when a change failed half-way: this object is no longer the table."""
         self.left_at: list[float] = []
-        """When each seat was given up (``left`` entries): seat churn before the start is
-        bounded over a time window."""
+        """When each seat was given up (``left`` entries), from the log. Seat churn is no
+        longer bounded per table but per caller (``CommandPath.churn``); kept for the
+        snapshot's layout."""
         self.chance_version = 0
         """How the table draws (its ``created`` entry says): 0 for tables from before seats
         contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""
@@ -183,12 +184,17 @@ class LiveTable:
         self.ended: Outcome | None = None
         """How a table that ended before any deal ended (an ``ended`` entry): a seat did not
         reveal its committed entropy in time."""
+        self.joins = ""
+        """Who may take a seat, as the ``created`` entry says: PLATFORM_JOINS (only with a join
+        grant or the API key), OPEN_JOINS (anyone: its creator opened it on purpose), or ``""``
+        (anyone: a server without a platform rule, or a table from before it)."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
         state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
                               self.left_at, self.chance_version, self.revoked,
-                              self.grant_jtis, self.aborted, self.start_stacks, self.ended),
+                              self.grant_jtis, self.aborted, self.start_stacks, self.ended,
+                              self.joins),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
@@ -205,6 +211,7 @@ class LiveTable:
         # an older snapshot: the stacks the game started with are lost (no chip changes)
         self.start_stacks = tuple(state[9]) if len(state) > 9 else ()
         self.ended = state[10] if len(state) > 10 else None
+        self.joins = str(state[11]) if len(state) > 11 else ""
         self.snapshot_version = snapshot.version
 
     @property
@@ -316,8 +323,17 @@ class LiveTable:
         if self.game is not None:
             return self.game.outcome()
         if self.aborted:
-            return Outcome((), (), ABORTED)
+            return Outcome((), (), ABORTED, self._withheld_at_abort())
         return self.ended
+
+    def _withheld_at_abort(self) -> dict[str, Any]:
+        """An abort in the reveal round (every seat taken, a commitment not revealed) names
+        the seats that had not revealed, as the ``aborted`` entry does; nothing otherwise. The
+        seats no longer change once the table ended, so they still say who owed a reveal."""
+        if self.free_seats:
+            return {}
+        owing = [index for index, seat in enumerate(self.seats) if seat.owes_reveal]
+        return {"withheld": owing} if owing else {}
 
     def state(self) -> TableState:
         return TableState(self.version, self.phase, self.free_seats, self.finished,
@@ -333,6 +349,7 @@ class LiveTable:
         payload = entry.payload
         if entry.kind == EntryKind.CREATED:
             self.chance_version = int(payload.get("chance", 0))
+            self.joins = str(payload.get("joins", ""))
         elif entry.kind == EntryKind.JOINED and entry.seat is not None:
             expires = payload.get("token_expires")
             self.seats[entry.seat] = Seat(str(payload.get("name", "")),

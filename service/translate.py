@@ -400,7 +400,7 @@ def _add_history_entry(into: RepeatedCompositeFieldContainer[pb.HistoryEntry], s
                        seats: Sequence[Seat], item: HistoryItem) -> None:
     """One log entry of a history page, added in place: what every entry has, then what its
     kind adds (a join's entropy, bot and binding; a reveal's entropy; the seats an end
-    withheld; an abort's note)."""
+    withheld; an abort's note, and the seats that had not revealed when it came)."""
     entry, payload = item.entry, item.entry.payload
     message = into.add(version=entry.version, entry_kind=entry.kind,
                        time=timestamp(entry.created_at))
@@ -422,5 +422,6 @@ def _add_history_entry(into: RepeatedCompositeFieldContainer[pb.HistoryEntry], s
         message.withheld_seats.extend(int(s) for s in payload.get("withheld", ()))
     elif entry.kind == EntryKind.ABORTED:
         message.note = str(payload.get("note", ""))
+        message.withheld_seats.extend(int(s) for s in payload.get("withheld", ()))
     if item.move is not None:
         set_move(message.move, shoe, item.move)
