@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients.sdk import AsyncTableClient, RevealRefused, SeatHandle
 from bezique.clients.verify import OwnSeat, VerificationError, verify_history
 from bezique.service.live import LiveTable
 from bezique.service.server import RunningServer, start_server
@@ -142,11 +142,20 @@ async def test_reveals_are_checked_and_the_round_holds_the_table(
     async def reason(code: grpc.StatusCode, call: object) -> str:
         return str(details(await expect_error(code, call))["reason"])
 
-    # before every seat is taken, a reveal would let the last seat choose after it
+    # before every seat is taken, a reveal would let the last seat choose after it: the SDK
+    # sends nothing, and the server refuses a bare call all the same
+    with pytest.raises(RevealRefused):
+        await client.reveal(first)
+
+    def bare_reveal(seat: SeatHandle) -> object:
+        return client.stub.RevealEntropy(
+            pb.RevealEntropyRequest(table_id=seat.table_id, entropy=seat.entropy or b"x" * 32),
+            metadata=(("authorization", f"Bearer {seat.token}"),))
+
     assert await reason(grpc.StatusCode.FAILED_PRECONDITION,
-                        client.reveal(first)) == "REVEAL_NOT_OPEN"
+                        bare_reveal(first)) == "REVEAL_NOT_OPEN"
     assert await reason(grpc.StatusCode.FAILED_PRECONDITION,
-                        client.reveal(plain)) == "NOTHING_TO_REVEAL"
+                        bare_reveal(plain)) == "NOTHING_TO_REVEAL"
     # the third seat joins through the bare stub: nobody reveals for it
     secret = secrets.token_bytes(32)
     answer = await client.stub.JoinTable(pb.JoinTableRequest(
