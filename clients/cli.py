@@ -210,7 +210,8 @@ async def cmd_create(args: argparse.Namespace, console: Console) -> int:
         test["first_dealer"] = args.first_dealer
     async with client_of(args) as client:
         created = await client.create_table(args.variant, options, bots=bots,
-                                            turn_seconds=args.turn_seconds, **test)
+                                            turn_seconds=args.turn_seconds,
+                                            open_seats=args.open_seats, **test)
     say(console, f"table: {created.table_id}")
     say(console, f"seed commitment: {created.seed_commitment}")
     free = created.table.free_seats
@@ -617,6 +618,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--stacked-shoe", metavar="CODES",
                         help="test mode: the first deal's shoe, top card first")
     create.add_argument("--first-dealer", type=int, help="test mode: fix the first dealer")
+    create.add_argument("--open-seats", action="store_true",
+                        help="anyone may join, without a join grant or the API key (a server "
+                             "with --grant-public-key otherwise takes only those; never a "
+                             "table with buy-ins)")
     join = commands["join"]
     join.add_argument("table", metavar="TABLE")
     join.add_argument("--seat", type=int, help="the seat to take (default: the first free)")

@@ -190,7 +190,10 @@ class AsyncTableClient:
     async def create_table(self, variant_id: str, options: Mapping[str, object] | None = None,
                            *, bots: Mapping[int, str] | None = None, turn_seconds: int = 0,
                            seed: bytes = b"", stacked_shoe: Sequence[str] = (),
-                           first_dealer: int | None = None) -> pb.CreateTableResponse:
+                           first_dealer: int | None = None, open_seats: bool = False
+                           ) -> pb.CreateTableResponse:
+        """A new table. ``open_seats``: anyone may join it, where the server would otherwise
+        take joins only with a join grant or the API key (a server with a grant key)."""
         test = pb.TestSettings(seed=seed, stacked_shoe=list(stacked_shoe))
         if first_dealer is not None:
             test.first_dealer = first_dealer
@@ -198,7 +201,7 @@ class AsyncTableClient:
             variant_id=variant_id,
             options={k: option_text(v) for k, v in (options or {}).items()},
             bots=[pb.BotSeat(seat=s, policy=p) for s, p in (bots or {}).items()],
-            turn_seconds=turn_seconds)
+            turn_seconds=turn_seconds, open_seats=open_seats)
         if seed or stacked_shoe or first_dealer is not None:
             request.test.CopyFrom(test)
         response: pb.CreateTableResponse = await self.stub.CreateTable(

@@ -315,9 +315,8 @@ class _Replay:
     def entry(self, told: pb.HistoryEntry) -> None:
         version = told.version
         entry = self._record(told)
-        at = told.time.seconds + told.time.nanos / 1e9
         try:
-            checked = evolve(self.table, entry, at)  # the table could take it: now the game
+            checked = evolve(self.table, entry)  # the table could take it: now the game
             facts = None
             if isinstance(entry, Started):
                 facts = self._start(told)
@@ -325,7 +324,7 @@ class _Replay:
                 facts = self._move(told, entry)
             elif isinstance(entry, Aborted):
                 facts = self._abort(told)
-            self.table = checked if facts is None else evolve(self.table, entry, at, facts)
+            self.table = checked if facts is None else evolve(self.table, entry, facts)
         except EntryRejected as exc:
             raise VerificationError(str(exc), version) from exc
 
@@ -343,7 +342,7 @@ class _Replay:
             if kind == EntryKind.STARTED:
                 return Started()
             if kind == EntryKind.ABORTED:
-                return Aborted(told.note)
+                return Aborted(told.note, withheld=tuple(told.withheld_seats))
             return Ended(tuple(sorted(told.withheld_seats)))
         if seat is None:
             if kind not in ENTRY_KINDS:

@@ -20,7 +20,7 @@ from typing import Any
 import structlog
 
 from bezique.service import auth
-from bezique.service.creation import check_start, new_record
+from bezique.service.creation import check_start, joins, new_record
 from bezique.service.errors import (
     FailedPrecondition,
     IllegalMove,
@@ -29,6 +29,7 @@ from bezique.service.errors import (
     StaleVersion,
     Unavailable,
 )
+from bezique.service.limits import SeatChurn
 from bezique.service.live import CHANCE_VERSION, Drafted, LiveTable, ViewResult
 from bezique.service.metrics import Metrics
 from bezique.service.redaction import events_for
@@ -69,11 +70,18 @@ class _AnsweredBefore(Exception):
 @dataclass(frozen=True)
 class Binding:
     """Who a seat is joined for, as the platform (API key or join grant) says: its player,
-    its buy-in, and the grant used (its ``jti`` is recorded so it is never used twice)."""
+    its buy-in, and the grant used (its ``jti`` is recorded so it is never used twice);
+    ``vouched``: the join came with the platform's API key or one of its grants."""
 
     player_id: str = ""
     buy_in: int = 0
     grant_jti: str = ""
+    vouched: bool = False
+
+
+def _players(player_id: str) -> tuple[str, ...]:
+    """The seat churn budget of a seat bound to a platform's player, if it is bound."""
+    return ("player:" + player_id,) if player_id else ()
 
 
 def held_seat(live: LiveTable, token: str, now: float | None = None) -> int:
@@ -92,6 +100,9 @@ class CommandPath:
         self.hub = hub
         self.settings = settings
         self.metrics = metrics
+        self.churn = SeatChurn(settings.limits.max_seat_changes,
+                               settings.limits.seat_churn_window)
+        """Seats each caller gave up before the start (in memory, per process)."""
         self.on_committed: Callable[[LiveTable], None] = lambda live: None
         """Called after every committed change (the scheduler starts the bot to move)."""
         self.on_result: Callable[[], None] = lambda: None
@@ -174,9 +185,11 @@ class CommandPath:
 
     async def create(self, variant_id: str, options: Mapping[str, str],
                      bots: Sequence[tuple[int, str]] = (), turn_seconds: int = 0,
-                     test: Mapping[str, Any] | None = None) -> LiveTable:
+                     test: Mapping[str, Any] | None = None, open_seats: bool = False
+                     ) -> LiveTable:
         record, variant, seats = new_record(self.registry, self.settings, variant_id, options,
                                             bots, turn_seconds, test)
+        who_joins = joins(self.settings, variant, record.options, open_seats)
         limit = self.settings.limits.max_tables
         if await self.store.count_tables() >= limit:
             raise ResourceExhausted(f"this server holds its limit of {limit} tables")
@@ -184,7 +197,8 @@ class CommandPath:
         check_start(live)
         now = time.time()
         entries = [live.draft(Created(variant.id, variant.version, record.options,
-                                      record.commitment, CHANCE_VERSION), now).log]
+                                      record.commitment, CHANCE_VERSION, who_joins),
+                              now).log]
         for seat, policy in bots:
             decided = rules.decide(live.table, rules.Join(seat, f"{policy} bot", bot=policy),
                                    now, self.settings)
@@ -200,14 +214,19 @@ class CommandPath:
     # ------------------------------------------------------------------ seating
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
-                   binding: Binding | None = None, entropy_commitment: bytes = b""
-                   ) -> tuple[int, str, ViewResult]:
+                   binding: Binding | None = None, entropy_commitment: bytes = b"",
+                   caller: Sequence[str] = ()) -> tuple[int, str, ViewResult]:
+        """Take a seat. ``caller``: who the join comes from (its address block; none for the
+        platform's own), whose seat churn budget must not be spent."""
         binding = binding or Binding()
         async with self.repo.hold(table_id) as live:
             token = auth.new_token()
             command = rules.Join(seat, name, auth.token_hash(token), "", entropy.hex(),
                                  entropy_commitment.hex(), binding.player_id, binding.buy_in,
-                                 binding.grant_jti, self._buy_ins(live, binding.buy_in))
+                                 binding.grant_jti, self._buy_ins(live, binding.buy_in),
+                                 binding.vouched,
+                                 self.churn.spent([*caller, *_players(binding.player_id)]) or "",
+                                 tuple(self.registry.bot_policies(live.variant.id)))
             taken = next(entry.seat for entry in await self._decided(live, command)
                          if isinstance(entry, Joined))
             return taken, token, live.view_for(taken)
@@ -223,10 +242,14 @@ class CommandPath:
             raise FailedPrecondition(f"this table's buy-in options clash: {exc}",
                                      field="buy_in") from exc
 
-    async def leave(self, table_id: str, token: str) -> int:
+    async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
+        """Give a seat back before the start; charged to ``caller`` (as :meth:`join`) and to
+        the seat's player."""
         async with self.repo.hold(table_id) as live:
             seat = await self.seat_for(live, token)
+            player = live.seats[seat].player_id
             await self._decided(live, rules.Leave(seat))
+            self.churn.charge([*caller, *_players(player)])
             return live.version
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:

@@ -301,11 +301,13 @@ _OPTIONS: dict[str, _Option] = {
                                     "most open WatchTable streams of one seat"),
     "max_log_entries": _Option(_whole(16, "at least 16"), "most log entries of one table (a "
                                                           "change past it: LOG_FULL)"),
-    "max_seat_changes": _Option(_whole(0, "0 or more"), "most seats given up at one table "
-                                                        "in 10 minutes before its start "
-                                                        "(then: SEAT_CHURN)"),
-    "rate_limit": _Option(_seconds(False), "requests a second allowed per caller (seat token, "
-                                           "else address; 0: off)"),
+    "max_seat_changes": _Option(_whole(0, "0 or more"), "most seats one caller (address, "
+                                                        "platform player) gives up in 10 "
+                                                        "minutes before their start (then: "
+                                                        "SEAT_CHURN; 0: no limit)"),
+    "rate_limit": _Option(_seconds(False), "requests a second allowed per caller: a seat's "
+                                           "calls count for its token and its address alike, "
+                                           "others for the address (0: off)"),
     "rate_burst": _Option(_seconds(True), "requests a caller may send at once before the rate "
                                           "limit applies"),
     "max_message_bytes": _Option(_whole(1024, "at least 1024"),

@@ -13,7 +13,14 @@ from bezique.service.errors import InvalidArgument, PermissionDenied, quoted
 from bezique.service.live import LiveTable
 from bezique.service.settings import Settings
 from bezique.service.store import TableRecord
-from bezique.variants.api import OptionError, Variant, check_options, resolve_options
+from bezique.service.terms import OPEN_JOINS, PLATFORM_JOINS
+from bezique.variants.api import (
+    OptionError,
+    Variant,
+    buy_in_range,
+    check_options,
+    resolve_options,
+)
 from bezique.variants.chance import commitment
 from bezique.variants.registry import Registry, UnknownVariantError
 
@@ -55,6 +62,27 @@ def new_record(registry: Registry, settings: Settings, variant_id: str,
     record = TableRecord(secrets.token_hex(8), variant.id, variant.version, resolved, seed,
                          commitment(seed), time.time(), turn_seconds, test_settings)
     return record, variant, seats
+
+
+def joins(settings: Settings, variant: Variant, options: Mapping[str, Any],
+          open_seats: bool) -> str:
+    """Who may take the new table's seats (its ``created`` entry records it, so every replica
+    and every reload agree): on a server with an API key, only the platform (its key or its
+    grants) at a table that takes buy-ins, and at every table of a server that takes grants
+    unless its creator opened the seats on purpose."""
+    try:
+        buy_ins = buy_in_range(variant, options) is not None
+    except OptionError as exc:
+        raise InvalidArgument(str(exc), field=f"options[{exc.option}]") from exc
+    if not settings.platform:
+        return OPEN_JOINS if open_seats else ""
+    if buy_ins and open_seats:
+        raise InvalidArgument(f"{variant.id} takes buy-ins: its seats are taken only with a "
+                              "join grant or the API key, never opened to anyone",
+                              field="open_seats")
+    if buy_ins or (settings.grants and not open_seats):
+        return PLATFORM_JOINS
+    return OPEN_JOINS if open_seats else ""
 
 
 def _check_bots(registry: Registry, variant: Variant, seats: int,

@@ -66,6 +66,9 @@ def _reasons() -> Mapping[str, Reason]:
                            "`current_version`: read the view again and choose again"),
         "SEAT_TAKEN": r("FAILED_PRECONDITION", Retry.NO, "the asked-for seat is taken"),
         "TABLE_FULL": r("FAILED_PRECONDITION", Retry.NO, "the table has no free seat"),
+        "NAME_TAKEN": r("FAILED_PRECONDITION", Retry.NO,
+                        "display_name looks like the name of a seated player (case, "
+                        "invisible characters and look-alike letters aside)"),
         "GAME_STARTED": r("FAILED_PRECONDITION", Retry.NO,
                           "a seat cannot be given up once the game has started"),
         "WAITING_FOR_PLAYERS": r("FAILED_PRECONDITION", Retry.LATER,
@@ -92,8 +95,8 @@ def _reasons() -> Mapping[str, Reason]:
         "LOG_FULL": r("RESOURCE_EXHAUSTED", Retry.NO,
                       "the table reached its maximum number of log entries"),
         "SEAT_CHURN": r("RESOURCE_EXHAUSTED", Retry.LATER,
-                        "too many seats given up at this table in the last 10 minutes before "
-                        "the start"),
+                        "the caller (its address, or the seat's platform player) gave up too "
+                        "many seats before their games started in the last 10 minutes"),
         "INVALID_PAGE_TOKEN": r("INVALID_ARGUMENT", Retry.NO,
                                 "page_token is not one this server gave for this table"),
         # Seat tokens with a life cycle, and platform join grants (docs/security.md).
@@ -114,6 +117,9 @@ def _reasons() -> Mapping[str, Reason]:
         "GRANT_MISMATCH": r("PERMISSION_DENIED", Retry.NO,
                             "the request asks for a seat, player_id, buy_in or display name "
                             "other than the join grant's"),
+        "GRANT_REQUIRED": r("UNAUTHENTICATED", Retry.NO,
+                            "the table takes joins only with a join grant or the platform API "
+                            "key (its seats were not opened to anyone, or it takes buy-ins)"),
         "TABLE_FINISHED": r("FAILED_PRECONDITION", Retry.NO,
                             "the table has ended (finished or aborted): it takes no join, "
                             "leave or abort"),

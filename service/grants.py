@@ -144,5 +144,8 @@ def _grant(claims: dict[str, Any]) -> Grant:
     buy_in = claims.get("buy_in", 0)
     if isinstance(buy_in, bool) or not isinstance(buy_in, int) or buy_in < 0:
         raise invalid("buy_in", "a whole number of chips")
-    expires = claims["exp"]
-    return Grant(table, seat, player, name, buy_in, jti, float(expires))
+    for claim in ("exp", "nbf"):  # PyJWT reads "1700000000" as a number: a NumericDate is one
+        value = claims.get(claim, 0)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise invalid(claim, "a number of seconds since the epoch (a JWT NumericDate)")
+    return Grant(table, seat, player, name, buy_in, jti, float(claims["exp"]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from bezique.service import names
 from bezique.service.errors import InvalidArgument
 from bezique.service.settings import Limits
 
@@ -53,6 +54,15 @@ def check_join(limits: Limits, name: str, entropy: bytes, entropy_commitment: by
         raise InvalidArgument("entropy_commitment must be sha256 of the seat's entropy "
                               f"({COMMITMENT_BYTES} bytes), sent instead of entropy",
                               field="entropy_commitment")
+
+
+def displayed(name: str) -> str:
+    """A display name as the log keeps it (service/names.py); empty stays empty (the seat's
+    label is used)."""
+    try:
+        return names.stored(name) if name else ""
+    except names.NameRefused as exc:
+        raise InvalidArgument(str(exc), field="display_name") from exc
 
 
 def check_reveal(entropy: bytes) -> None:

@@ -225,6 +225,10 @@ class LiveTable:
         return self.table.ended
 
     @property
+    def joins(self) -> str:
+        return self.table.joins
+
+    @property
     def start_stacks(self) -> tuple[int, ...]:
         return self.table.start_stacks
 
@@ -282,8 +286,15 @@ class LiveTable:
         if self.game is not None:
             return self.game.outcome()
         if self.aborted:
-            return Outcome((), (), ABORTED)
+            return Outcome((), (), ABORTED, self._withheld_at_abort())
         return self.ended
+
+    def _withheld_at_abort(self) -> dict[str, Any]:
+        """An abort in the reveal round (every seat taken, a commitment not revealed) names
+        the seats that had not revealed, as the ``aborted`` entry does; nothing otherwise. The
+        seats no longer change once the table ended, so they still say who owed a reveal."""
+        owing = self.table.owing
+        return {"withheld": list(owing)} if owing and not self.free_seats else {}
 
     def summary(self) -> TableState:
         """What the store keeps of the table besides its log (updated with every append)."""
@@ -296,7 +307,7 @@ class LiveTable:
         """The one way to add an entry to a draft: the game makes a game entry's events and
         deadline (in place), then the state evolves. Part of a held command's draft."""
         made, facts = self._play(entry, now)
-        self.table = evolve(self.table, made, now, facts)
+        self.table = evolve(self.table, made, facts)
         events = made.made if isinstance(made, GameEntry) else None
         return Drafted(LogEntry(self.version, made.kind, made.seat, encode(made), request_id,
                                 now), made, events or (), events is not None)
@@ -316,7 +327,7 @@ class LiveTable:
                 raise LogVersionError(
                     f"table {self.table_id}: entry {stored.version} replays differently under "
                     f"{self.variant.id} version {self.variant.version}")
-            self.table = evolve(self.table, entry, stored.created_at, facts)
+            self.table = evolve(self.table, entry, facts)
         except (EntryError, EntryRejected) as exc:
             raise LogVersionError(f"table {self.table_id}: entry {stored.version}: {exc}"
                                   ) from exc

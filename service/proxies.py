@@ -14,9 +14,12 @@ from __future__ import annotations
 import contextvars
 import ipaddress
 from collections.abc import Iterable
-from typing import Any
+from typing import TypeVar
 
 from grpc.aio import ServicerContext
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 FORWARDED_FOR = "x-forwarded-for"
@@ -121,7 +124,7 @@ def trusted() -> TrustedProxies:
     return _TRUSTED.get()
 
 
-def caller_host(context: ServicerContext[Any, Any]) -> str:
+def caller_host(context: ServicerContext[Req, Resp]) -> str:
     """The host a call comes from (a grpc.aio or HTTP servicer context): the peer, or the
     client its trusted proxy names in ``x-forwarded-for``."""
     host = peer_host(str(context.peer() or "unknown"))

@@ -216,7 +216,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     settings = Settings(
         test_mode=config.test_mode, bot_delay=config.bot_delay,
         snapshot_every=max(1, config.snapshot_every), seat_token_ttl=config.seat_token_ttl,
-        reveal_seconds=config.reveal_seconds,
+        reveal_seconds=config.reveal_seconds, platform=bool(config.api_key),
+        grants=bool(config.grant_public_key),
         limits=Limits(max_tables=config.max_tables,
                       max_watchers_per_table=config.max_watchers_per_table,
                       max_streams_per_seat=config.max_streams_per_seat,

@@ -31,7 +31,7 @@ from bezique.service.errors import (
     Unavailable,
 )
 from bezique.service.grants import MAX_ID_LENGTH, GrantVerifier, printable_id
-from bezique.service.limits import RateLimiter, StreamCounter
+from bezique.service.limits import RateLimiter, StreamCounter, address_block
 from bezique.service.metrics import Metrics
 from bezique.service.status import abort
 from bezique.service.store import StoreError
@@ -71,15 +71,23 @@ SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "Ge
 def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
               method: str) -> str:
     """Who is calling, for per-caller limits: for a seat's own calls the seat of a token this
-    server knows, else the peer's address. A made-up token earns no bucket of its own, and
-    tokens minted by joining tables do not multiply a peer's budget for creating and joining
-    tables."""
+    server knows, else the peer's address. A made-up token earns no bucket of its own."""
     token = auth.bearer_token(_metadata(context)) if method in SEAT_CALLS else None
     if token:
         hashed = auth.token_hash(token)
         if manager.repo.knows_token(hashed):
             return "seat:" + hashed
     return "peer:" + proxies.caller_host(context)
+
+
+def charged_to(context: ServicerContext[Req, Resp], manager: TableManager,
+               method: str) -> tuple[str, ...]:
+    """Every budget a call is charged to: its caller (see :func:`caller_of`) and, for a seat,
+    its peer's address too. So tokens minted by joining seats never raise what one address
+    may send in total."""
+    caller = caller_of(context, manager, method)
+    peer = "peer:" + proxies.caller_host(context)
+    return (caller,) if caller == peer else (caller, peer)
 
 
 def _token(context: ServicerContext[Req, Resp]) -> str | None:
@@ -246,10 +254,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
         self.grants = grants
 
     def check_rate(self, context: ServicerContext[Req, Resp], method: str) -> None:
-        if self.rate.rate > 0 and not self.rate.allow(caller_of(context, self.manager, method)):
+        if self.rate.rate > 0 and not self.rate.allow_all(charged_to(context, self.manager,
+                                                                     method)):
             raise ResourceExhausted(
-                f"rate limit: at most {self.rate.rate:g} requests a second per caller "
-                f"(bursts of {self.rate.burst:g}); slow down and retry",
+                f"rate limit: at most {self.rate.rate:g} requests a second per seat and per "
+                f"address (bursts of {self.rate.burst:g}); slow down and retry",
                 reason="RATE_LIMITED")
 
     def _check_api_key(self, context: ServicerContext[Req, Resp]) -> None:
@@ -287,7 +296,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         live = await self.manager.create_table(
             request.variant_id, dict(request.options),
             [(bot.seat, bot.policy) for bot in request.bots], request.turn_seconds,
-            translate.test_settings(request.test) if request.HasField("test") else {})
+            translate.test_settings(request.test) if request.HasField("test") else {},
+            request.open_seats)
         return translate.create_table_response(live)
 
     @unary
@@ -319,11 +329,24 @@ class TableServicer(pb_grpc.TableServiceServicer):
         elif request.player_id or request.buy_in:
             _check_binding_fields(request.player_id, request.buy_in)
             self._check_api_key(context)
-            binding = Binding(request.player_id, request.buy_in)
+            binding = Binding(request.player_id, request.buy_in, vouched=True)
+        elif self.api_key and "x-api-key" in _metadata(context):
+            self._check_api_key(context)  # the platform's own join, with no binding
+            binding = Binding(vouched=True)
         seat, token, view = await self.manager.join(request.table_id, seat, name,
                                                     bytes(request.entropy), binding,
-                                                    bytes(request.entropy_commitment))
+                                                    bytes(request.entropy_commitment),
+                                                    self._churner(context))
         return translate.join_table_response(seat, token, view)
+
+    def _churner(self, context: ServicerContext[Req, Resp]) -> tuple[str, ...]:
+        """Whose seat churn budget a join or leave uses, besides its seat's player: the
+        address block it comes from, unless it came with the platform's API key (a platform
+        seats its many players from one address)."""
+        if self.api_key and "x-api-key" in _metadata(context):
+            self._check_api_key(context)
+            return ()
+        return ("peer:" + address_block(proxies.caller_host(context)),)
 
     def _granted(self, request: pb.JoinTableRequest, asked: int | None
                  ) -> tuple[int | None, str, Binding]:
@@ -342,7 +365,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             raise PermissionDenied(f"the request's {', '.join(clashes)} differ from the join "
                                    "grant's", field=clashes[0], reason="GRANT_MISMATCH")
         seat = grant.seat if grant.seat is not None else asked
-        return seat, grant.name, Binding(grant.player_id, grant.buy_in, grant.jti)
+        return seat, grant.name, Binding(grant.player_id, grant.buy_in, grant.jti, vouched=True)
 
     @unary
     async def ReissueSeatToken(
@@ -367,7 +390,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             self, request: pb.LeaveTableRequest,
             context: ServicerContext[pb.LeaveTableRequest, pb.LeaveTableResponse]
     ) -> pb.LeaveTableResponse:
-        version = await self.manager.leave(request.table_id, _seat_token(context))
+        version = await self.manager.leave(request.table_id, _seat_token(context),
+                                           self._churner(context))
         return translate.leave_table_response(version)
 
     @unary

@@ -25,8 +25,9 @@ class Limits:
     max_log_entries: int = 100_000
     """A change that would begin past this many entries is refused (``LOG_FULL``)."""
     max_seat_changes: int = 64
-    """Seats given up (``left``) before the start within ``seat_churn_window`` seconds; more
-    joins are ``SEAT_CHURN`` until older leaves fall out of the window."""
+    """Seats one caller (address block, platform player) may give up (``left``) before the
+    start per ``seat_churn_window`` seconds; its joins are ``SEAT_CHURN`` until its budget
+    refills (0: no limit)."""
     seat_churn_window: float = 600.0
     history_page: int = 200
     """Entries per GetHistory page (and per read of a watch backlog) unless the caller asks
@@ -49,3 +50,10 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     seat_token_ttl: float = 0.0
     """Seconds a seat token is valid once issued; 0: no expiry."""
+    platform: bool = False
+    """The server has a platform API key: a table whose variant takes buy-ins takes joins
+    only from the platform (its API key or its join grants), so no stack is one no wallet
+    paid for."""
+    grants: bool = False
+    """The server takes join grants (--grant-public-key): with ``platform``, a new table takes
+    joins only with a grant or the API key unless its creator opens its seats."""

@@ -177,15 +177,17 @@ class TableManager:
 
     async def create_table(self, variant_id: str, options: Mapping[str, str],
                            bots: Sequence[tuple[int, str]] = (), turn_seconds: int = 0,
-                           test: Mapping[str, Any] | None = None) -> LiveTable:
-        return await self.commands.create(variant_id, options, bots, turn_seconds, test)
+                           test: Mapping[str, Any] | None = None, open_seats: bool = False
+                           ) -> LiveTable:
+        return await self.commands.create(variant_id, options, bots, turn_seconds, test,
+                                          open_seats)
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
-                   binding: Binding | None = None, entropy_commitment: bytes = b""
-                   ) -> tuple[int, str, ViewResult]:
+                   binding: Binding | None = None, entropy_commitment: bytes = b"",
+                   caller: Sequence[str] = ()) -> tuple[int, str, ViewResult]:
         inputs.check_join(self.settings.limits, name, entropy, entropy_commitment)
-        return await self.commands.join(table_id, seat, name, entropy, binding,
-                                        entropy_commitment)
+        return await self.commands.join(table_id, seat, inputs.displayed(name), entropy,
+                                        binding, entropy_commitment, caller)
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
         return await _unversioned(lambda: self.commands.reissue(table_id, seat))
@@ -194,8 +196,8 @@ class TableManager:
         inputs.check_reveal(entropy)
         return await _unversioned(lambda: self.commands.reveal(table_id, token, entropy))
 
-    async def leave(self, table_id: str, token: str) -> int:
-        return await _unversioned(lambda: self.commands.leave(table_id, token))
+    async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
+        return await _unversioned(lambda: self.commands.leave(table_id, token, caller))
 
     async def submit(self, table_id: str, token: str, move: Move, expected_version: int,
                      request_id: str) -> MoveResult:

@@ -58,6 +58,11 @@ MOVE_KINDS: Final = frozenset({EntryKind.MOVE, EntryKind.BOT_MOVE, EntryKind.TIM
 SEAT_KINDS: Final = frozenset({EntryKind.JOINED, EntryKind.LEFT, EntryKind.TOKEN_REISSUED})
 """Entry kinds that change who holds a seat, or with which token."""
 
+PLATFORM_JOINS: Final = "platform"
+"""A ``created`` entry's ``joins``: a seat is taken only with a join grant or the API key."""
+OPEN_JOINS: Final = "open"
+"""A ``created`` entry's ``joins``: anyone may take a seat (its creator opened them)."""
+
 REVEAL_TIMEOUT: Final = "reveal_timeout"
 """The reason of an ``ended`` entry (and its event) when seats did not reveal their committed
 entropy in time."""

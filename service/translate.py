@@ -424,5 +424,6 @@ def _add_history_entry(into: RepeatedCompositeFieldContainer[pb.HistoryEntry], s
         message.withheld_seats.extend(record.withheld)
     elif isinstance(record, Aborted):
         message.note = record.note
+        message.withheld_seats.extend(record.withheld)
     if item.move is not None:
         set_move(message.move, shoe, item.move)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from bezique.service import names
 from bezique.service.auth import hash_matches
 from bezique.service.errors import (
     FailedPrecondition,
@@ -21,6 +22,7 @@ from bezique.service.errors import (
     ResourceExhausted,
     StaleVersion,
     Unauthenticated,
+    quoted,
 )
 from bezique.service.settings import Settings
 from bezique.service.table.entries import (
@@ -34,7 +36,7 @@ from bezique.service.table.entries import (
     TokenReissued,
 )
 from bezique.service.table.state import Table, evolve
-from bezique.service.terms import REVEAL_TIMEOUT
+from bezique.service.terms import PLATFORM_JOINS, REVEAL_TIMEOUT
 from bezique.variants.api import Event
 
 
@@ -53,6 +55,13 @@ class Join:
     grant_jti: str = ""
     buy_in_range: tuple[int, int] | None = None
     """The buy-ins the variant takes at this table (None: none), when ``buy_in`` is set."""
+    vouched: bool = False
+    """The join came with the platform's API key or one of its grants."""
+    churned: str = ""
+    """The caller whose seat churn budget is spent (an address block, ``player:<id>``), if
+    any: the budgets are per caller and per process, kept by the command path."""
+    bot_policies: tuple[str, ...] = ()
+    """The variant's bot policies: their labels (``<policy> bot``) are the server's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +122,7 @@ def decide(table: Table, command: Command, now: float, settings: Settings | None
         check_not_finished(table)
         after = table
         for entry in entries:
-            after = evolve(after, entry, now)
+            after = evolve(after, entry)
         if after.ready:
             entries.append(Started())
     return entries
@@ -191,6 +200,7 @@ def _check_seat(table: Table, seat: int) -> None:
 
 def _join(table: Table, join: Join, now: float, settings: Settings) -> list[Entry]:
     check_not_finished(table)
+    _check_admitted(table, join)
     seat = join.seat
     if seat is None:
         free = [i for i, s in enumerate(table.seats) if not s.occupied]
@@ -202,9 +212,10 @@ def _join(table: Table, join: Join, now: float, settings: Settings) -> list[Entr
         _check_seat(table, seat)
         if table.seats[seat].occupied:
             raise FailedPrecondition(f"seat {seat} is taken", field="seat", reason="SEAT_TAKEN")
-    if not join.bot:  # a bot is seated at creation: no churn to bound
-        _check_churn(table, now, settings)
-    _check_binding(table, join)
+    _check_churn(table, join, settings)
+    _check_binding(join)
+    if not join.bot:
+        _check_name(table, join)
     deadline = None
     if table.free_seats == 1 and (join.entropy_commitment or table.owing):
         # this join takes the last seat and opens the reveal round: its deadline
@@ -216,24 +227,54 @@ def _join(table: Table, join: Join, now: float, settings: Settings) -> list[Entr
                    deadline)]
 
 
-def _check_churn(table: Table, now: float, settings: Settings) -> None:
-    """At most ``max_seat_changes`` seats given up in ``seat_churn_window`` seconds: a
-    stranger's join-leave loop fills neither the log nor the table for good."""
-    limits = settings.limits
-    since = now - limits.seat_churn_window
-    recent = sum(1 for at in table.left_at if at > since)
-    if recent >= limits.max_seat_changes:
-        raise ResourceExhausted(f"table {table.table_id} has had {recent} seats given up in "
-                                f"the last {limits.seat_churn_window:g} s; try again later",
-                                reason="SEAT_CHURN")
-
-
-def _check_binding(table: Table, join: Join) -> None:
-    """A grant is used once per table (its jti is in the log: every replica agrees); a
-    buy-in must be one the variant takes, within the table's bounds."""
+def _check_admitted(table: Table, join: Join) -> None:
+    """Whether this join may take a seat at all, before which seat is asked: a grant is used
+    once per table (its jti is in the log: every replica agrees; a replay is told so even
+    when its seat is taken), and a table of the platform's takes only joins it vouches for."""
     if join.grant_jti and join.grant_jti in table.grant_jtis:
         raise PermissionDenied("this join grant was used already (its jti is in the "
                                "table's log)", field="join_grant", reason="GRANT_REPLAYED")
+    if table.joins == PLATFORM_JOINS and not join.vouched and not join.bot:
+        raise Unauthenticated(f"table {table.table_id} takes joins only with a join grant "
+                              "(join_grant) or the platform API key (x-api-key): the "
+                              "platform did not open its seats to anyone",
+                              field="join_grant", reason="GRANT_REQUIRED")
+
+
+def _check_churn(table: Table, join: Join, settings: Settings) -> None:
+    """A caller (an address block, a platform's player) that gave up its budget of seats
+    (``max_seat_changes`` a ``seat_churn_window``) joins none until it refills: a stranger's
+    join-leave loop is charged to him, never to the table, so it locks no table for the
+    others; and the log of a table grows by a loop only as fast as many callers' budgets
+    allow (``max_log_entries`` bounds it in the end)."""
+    if join.churned:
+        limits = settings.limits
+        who = "this player" if join.churned.startswith("player:") else "this address"
+        raise ResourceExhausted(f"{who} gave up more than {limits.max_seat_changes} seats "
+                                f"in {limits.seat_churn_window:g} s before their games "
+                                "started; try again later", reason="SEAT_CHURN")
+
+
+def _check_name(table: Table, join: Join) -> None:
+    """A name no seated player's looks like, and none of the server's own labels (a bot's,
+    an unnamed seat's); no name at all takes the seat's label."""
+    name = join.name
+    if not name:
+        return
+    why = names.reserved(name, names.server_labels(len(table.seats), join.bot_policies))
+    if why is not None:
+        raise InvalidArgument(f"display_name {quoted(name)} {why}: the names of bots and of "
+                              "unnamed seats are the server's", field="display_name")
+    seated = names.clash(name, [seat.name for seat in table.seats if seat.occupied])
+    if seated is not None:
+        raise FailedPrecondition(f"display_name {quoted(name)} is taken: it looks like "
+                                 f"{quoted(seated)}, who sits at this table (case, invisible "
+                                 "characters and look-alike letters aside); choose another",
+                                 field="display_name", reason="NAME_TAKEN")
+
+
+def _check_binding(join: Join) -> None:
+    """A buy-in must be one the variant takes, within the table's bounds."""
     if not join.buy_in:
         return
     if join.buy_in_range is None:
@@ -302,5 +343,6 @@ def _end_reveal(table: Table, end: EndReveal) -> list[Entry]:
 
 
 def _abort(table: Table, abort: Abort) -> Entry:
+    """An abort in the reveal round names the seats that had not revealed."""
     check_not_finished(table)
-    return Aborted(abort.note)
+    return Aborted(abort.note, withheld=table.awaiting_reveal)

@@ -36,6 +36,8 @@ class Created:
     commitment: str
     chance: int = 0
     """The chance construction (0: a table from before seats contributed entropy)."""
+    joins: str = ""
+    """Who may take a seat: PLATFORM_JOINS, OPEN_JOINS, or "" (anyone; tables from before)."""
     seat: ClassVar[None] = None
     deadline: ClassVar[None] = None
 
@@ -117,11 +119,13 @@ class Moved:
 
 @dataclass(frozen=True, slots=True)
 class Aborted:
-    """An operator ended the table, settled by the variant (its events)."""
+    """An operator ended the table, settled by the variant (its events); in the reveal round
+    it names the seats that had not revealed (``withheld``)."""
 
     kind: ClassVar[str] = EntryKind.ABORTED
     note: str = ""
     events: StoredEvents = ()
+    withheld: tuple[int, ...] = ()
     made: tuple[Event, ...] | None = field(default=None, compare=False)
     seat: ClassVar[None] = None
     deadline: ClassVar[None] = None
@@ -183,7 +187,7 @@ def _decode(kind: str, seat: int | None, payload: Mapping[str, Any]) -> Entry:
     if kind == EntryKind.CREATED:
         return Created(str(payload.get("variant", "")), int(payload.get("variant_version", 0)),
                        dict(payload.get("options", {})), str(payload.get("commitment", "")),
-                       int(payload.get("chance", 0)))
+                       int(payload.get("chance", 0)), str(payload.get("joins", "")))
     if kind == EntryKind.LEFT:
         return Left(_seat(kind, seat))
     if kind == EntryKind.TOKEN_REISSUED:
@@ -194,7 +198,8 @@ def _decode(kind: str, seat: int | None, payload: Mapping[str, Any]) -> Entry:
     if kind == EntryKind.STARTED:
         return Started(stored_events(payload), deadline)
     if kind == EntryKind.ABORTED:
-        return Aborted(str(payload.get("note", "")), stored_events(payload))
+        return Aborted(str(payload.get("note", "")), stored_events(payload),
+                       tuple(int(s) for s in payload.get("withheld", ())))
     if kind == EntryKind.ENDED:
         return Ended(tuple(int(s) for s in payload.get("withheld", ())),
                      str(payload.get("reason", REVEAL_TIMEOUT)), stored_events(payload))
@@ -203,19 +208,23 @@ def _decode(kind: str, seat: int | None, payload: Mapping[str, Any]) -> Entry:
 
 def encode(entry: Entry) -> Payload:
     """The payload the log stores for ``entry``: the keys each kind has always written."""
+    payload: Payload
     if isinstance(entry, Moved):
         return {"move": entry.move.to_dict(), "events": list(entry.events),
                 "deadline": entry.deadline}
     if isinstance(entry, Joined):
         return _joined(entry)
     if isinstance(entry, Created):
-        return {"variant": entry.variant, "variant_version": entry.variant_version,
-                "options": entry.options, "commitment": entry.commitment,
-                "chance": entry.chance}
+        payload = {"variant": entry.variant, "variant_version": entry.variant_version,
+                   "options": entry.options, "commitment": entry.commitment,
+                   "chance": entry.chance}
+        if entry.joins:
+            payload["joins"] = entry.joins
+        return payload
     if isinstance(entry, Left):
         return {}
     if isinstance(entry, TokenReissued):
-        payload: Payload = {"token_hash": entry.token_hash, "deadline": entry.deadline}
+        payload = {"token_hash": entry.token_hash, "deadline": entry.deadline}
         if entry.token_expires is not None:
             payload["token_expires"] = entry.token_expires
         return payload
@@ -227,6 +236,8 @@ def encode(entry: Entry) -> Payload:
         payload = {"events": list(entry.events), "deadline": None}
         if entry.note:
             payload["note"] = entry.note
+        if entry.withheld:
+            payload["withheld"] = list(entry.withheld)
         return payload
     return {"reason": entry.reason, "withheld": list(entry.withheld),
             "events": list(entry.events), "deadline": None}

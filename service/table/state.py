@@ -1,7 +1,7 @@
 """The table's own state, as an immutable record, and the one reducer over it: :func:`evolve`.
 
-The table's own state is who holds each seat, the revoked tokens, the grants used, the seats
-given up (churn), whether and how the table ended, the stacks the game started with, the
+The table's own state is who holds each seat, the revoked tokens, the grants used, who may
+join, whether and how the table ended, the stacks the game started with, the
 chance construction, the version and the turn or reveal deadline. The game is not in it: a
 variant's ``Game`` is mutable and copying it per move costs more than a whole SubmitMove
 (docs/architecture.md), so the service applies it in place under the table's lock and tells
@@ -117,8 +117,10 @@ class Table:
     ``left``): from the log, so every replica refuses them alike."""
     grant_jtis: frozenset[str] = frozenset()
     """The ``jti`` of every join grant a seat was joined with: a grant is used once."""
-    left_at: tuple[float, ...] = ()
-    """When each seat was given up: seat churn before the start is bounded over a window."""
+    joins: str = ""
+    """Who may take a seat, as the ``created`` entry says: PLATFORM_JOINS (only with a join
+    grant or the API key), OPEN_JOINS (anyone: its creator opened it on purpose), or ``""``
+    (anyone: a server without a platform rule, or a table from before it)."""
     started: bool = False
     game_over: bool = False
     aborted: bool = False
@@ -190,29 +192,29 @@ def ended_outcome(seats: int, withheld: tuple[int, ...], reason: str) -> Outcome
     return Outcome((), (0,) * seats, reason, {"withheld": list(withheld), "dealt": False})
 
 
-def evolve(table: Table, entry: Entry, at: float, game: GameFacts | None = None) -> Table:
-    """The table after ``entry`` (made at ``at``, epoch seconds), or EntryRejected. ``game``
-    is what the game says after an entry it took part in (``started``, a move, ``aborted``)."""
+def evolve(table: Table, entry: Entry, game: GameFacts | None = None) -> Table:
+    """The table after ``entry``, or EntryRejected. ``game`` is what the game says after an
+    entry it took part in (``started``, a move, ``aborted``)."""
     if table.aborted:
         raise EntryRejected(f"a {entry.kind!r} entry follows the abort")
     if table.ended is not None:
         raise EntryRejected(f"a {entry.kind!r} entry follows the end of the table")
-    after = _evolve(table, entry, at, game or GameFacts())
+    after = _evolve(table, entry, game or GameFacts())
     return replace(after, version=table.version + 1, deadline=entry.deadline)
 
 
-def _evolve(table: Table, entry: Entry, at: float, game: GameFacts) -> Table:
+def _evolve(table: Table, entry: Entry, game: GameFacts) -> Table:
     if isinstance(entry, Moved):
         if not table.started:
             raise EntryRejected("a move comes before the game started")
         _check_seat(table, entry.seat)
         return replace(table, game_over=game.over) if game.over != table.game_over else table
     if isinstance(entry, Joined | Left):
-        return _seating(table, entry, at)
+        return _seating(table, entry)
     if isinstance(entry, Created):
         if table.version:
             raise EntryRejected("a 'created' entry follows the first one")
-        return replace(table, chance_version=entry.chance)
+        return replace(table, chance_version=entry.chance, joins=entry.joins)
     if isinstance(entry, TokenReissued):
         held = table.seats[_check_seat(table, entry.seat)]
         if not held.occupied or held.bot:
@@ -238,11 +240,15 @@ def _evolve(table: Table, entry: Entry, at: float, game: GameFacts) -> Table:
     if isinstance(entry, Aborted):
         if table.game_over:
             raise EntryRejected("the game is aborted after it ended")
+        if entry.withheld and list(entry.withheld) != list(table.awaiting_reveal):
+            raise EntryRejected(f"the abort names seats {list(entry.withheld)} as not revealed, "
+                                f"but the seats that owed a reveal are "
+                                f"{list(table.awaiting_reveal)}")
         return replace(table, aborted=True, game_over=game.over)
     return _end(table, entry)
 
 
-def _seating(table: Table, entry: Joined | Left, at: float) -> Table:
+def _seating(table: Table, entry: Joined | Left) -> Table:
     if table.started:
         raise EntryRejected(f"a {entry.kind!r} entry follows the start of the game")
     seat = _check_seat(table, entry.seat)
@@ -265,8 +271,7 @@ def _seating(table: Table, entry: Joined | Left, at: float) -> Table:
     revoked = table.revoked
     if held.token_hash:
         revoked = {**revoked, held.token_hash: "left"}
-    return replace(table, seats=_with(table.seats, seat, Seat()), revoked=revoked,
-                   left_at=(*table.left_at, at))
+    return replace(table, seats=_with(table.seats, seat, Seat()), revoked=revoked)
 
 
 def _reveal(table: Table, entry: Revealed) -> Table:

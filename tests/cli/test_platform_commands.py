@@ -12,12 +12,15 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from bezique.clients.sdk import TableClient
 from tests.cli.helpers import BIN, Run, clean_env, field, no_traceback
 from tests.helpers import ROOT, ServerProcess, spawn_server
+from tests.service.test_grants import public_pem
 
 
 @pytest.fixture
@@ -157,3 +160,20 @@ def test_the_sync_sdk_aborts_and_follows_the_feed(run: Run, feed_server: ServerP
         assert found[1].reason == "aborted" and found[1].seats[0].player_id == "acct-2"
         (rest,) = itertools.islice(platform.watch_results(found[0].cursor), 1)
         assert rest.cursor == found[1].cursor
+
+
+def test_create_open_seats_opens_a_grant_servers_table(run: Run, tmp_path: Path) -> None:
+    """On a server with a grant key, `bezique create` makes a table only grants and the API
+    key may join; `--open-seats` makes one anybody may."""
+    pem = public_pem(ed25519.Ed25519PrivateKey.generate(), tmp_path)
+    server = spawn_server("--store", "memory:", "--api-key", "k", "--grant-public-key", pem)
+    try:
+        at = server.address
+        tables = [field(run("--api-key", "k", "create", "highcard", *extra, address=at),
+                        "table") for extra in ((), ("--open-seats",))]
+        refused = run("join", tables[0], address=at)
+        assert refused.code == 1 and "UNAUTHENTICATED" in refused.err and "grant" in refused.err
+        no_traceback(refused)
+        assert run("join", tables[1], address=at).code == 0
+    finally:
+        server.kill()

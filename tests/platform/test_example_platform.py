@@ -17,9 +17,11 @@ import sys
 import time
 from pathlib import Path
 
+import grpc
+
 from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
-from tests.helpers import ROOT, ServerProcess, spawn_server
+from tests.helpers import ROOT, ServerProcess, details, spawn_server
 
 KEY = "platform-key-0123456789abcdef"
 TABLES = 8
@@ -209,3 +211,30 @@ def test_tables_that_end_before_any_deal_give_the_buy_ins_back(
     assert logs[aborted.table_id].entries[-1].note == "seats not taken in time"
     assert verify_history(logs[aborted.table_id]).aborted
     assert verify_history(logs[timed_out.table_id]).ended == "reveal_timeout"
+
+
+
+async def stranger_joins(address: str, lobby: str) -> list[str]:
+    """A client with neither key nor grant: what it gets at the lobby table, and at a table
+    of each kind the platform makes for its players (with and without buy-ins)."""
+    async with AsyncTableClient(address, api_key=KEY) as platform, \
+            AsyncTableClient(address, retries=0) as stranger:
+        got = [f"seat {(await stranger.join(lobby)).seat}"]
+        for variant, options in (("bezique-2p", {}), ("quart-bezique", {"players": 2})):
+            table = await platform.create_table(variant, options)
+            try:
+                got.append(f"seat {(await stranger.join(table.table_id)).seat}")
+            except grpc.aio.AioRpcError as error:
+                got.append(str(details(error)["reason"]))
+    return got
+
+
+def test_the_lobby_is_open_and_the_players_tables_take_grants_only(
+        tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
+    server = grant_server(tmp_path, tmp_path / "platform")
+    server_process_factory.append(server)
+    made = subprocess.run([sys.executable, "-m", "bezique_platform", "lobby", "--server",
+                           server.address, "--api-key", KEY], cwd=ROOT, env=ENV,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert asyncio.run(stranger_joins(server.address, made.stdout.strip())) == [
+        "seat 0", "GRANT_REQUIRED", "GRANT_REQUIRED"]

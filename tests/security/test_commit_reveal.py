@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients.sdk import AsyncTableClient, RevealRefused, SeatHandle
 from bezique.clients.verify import OwnSeat, VerificationError, verify_history
 from bezique.service.live import LiveTable
 from bezique.service.server import RunningServer, start_server
@@ -142,11 +142,20 @@ async def test_reveals_are_checked_and_the_round_holds_the_table(
     async def reason(code: grpc.StatusCode, call: object) -> str:
         return str(details(await expect_error(code, call))["reason"])
 
-    # before every seat is taken, a reveal would let the last seat choose after it
+    # before every seat is taken, a reveal would let the last seat choose after it: the SDK
+    # sends nothing, and the server refuses a bare call all the same
+    with pytest.raises(RevealRefused):
+        await client.reveal(first)
+
+    def bare_reveal(seat: SeatHandle) -> object:
+        return client.stub.RevealEntropy(
+            pb.RevealEntropyRequest(table_id=seat.table_id, entropy=seat.entropy or b"x" * 32),
+            metadata=(("authorization", f"Bearer {seat.token}"),))
+
     assert await reason(grpc.StatusCode.FAILED_PRECONDITION,
-                        client.reveal(first)) == "REVEAL_NOT_OPEN"
+                        bare_reveal(first)) == "REVEAL_NOT_OPEN"
     assert await reason(grpc.StatusCode.FAILED_PRECONDITION,
-                        client.reveal(plain)) == "NOTHING_TO_REVEAL"
+                        bare_reveal(plain)) == "NOTHING_TO_REVEAL"
     # the third seat joins through the bare stub: nobody reveals for it
     secret = secrets.token_bytes(32)
     answer = await client.stub.JoinTable(pb.JoinTableRequest(
@@ -219,6 +228,39 @@ async def test_a_withheld_reveal_ends_the_table_at_the_deadline(
     with pytest.raises(VerificationError, match=r"seats that owed a reveal are \[1\]") as caught:
         verify_history(forged)
     assert caught.value.version == last.version
+
+
+async def test_an_abort_in_the_reveal_round_names_the_seats_that_had_not_revealed() -> None:
+    server = await start_server(server_config(api_key="op-key"), highcard_registry())
+    try:
+        async with AsyncTableClient(server.address, api_key="op-key", retries=0) as operator:
+            table = await operator.create_table("highcard", OPTIONS)
+            honest = await operator.join(table.table_id, seat=0)
+            secret = secrets.token_bytes(32)
+            await operator.stub.JoinTable(pb.JoinTableRequest(  # a puppet that never reveals
+                table_id=table.table_id, seat=1,
+                entropy_commitment=hashlib.sha256(secret).digest()))
+            view = await operator.view(table.table_id, honest.token)
+            assert list(view.awaiting_reveal) == [1]
+            await operator.abort_table(table.table_id, "the round took too long")
+            ended = await operator.view(table.table_id)
+            assert ended.outcome.reason == "aborted"
+            assert ended.outcome.detail["withheld"] == [1]
+            history = await operator.history(table.table_id)
+            last = history.entries[-1]
+            assert last.entry_kind == "aborted" and list(last.withheld_seats) == [1]
+            assert last.note == "the round took too long"
+            result = await anext(operator.watch_results(0))
+            assert result.outcome.detail["withheld"] == [1]
+            assert verify_history(history).aborted
+            # an abort while seats are free names nobody: no reveal was asked for yet
+            waiting = await operator.create_table("highcard", OPTIONS)
+            await operator.join(waiting.table_id, seat=0)
+            await operator.abort_table(waiting.table_id)
+            assert "withheld" not in (await operator.view(waiting.table_id)).outcome.detail
+            assert not (await operator.history(waiting.table_id)).entries[-1].withheld_seats
+    finally:
+        await server.stop()
 
 
 async def test_verify_accepts_an_honest_table_and_names_a_tampered_reveal(

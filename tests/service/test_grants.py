@@ -103,7 +103,8 @@ async def test_a_grant_for_any_seat_takes_the_asked_or_first_free(granting: Plat
     table = await granting.platform.create_table("highcard", {"players": 3})
     first = await granting.player.join(table.table_id, grant=granting.grant(table.table_id))
     asked = await granting.player.join(table.table_id, 2,
-                                       grant=granting.grant(table.table_id, seat="any"))
+                                       grant=granting.grant(table.table_id, seat="any",
+                                                            name="bob"))
     assert (first.seat, asked.seat) == (0, 2)
 
 
@@ -213,3 +214,25 @@ def test_the_grant_key_is_checked_at_start_up(tmp_path: Path, bad: str,
     with pytest.raises(SystemExit):
         parse_config([], {"BEZIQUE_SEAT_TOKEN_TTL": "-1"})
     assert parse_config([], {"BEZIQUE_SEAT_TOKEN_TTL": "90"}).seat_token_ttl == 90
+
+
+async def test_a_numeric_date_given_as_a_string_is_refused(granting: Platform) -> None:
+    """JWT's exp and nbf are NumericDates (numbers): a string of digits is not one, however
+    readily a library converts it."""
+    table = await granting.platform.create_table("highcard", {"players": 2})
+    tid = table.table_id
+    for claims in ({"exp": str(int(time.time()) + 60)}, {"nbf": str(int(time.time()) - 5)}):
+        refused = await expect_error(grpc.StatusCode.UNAUTHENTICATED,
+                                     granting.player.join(tid, grant=granting.grant(tid, **claims)))
+        assert details(refused)["reason"] == "GRANT_INVALID"
+        assert next(iter(claims)) in (refused.details() or "")
+    assert (await granting.player.view(tid)).version == 1
+
+
+async def test_a_replayed_grant_is_told_so_even_when_its_seat_is_taken(
+        granting: Platform) -> None:
+    table = await granting.platform.create_table("highcard", {"players": 2})
+    token = granting.grant(table.table_id, seat=1)
+    await granting.player.join(table.table_id, grant=token)
+    assert await reason_of(grpc.StatusCode.PERMISSION_DENIED,
+                           granting.player.join(table.table_id, grant=token)) == "GRANT_REPLAYED"

@@ -115,8 +115,14 @@ async def test_a_binding_needs_the_platform_api_key(platform_server: RunningServ
                                player.join(table.table_id, 0, "ann", **fields))  # type: ignore[arg-type]
             await expect_error(grpc.StatusCode.PERMISSION_DENIED,
                                forger.join(table.table_id, 0, "ann", **fields))  # type: ignore[arg-type]
-        plain = await player.join(table.table_id, 0, "ann")  # an unbound seat needs no key
-        assert (await player.view(table.table_id, plain.token)).seats[0].player_id == ""
+        # a table with buy-ins takes no seat the platform did not vouch for (a stack no
+        # wallet paid for); an unbound seat of a table without buy-ins needs no key
+        refused = await expect_error(grpc.StatusCode.UNAUTHENTICATED,
+                                     player.join(table.table_id, 0, "ann"))
+        assert details(refused)["reason"] == "GRANT_REQUIRED"
+        other = await platform.create_table("bezique-2p")
+        plain = await player.join(other.table_id, 0, "ann")
+        assert (await player.view(other.table_id, plain.token)).seats[0].player_id == ""
 
 
 async def test_quart_refuses_buy_in_bounds_that_clash(platform_server: RunningServer) -> None:

@@ -31,5 +31,5 @@ def run(table: Table, command: Command, now: float = 1000.0,
     """``command`` decided and what it decided evolved (the game never ends here)."""
     entries = decide(table, command, now, settings)
     for entry in entries:
-        table = evolve(table, entry, now, GameFacts())
+        table = evolve(table, entry, GameFacts())
     return table, entries

@@ -25,8 +25,9 @@ from bezique.service.table.decide import (
     decide,
     holder,
 )
-from bezique.service.table.entries import Aborted, Ended, Joined, Moved, Started
+from bezique.service.table.entries import Aborted, Created, Ended, Joined, Moved, Started
 from bezique.service.table.state import GameFacts, Table, evolve
+from bezique.service.terms import PLATFORM_JOINS
 from bezique.variants.api import Move
 from tests.table.helpers import SETTINGS, commitment, entropy, run, token
 
@@ -63,14 +64,25 @@ def test_a_full_table_that_waits_for_reveals_has_no_free_seat() -> None:
     refused(table, Leave(1), "REVEAL_ROUND")
 
 
-def test_seats_given_up_too_often_in_the_window_refuse_joins() -> None:
-    table = Table.empty(3)
-    for n in range(SETTINGS.limits.max_seat_changes):
-        table, _ = run(table, Join(0, "ann", token(0, n)), now=1000.0 + n)
-        table, _ = run(table, Leave(0), now=1000.0 + n)
-    refused(table, Join(0, "ann", token(0, 9)), "SEAT_CHURN", ResourceExhausted, now=1050.0)
-    later, _ = run(table, Join(0, "ann", token(0, 9)), now=1100.5)  # the first fell out
-    assert later.seats[0].token_hash == token(0, 9)
+def test_a_caller_whose_churn_budget_is_spent_joins_nothing_and_a_platform_table_needs_its_word(
+        ) -> None:
+    refused(Table.empty(2), Join(0, "ann", token(0), churned="198.51.100.0/24"), "SEAT_CHURN",
+            ResourceExhausted)
+    with pytest.raises(ResourceExhausted, match="this player"):
+        decide(Table.empty(2), Join(0, "ann", token(0), churned="player:p-1"), 0.0, SETTINGS)
+    table = evolve(Table.empty(2), Created("highcard", 1, {}, "c", 2, PLATFORM_JOINS))
+    refused(table, Join(0, "ann", token(0)), "GRANT_REQUIRED", Unauthenticated)
+    assert run(table, Join(0, "ann", token(0), vouched=True))[0].seats[0].name == "ann"
+    assert run(table, Join(0, "", bot="random"))[0].seats[0].bot == "random"
+
+
+def test_a_name_is_the_servers_or_a_seated_players_is_refused() -> None:
+    table, _ = run(Table.empty(3), Join(0, "Ann", token(0)))
+    refused(table, Join(1, "ann", token(1)), "NAME_TAKEN")
+    refused(table, Join(1, "seat 2", token(1)), "INVALID_ARGUMENT", InvalidArgument)
+    refused(table, Join(1, "random bot", token(1), bot_policies=("random",)),
+            "INVALID_ARGUMENT", InvalidArgument)
+    assert run(table, Join(1, "", token(1)))[0].seats[1].name == "seat 1"
 
 
 def test_a_grant_is_used_once_and_a_buy_in_must_be_in_range() -> None:
@@ -151,7 +163,7 @@ def test_after_the_start_no_seat_is_given_up_and_a_finished_game_refuses_changes
     table, _ = run(Table.empty(2), Join(0, "ann", token(0)))
     table, _ = run(table, Join(1, "bob", token(1)))
     refused(table, Leave(0), "GAME_STARTED")
-    over = evolve(table, Moved("move", 0, Move("play")), 0.0, GameFacts(over=True))
+    over = evolve(table, Moved("move", 0, Move("play")), GameFacts(over=True))
     assert over.finished
     refused(over, Leave(0), "TABLE_FINISHED")
     refused(over, Abort(), "TABLE_FINISHED")

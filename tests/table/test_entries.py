@@ -31,6 +31,9 @@ SAMPLES: list[tuple[Entry, dict[str, Any]]] = [
     (Created("highcard", 1, {"players": 2}, "ab" * 32, 2),
      {"variant": "highcard", "variant_version": 1, "options": {"players": 2},
       "commitment": "ab" * 32, "chance": 2}),
+    (Created("quart-bezique", 1, {}, "cd" * 32, 2, "platform"),
+     {"variant": "quart-bezique", "variant_version": 1, "options": {},
+      "commitment": "cd" * 32, "chance": 2, "joins": "platform"}),
     (Joined(0, "ann", "h" * 64, entropy="00" * 16, player_id="p-1", buy_in=50,
             grant_jti="j-1", token_expires=12.5),
      {"name": "ann", "token_hash": "h" * 64, "entropy": "00" * 16, "player_id": "p-1",
@@ -53,6 +56,7 @@ SAMPLES: list[tuple[Entry, dict[str, Any]]] = [
         "deadline": 5.0}),
     (Aborted(), {"events": [], "deadline": None}),
     (Aborted("closing", (EVENT,)), {"events": [EVENT], "deadline": None, "note": "closing"}),
+    (Aborted("", (), (0, 2)), {"events": [], "deadline": None, "withheld": [0, 2]}),
     (Ended((1,), events=(EVENT,)), {"reason": "reveal_timeout", "withheld": [1],
                                     "events": [EVENT], "deadline": None}),
 ]

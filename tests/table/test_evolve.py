@@ -29,18 +29,19 @@ PROMISE = hashlib.sha256(SECRET).hexdigest()
 def replayed(*entries: Entry) -> Table:
     table = Table.empty(2)
     for entry in entries:
-        table = evolve(table, entry, 1.0)
+        table = evolve(table, entry)
     return table
 
 
-def test_a_replay_keeps_seats_tokens_grants_and_churn() -> None:
-    table = replayed(Created("highcard", 1, {}, "c", 2), Joined(0, "ann", "a", grant_jti="g"),
+def test_a_replay_keeps_seats_tokens_grants_and_who_may_join() -> None:
+    table = replayed(Created("highcard", 1, {}, "c", 2, "platform"),
+                     Joined(0, "ann", "a", grant_jti="g"),
                      Joined(1, "bob", "b"), Left(1), Joined(1, "cy", "c"),
                      TokenReissued(0, "a2", 50.0))
     assert [seat.name for seat in table.seats] == ["ann", "cy"]
     assert table.seats[0].token_hash == "a2" and table.seats[0].token_expires == 50.0
     assert dict(table.revoked) == {"b": "left", "a": "reissued"}
-    assert table.grant_jtis == {"g"} and table.left_at == (1.0,) and table.version == 6
+    assert table.grant_jtis == {"g"} and table.joins == "platform" and table.version == 6
     assert table.chance_version == 2 and table.ready
 
 
@@ -66,6 +67,8 @@ def test_a_replay_keeps_seats_tokens_grants_and_churn() -> None:
     ((Moved("move", 0, Move("play")),), "before the game started"),
     ((Aborted(), Joined(0, "ann", "a")), "follows the abort"),
     ((Joined(0, "ann", "a"), Created("highcard", 1, {}, "c")), "follows the first one"),
+    ((Joined(0, "ann", "a", entropy_commitment=PROMISE), Joined(1, "bob", "b"),
+      Aborted(withheld=(1,))), "owed a reveal are [0]"),
 ])
 def test_an_entry_no_decision_could_make_is_rejected(entries: tuple[Entry, ...],
                                                      why: str) -> None:
@@ -75,9 +78,9 @@ def test_an_entry_no_decision_could_make_is_rejected(entries: tuple[Entry, ...],
 
 def test_the_game_says_when_it_is_over_and_an_over_game_is_not_aborted() -> None:
     table = replayed(Joined(0, "ann", "a"), Joined(1, "bob", "b"))
-    table = evolve(table, Started(), 2.0, GameFacts(start_stacks=(100, 100)))
+    table = evolve(table, Started(), GameFacts(start_stacks=(100, 100)))
     assert table.start_stacks == (100, 100) and not table.finished
-    table = evolve(table, Moved("move", 1, Move("play"), deadline=9.0), 3.0, GameFacts(True))
+    table = evolve(table, Moved("move", 1, Move("play"), deadline=9.0), GameFacts(True))
     assert table.finished and table.deadline == 9.0
     with pytest.raises(EntryRejected, match="aborted after it ended"):
-        evolve(table, Aborted(), 4.0)
+        evolve(table, Aborted())

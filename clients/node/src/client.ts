@@ -74,6 +74,11 @@ export interface CreateTableOptions {
   /** Seat -> bot policy, e.g. `{ 1: "random" }`. */
   readonly bots?: Readonly<Record<number, string>>;
   readonly turnSeconds?: number;
+  /**
+   * Let anyone join, where the server would take joins only with a join grant or the API key
+   * (a server with a grant key). Never allowed at a table that takes buy-ins.
+   */
+  readonly openSeats?: boolean;
 }
 
 /** The text form of an option value: "true"/"false", "none" for null, decimal numbers. */
@@ -198,7 +203,8 @@ export class TableClient {
     const bots = Object.entries(settings.bots ?? {}).map(([seat, policy]) =>
       create(BotSeatSchema, { seat: Number(seat), policy }));
     return this.rpc.createTable(
-      { variantId, options, bots, turnSeconds: settings.turnSeconds ?? 0 }, this.options());
+      { variantId, options, bots, turnSeconds: settings.turnSeconds ?? 0,
+        openSeats: settings.openSeats ?? false }, this.options());
   }
 
   /** Tables that are not finished, every page. */

@@ -1,7 +1,8 @@
 """``python -m bezique_platform``: the example platform against a bezique server.
 
 ``keys --home DIR`` makes the platform's grant key pair in its folder (once) and prints the
-public key's path, for ``bezique-server --grant-public-key``; ``run --home DIR ...`` plays.
+public key's path, for ``bezique-server --grant-public-key``; ``run --home DIR ...`` plays;
+``lobby`` opens one practice table anyone may join without a grant, and prints its id.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import asyncio
 import json
 from pathlib import Path
 
+from bezique.clients.sdk import AsyncTableClient
 from bezique_platform.grants import ensure_key
 from bezique_platform.ledger import Ledger
-from bezique_platform.platform import Plan, run
+from bezique_platform.platform import Plan, open_lobby_table, run
 
 LEDGER_FILE = "ledger.sqlite"
 
@@ -23,11 +25,13 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     keys = commands.add_parser("keys", help="make the grant key pair; print the public key")
     play = commands.add_parser("run", help="open tables, seat players, book the results")
+    lobby = commands.add_parser("lobby", help="open a practice table to anyone (no grant)")
     for command in (keys, play):
         command.add_argument("--home", default="platform",
                              help="the platform's folder: its ledger and its grant key")
-    play.add_argument("--server", default="127.0.0.1:50051", help="the engine's address")
-    play.add_argument("--api-key", default="", help="the platform API key of the server")
+    for command in (play, lobby):
+        command.add_argument("--server", default="127.0.0.1:50051", help="the engine's address")
+        command.add_argument("--api-key", default="", help="the platform API key of the server")
     play.add_argument("--tables", type=int, default=4, help="tables to play in all")
     play.add_argument("--players", default="alice,bob,carol",
                       help="the platform's players, comma-separated, taken two a table")
@@ -50,6 +54,9 @@ def main() -> None:
     play.add_argument("--think", type=float, default=0.0,
                       help="seconds each scripted player takes over a move")
     args = parser.parse_args()
+    if args.command == "lobby":
+        print(asyncio.run(lobby_table(args.server, args.api_key)))
+        return
     home = Path(args.home)
     if args.command == "keys":
         print(ensure_key(home))
@@ -67,6 +74,12 @@ def main() -> None:
                           "flags": ledger.flags()}, sort_keys=True))
     finally:
         ledger.close()
+
+
+async def lobby_table(address: str, api_key: str) -> str:
+    """A practice table anyone may join (see ``open_lobby_table``): its id."""
+    async with AsyncTableClient(address, api_key=api_key, retries=8) as client:
+        return await open_lobby_table(client)
 
 
 if __name__ == "__main__":

@@ -62,11 +62,22 @@ def pairing(plan: Plan, number: int) -> list[str]:
 async def open_tables(client: AsyncTableClient, ledger: Ledger, plan: Plan) -> None:
     """Create the tables the ledger does not hold yet, and record each with its seats (the
     buy-ins leave the wallets then). A table created but not yet recorded when the platform
-    is killed is left alone: nobody is granted a seat there, so it never ends."""
+    is killed is left alone: nobody is granted a seat there, so it never ends. On a server
+    with the grant key these tables take joins only with the platform's grants (or its API
+    key): a stranger cannot sit in a seat meant for a player whose wallet paid for it."""
     for number in range(len(ledger.tables()), plan.tables):
         table = await client.create_table(plan.variant, {"players": 2, **(plan.options or {})})
         ledger.add_table(table.table_id, [SeatRecord(seat, player, plan.buy_in)
                                           for seat, player in enumerate(pairing(plan, number))])
+
+
+async def open_lobby_table(client: AsyncTableClient, variant: str = "bezique-2p") -> str:
+    """A practice table opened to anyone on purpose (``open_seats``): any client may join it
+    without a grant or the API key, against the server's bot in seat 1. Never a table with
+    buy-ins (the engine refuses to open one): nobody's wallet is at stake here, so the
+    platform does not record it in the ledger."""
+    table = await client.create_table(variant, bots={1: "heuristic"}, open_seats=True)
+    return table.table_id
 
 
 async def seat_players(client: AsyncTableClient, signer: GrantSigner,
