@@ -164,13 +164,9 @@ class CommandPath:
         now = time.time()
         entries = rules.decide(live.table, command, now, self.settings)
         if entries:
-            await self._commit(live, lambda: self._draft(live, entries, now),
+            await self._commit(live, lambda: _draft(live, entries, now),
                                past_limit=past_limit)
         return entries
-
-    @staticmethod
-    def _draft(live: LiveTable, entries: Sequence[Entry], now: float) -> list[Drafted]:
-        return [live.draft(entry, now) for entry in entries]
 
     def _observe(self, live: LiveTable, drafted: Drafted) -> None:
         if drafted.log.kind not in MOVE_KINDS or not self.registry.observed:
@@ -202,7 +198,7 @@ class CommandPath:
         for seat, policy in bots:
             decided = rules.decide(live.table, rules.Join(seat, f"{policy} bot", bot=policy),
                                    now, self.settings)
-            entries += [item.log for item in self._draft(live, decided, now)]
+            entries += [item.log for item in _draft(live, decided, now)]
         # Nobody can reach ``live`` before it is in the repository: the draft is private.
         await self.store.create_table(record, live.summary(), entries)
         self.repo.add(live)
@@ -223,24 +219,13 @@ class CommandPath:
             token = auth.new_token()
             command = rules.Join(seat, name, auth.token_hash(token), "", entropy.hex(),
                                  entropy_commitment.hex(), binding.player_id, binding.buy_in,
-                                 binding.grant_jti, self._buy_ins(live, binding.buy_in),
+                                 binding.grant_jti, _buy_ins(live, binding.buy_in),
                                  binding.vouched,
                                  self.churn.spent([*caller, *_players(binding.player_id)]) or "",
                                  tuple(self.registry.bot_policies(live.variant.id)))
             taken = next(entry.seat for entry in await self._decided(live, command)
                          if isinstance(entry, Joined))
             return taken, token, live.view_for(taken)
-
-    @staticmethod
-    def _buy_ins(live: LiveTable, buy_in: int) -> tuple[int, int] | None:
-        """The buy-ins the table's variant takes (asked only for a join that buys in)."""
-        if not buy_in:
-            return None
-        try:
-            return buy_in_range(live.variant, live.record.options)
-        except OptionError as exc:
-            raise FailedPrecondition(f"this table's buy-in options clash: {exc}",
-                                     field="buy_in") from exc
 
     async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
         """Give a seat back before the start; charged to ``caller`` (as :meth:`join`) and to
@@ -332,7 +317,7 @@ class CommandPath:
         async with self.repo.hold(table_id) as live:
             if earlier is None:
                 raise StaleVersion(table_id, expected_version, live.version)
-            return self._duplicate(live, await self.seat_for(live, token), earlier)
+            return _duplicate(live, await self.seat_for(live, token), earlier)
 
     async def server_move(self, table_id: str, seat: int, move: Move, expected_version: int,
                           kind: str) -> MoveResult:
@@ -360,7 +345,7 @@ class CommandPath:
                 if earlier is not None:
                     if self.store.shared:
                         raise _AnsweredBefore()  # answered after catching up, see submit
-                    return self._duplicate(live, seat, earlier)
+                    return _duplicate(live, seat, earlier)
             if expected != live.version:
                 raise StaleVersion(live.table_id, expected, live.version)
             if game is None:
@@ -395,13 +380,27 @@ class CommandPath:
         after = published.get(seat) or live.view_for(seat)
         return MoveResult(live.version, after, shown, False)
 
-    @staticmethod
-    def _duplicate(live: LiveTable, seat: int, earlier: LogEntry) -> MoveResult:
-        if earlier.seat != seat:
-            raise FailedPrecondition("request_id was used by another seat at this table",
-                                     field="request_id", reason="REQUEST_ID_REUSED")
-        events = tuple(events_for(earlier, seat, False))
-        return MoveResult(earlier.version, live.view_for(seat), events, True)
+def _draft(live: LiveTable, entries: Sequence[Entry], now: float) -> list[Drafted]:
+    return [live.draft(entry, now) for entry in entries]
+
+
+def _buy_ins(live: LiveTable, buy_in: int) -> tuple[int, int] | None:
+    """The buy-ins the table's variant takes (asked only for a join that buys in)."""
+    if not buy_in:
+        return None
+    try:
+        return buy_in_range(live.variant, live.record.options)
+    except OptionError as exc:
+        raise FailedPrecondition(f"this table's buy-in options clash: {exc}",
+                                 field="buy_in") from exc
+
+
+def _duplicate(live: LiveTable, seat: int, earlier: LogEntry) -> MoveResult:
+    if earlier.seat != seat:
+        raise FailedPrecondition("request_id was used by another seat at this table",
+                                 field="request_id", reason="REQUEST_ID_REUSED")
+    events = tuple(events_for(earlier, seat, False))
+    return MoveResult(earlier.version, live.view_for(seat), events, True)
 
 
 def _illegal(live: LiveTable, game: Game, seat: int, move: Move, legal: Sequence[Move]
