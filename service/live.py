@@ -188,6 +188,9 @@ class LiveTable:
         """Who may take a seat, as the ``created`` entry says: PLATFORM_JOINS (only with a join
         grant or the API key), OPEN_JOINS (anyone: its creator opened it on purpose), or ``""``
         (anyone: a server without a platform rule, or a table from before it)."""
+        self._views: dict[int | None, ViewResult] = {}
+        """The views given out at ``_views_at``, by viewer (:meth:`view_for`)."""
+        self._views_at = -1
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
@@ -306,7 +309,31 @@ class LiveTable:
         return bot_random(self.record.seed, self.version + 1, seat)
 
     def view_for(self, viewer: int | None) -> ViewResult:
-        """What ``viewer`` (a seat, or ``None`` for a spectator) may see of the table now."""
+        """What ``viewer`` (a seat, or ``None`` for a spectator) may see of the table now.
+
+        Kept per (version, viewer) while the table is watched: every entry moves the version,
+        so a view of this version is the view of its committed log (a draft moves the
+        version too, and a table whose draft failed is discarded with its views). The
+        watchers of a viewer, the mover's answer and GetView share one, rendered once
+        (``ViewResult.wire``). An unwatched table keeps none (an idle table costs no memory
+        for them); the game keeps nothing between views."""
+        views = self._views
+        if self._views_at != self.version:
+            views.clear()
+            self._views_at = self.version
+        found = views.get(viewer)
+        if found is None:
+            found = self._new_view(viewer)
+            if self.watchers:
+                views[viewer] = found
+        return found
+
+    def forget_views(self) -> None:
+        """Let go of the views kept (the table is discarded, or its last watcher left)."""
+        self._views.clear()
+        self._views_at = -1
+
+    def _new_view(self, viewer: int | None) -> ViewResult:
         game = self.game
         seats = tuple(self.seats)
         if game is None:
