@@ -18,6 +18,8 @@ from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
 from bezique.service.terms import MOVE_KINDS, REVEAL_TIMEOUT, EntryKind, jsonable
 from bezique.variants.api import (
     ABORTED,
+    BaseGame,
+    Census,
     Event,
     Game,
     LogVersionError,
@@ -190,6 +192,8 @@ class LiveTable:
         (anyone: a server without a platform rule, or a table from before it)."""
         self._views: dict[int | None, ViewResult] = {}
         """The views given out at ``_views_at``, by viewer (:meth:`view_for`)."""
+        self._census: Census | None = None
+        """The census at ``_views_at`` of a game whose views are derived from it."""
         self._views_at = -1
 
     def snapshot(self) -> Snapshot:
@@ -316,10 +320,13 @@ class LiveTable:
         version too, and a table whose draft failed is discarded with its views). The
         watchers of a viewer, the mover's answer and GetView share one, rendered once
         (``ViewResult.wire``). An unwatched table keeps none (an idle table costs no memory
-        for them); the game keeps nothing between views."""
+        for them); the game keeps nothing between views. A game whose views
+        :class:`BaseGame` derives from its census has its census taken once a version for
+        every viewer (:meth:`_derived`)."""
         views = self._views
         if self._views_at != self.version:
             views.clear()
+            self._census = None
             self._views_at = self.version
         found = views.get(viewer)
         if found is None:
@@ -331,6 +338,7 @@ class LiveTable:
     def forget_views(self) -> None:
         """Let go of the views kept (the table is discarded, or its last watcher left)."""
         self._views.clear()
+        self._census = None
         self._views_at = -1
 
     def _new_view(self, viewer: int | None) -> ViewResult:
@@ -339,10 +347,24 @@ class LiveTable:
         if game is None:
             return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
                               self.outcome(), self.deadline, self.awaiting_reveal)
-        view = game.view(viewer)
+        view = self._derived(game, viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
                           game.outcome(), self.deadline)
+
+    def _derived(self, game: Game, viewer: int | None) -> View:
+        """``game.view(viewer)``. For a game that keeps :meth:`BaseGame.view`, which derives
+        each view from the census, the census of this version is taken once, while the
+        table is watched, for the views of all its viewers (the same views: the census at a
+        version is that of its committed log, and ``view_for`` copies what it shows)."""
+        if getattr(type(game), "view", None) is not BaseGame.view:
+            return game.view(viewer)
+        census = self._census
+        if census is None:
+            census = game.census()
+            if self.watchers:
+                self._census = census
+        return census.view_for(viewer, game.phase, game.to_move, game.shoe)
 
     def outcome(self) -> Outcome | None:
         """How the table ended: the game's outcome; for a table that ended before its game
