@@ -26,8 +26,7 @@ from bezique.variants.registry import load_registry
 from bezique_highcard.game import HighCard, HighCardGame
 from tests.faults import FaultyStore
 from tests.helpers import eventually, server_config
-from tests.service.test_command_path import collect
-from tests.service.test_rpcs import STACK, STARTED, expect_error, two_seats
+from tests.service.helpers import STACK, STARTED, collect, expect_error, two_seats
 
 
 class _CountedGame(HighCardGame):
