@@ -39,6 +39,8 @@ from bezique.service.table.state import (
 from bezique.service.terms import jsonable
 from bezique.variants.api import (
     ABORTED,
+    BaseGame,
+    Census,
     Event,
     Game,
     LogVersionError,
@@ -176,6 +178,11 @@ class LiveTable:
         """Set when a change failed half-way: this object is no longer the table."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
+        self._views: dict[int | None, ViewResult] = {}
+        """The views given out at ``_views_at``, by viewer (:meth:`view_for`)."""
+        self._census: Census | None = None
+        """The census at ``_views_at`` of a game whose views are derived from it."""
+        self._views_at = -1
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
@@ -269,16 +276,58 @@ class LiveTable:
         return bot_random(self.record.seed, self.version + 1, seat)
 
     def view_for(self, viewer: int | None) -> ViewResult:
-        """What ``viewer`` (a seat, or ``None`` for a spectator) may see of the table now."""
+        """What ``viewer`` (a seat, or ``None`` for a spectator) may see of the table now.
+
+        Kept per (version, viewer) while the table is watched: every entry moves the version,
+        so a view of this version is the view of its committed log (a draft moves the
+        version too, and a table whose draft failed is discarded with its views). The
+        watchers of a viewer, the mover's answer and GetView share one, rendered once
+        (``ViewResult.wire``). An unwatched table keeps none (an idle table costs no memory
+        for them); the game keeps nothing between views. A game whose views
+        :class:`BaseGame` derives from its census has its census taken once a version for
+        every viewer (:meth:`_derived`)."""
+        views = self._views
+        if self._views_at != self.version:
+            views.clear()
+            self._census = None
+            self._views_at = self.version
+        found = views.get(viewer)
+        if found is None:
+            found = self._new_view(viewer)
+            if self.watchers:
+                views[viewer] = found
+        return found
+
+    def forget_views(self) -> None:
+        """Let go of the views kept (the table is discarded, or its last watcher left)."""
+        self._views.clear()
+        self._census = None
+        self._views_at = -1
+
+    def _new_view(self, viewer: int | None) -> ViewResult:
         game = self.game
         seats = self.table.seats
         if game is None:
             return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
                               self.outcome(), self.deadline, self.awaiting_reveal)
-        view = game.view(viewer)
+        view = self._derived(game, viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
                           game.outcome(), self.deadline)
+
+    def _derived(self, game: Game, viewer: int | None) -> View:
+        """``game.view(viewer)``. For a game that keeps :meth:`BaseGame.view`, which derives
+        each view from the census, the census of this version is taken once, while the
+        table is watched, for the views of all its viewers (the same views: the census at a
+        version is that of its committed log, and ``view_for`` copies what it shows)."""
+        if getattr(type(game), "view", None) is not BaseGame.view:
+            return game.view(viewer)
+        census = self._census
+        if census is None:
+            census = game.census()
+            if self.watchers:
+                self._census = census
+        return census.view_for(viewer, game.phase, game.to_move, game.shoe)
 
     def outcome(self) -> Outcome | None:
         """How the table ended: the game's outcome; for a table that ended before its game

@@ -155,6 +155,7 @@ class TableRepository:
         """``live`` may hold a change the store does not: never use it again. The table is
         rebuilt from the store at once, and adopts the streams (see WatchHub.adopt)."""
         live.discarded = True
+        live.forget_views()
         if self._tables.get(live.table_id) is live:
             del self._tables[live.table_id]
             self.index(live)

@@ -80,7 +80,7 @@ class WatchHub:
     @staticmethod
     def unsubscribe(watcher: Watcher) -> None:
         if watcher.home is not None:
-            watcher.home.watchers.discard(watcher)
+            _leave(watcher.home, watcher)
 
     def adopt(self, live: LiveTable, orphans: list[Watcher], missed: list[LogEntry]) -> None:
         """Attach the streams of a discarded copy of the table to ``live``, just rebuilt from
@@ -157,7 +157,14 @@ class WatchHub:
 
     @staticmethod
     def _end(live: LiveTable, watcher: Watcher, why: str) -> None:
-        live.watchers.discard(watcher)
+        _leave(live, watcher)
         # The queue holds one place more than the limit, kept for this.
         if not watcher.queue.full():
             watcher.queue.put_nowait(StreamEnd(why))
+
+
+def _leave(live: LiveTable, watcher: Watcher) -> None:
+    """Take ``watcher`` off ``live``; the table's last stream takes its kept views along."""
+    live.watchers.discard(watcher)
+    if not live.watchers:
+        live.forget_views()

@@ -36,6 +36,9 @@ NOT_RUN = {
         "replicas on other hosts sharing one PostgreSQL (tests/replicas runs the same locally)",
     ("operations.md", "upstream bezique {"): "nginx configuration, not code",
     ("operations.md", "SELECT create_distributed_table"): "needs a Citus cluster",
+    ("fairness.md", "node dist/verify.js --server HOST:PORT TABLE_ID"):
+        "runs in clients/node once built, on a server's table or a saved history; "
+        "tests/node/test_node_verifier.py runs both forms on finished tables of every game",
     ("plugins.md", "pip install ./my-variant"):
         "installs a placeholder project into the server's environment",
     ("embedding.md", "# The platform's side (examples/platform"):

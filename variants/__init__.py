@@ -2,6 +2,3 @@
 
 Pure Python: no grpc, no protobuf, no I/O.
 """
-
-# installed on import: faster constructors for Event, and for Move and the view's records
-from bezique.variants import _fast_event, _fast_records  # noqa: F401

@@ -415,78 +415,49 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
         plugin's ``Pile("table", self.table)``) would otherwise make a view that changes with
         the game, and the service renders a watcher's view later, perhaps while the next move
         is drafted and not yet committed."""
-        return _seen_by(_Position(self), viewer, phase, to_move, shoe)
+        hand: tuple[int, ...] = ()
+        zones: list[Zone] = []
+        for pile in self.piles:
+            if not pile.visible_for(viewer):
+                zones.append(Zone(pile.name, pile.owner, (), len(pile.cards)))
+            elif viewer is not None and pile.owner == viewer and pile.name == HAND:
+                hand = tuple(pile.cards)
+            else:
+                zones.append(Zone(pile.name, pile.owner, tuple(pile.cards)))
+        detail = MappingProxyType(_copied(self.detail)) if self.detail else EMPTY
+        return View(viewer, phase, tuple(to_move), hand, tuple(zones), tuple(self.scores),
+                    tuple(self.stacks), self.pot, detail, shoe)
 
 
-class _Position:
-    """A census taken apart for the viewers of one position (:meth:`BaseGame.view`): its piles,
-    and the public fields copied from the game's own state. A zone every viewer may see alike
-    (a public pile's cards, a private pile's count to a viewer who may not see it) is built by
-    the first view that shows it and shared by the next ones."""
+@dataclass(frozen=True, slots=True)
+class Public:
+    """What every viewer of one position sees alike, for a game that writes its own view
+    (:meth:`Game.view`; Bezique and Quart-Bezique do): every hand as a count, then the
+    table's zones and the public numbers. A game builds it once per position;
+    :meth:`view_for` adds the viewer's own hand.
 
-    __slots__ = ("detail", "piles", "pot", "scores", "shared", "stacks")
+    >>> public = Public(hands=(Zone(HAND, 0, (), 2), Zone(HAND, 1, (), 3)),
+    ...                 zones=(Zone("table", None, (5,)),), scores=(4, 0))
+    >>> view = public.view_for(1, "play", (0,), hand=(7, 8, 9))
+    >>> view.hand, [(zone.name, zone.owner) for zone in view.zones], view.scores
+    ((7, 8, 9), [('hand', 0), ('table', None)], (4, 0))
+    """
 
-    def __init__(self, census: Census) -> None:
-        self.piles = tuple(census.piles)
-        self.shared: list[Zone | None] = [None] * len(self.piles)
-        self.scores = tuple(census.scores)
-        self.stacks = tuple(census.stacks)
-        self.pot = census.pot
-        self.detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
+    hands: tuple[Zone, ...]
+    """A zone :data:`HAND` per seat shown, its cards only counted (its owner sees them)."""
+    zones: tuple[Zone, ...]
+    scores: tuple[int, ...] = ()
+    stacks: tuple[int, ...] = ()
+    pot: int = 0
+    detail: Detail = field(default_factory=lambda: EMPTY)
 
-
-def _seen_by(position: _Position, viewer: int | None, phase: str, to_move: tuple[int, ...],
-             shoe: Shoe | None) -> View:
-    """:meth:`Census.view_for` of a position taken apart: a zone is built only where no
-    earlier viewer of the position built the same one. The cards shown are copied (``tuple``)
-    from the piles now."""
-    hand: tuple[int, ...] = ()
-    zones: list[Zone] = []
-    shared = position.shared
-    for index, pile in enumerate(position.piles):
-        seen = pile.visible_to
-        if seen is not None and (viewer is None or viewer not in seen):
-            zone = shared[index]
-            if zone is None:
-                zone = shared[index] = _zone(pile.name, pile.owner, (), len(pile.cards))
-        elif viewer is not None and pile.owner == viewer and pile.name == HAND:
-            hand = tuple(pile.cards)
-            continue
-        elif seen is not None:  # a private pile this viewer may see
-            zone = _zone(pile.name, pile.owner, tuple(pile.cards), 0)
-        else:
-            zone = shared[index]
-            if zone is None:
-                zone = shared[index] = _zone(pile.name, pile.owner, tuple(pile.cards), 0)
-        zones.append(zone)
-    return View(viewer, phase, tuple(to_move), hand, tuple(zones), position.scores,
-                position.stacks, position.pot, position.detail, shoe)
-
-
-_ZONES: dict[tuple[Any, ...], Zone] = {}
-"""Zones already built, by their contents: a zone is a value, and most of a position's zones
-are those of the position before (a count, a pile no move touched), so a derived view builds
-few. Bounded: emptied when it holds :data:`_ZONES_KEPT`."""
-_ZONES_KEPT = 1024
-
-
-def _zone(name: str, owner: int | None, cards: tuple[int, ...], hidden: int) -> Zone:
-    """The zone with these contents, built once while it is kept in :data:`_ZONES`."""
-    key = (name, owner, cards, hidden)
-    try:
-        zone = _ZONES.get(key)
-    except TypeError:  # an untyped plugin's unhashable part: a zone of its own
-        return Zone(name, owner, cards, hidden)
-    if zone is None:
-        if len(_ZONES) >= _ZONES_KEPT:
-            _ZONES.clear()
-        zone = _ZONES[key] = Zone(name, owner, cards, hidden)
-    return zone
-
-
-_last_viewed: tuple[BaseGame, _Position] | None = None
-"""The game whose position was viewed last, and that position taken apart (:meth:`BaseGame.view`).
-Held by identity, never by ``id()``: a dead game's id may be a new game's."""
+    def view_for(self, viewer: int | None, phase: str, to_move: tuple[int, ...],
+                 hand: tuple[int, ...] = (), shoe: Shoe | None = None) -> View:
+        """``viewer``'s view: its own ``hand``, every other hand counted, then the zones."""
+        hands = self.hands if viewer is None else tuple(
+            [zone for zone in self.hands if zone.owner != viewer])
+        return View(viewer, phase, to_move, hand, hands + self.zones, self.scores,
+                    self.stacks, self.pot, self.detail, shoe)
 
 
 def _copied(value: Any) -> Any:
@@ -825,7 +796,6 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
 
     def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
         """Make a legal move (see the class); refuse anything else, changing nothing."""
-        global _last_viewed
         to_move = self.to_move
         if seat not in to_move:  # first, so legal_moves need not look at the seat to be safe
             if not to_move:
@@ -843,11 +813,7 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
                 why = self.why_illegal(seat, move)
                 if why is not None:
                     raise IllegalMoveError(seat, move, why, self.phase)
-        try:
-            return self.apply_legal(seat, move)
-        finally:  # the next position's views start from its own census (inline: a hot path)
-            if _last_viewed is not None and _last_viewed[0] is self:
-                _last_viewed = None
+        return self.apply_legal(seat, move)
 
     def why_illegal(self, seat: int, move: Move) -> str | None:
         """Why ``move`` by ``seat``, whose turn it is, is none of its legal moves: the reason
@@ -862,20 +828,10 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         return f"not among the legal moves ({', '.join(map(str, legal))})"
 
     def view(self, viewer: int | None) -> View:
-        """The census as ``viewer`` may see it (:meth:`Census.view_for`). The server asks for
-        one view per watching seat after every move, one after the other, so the census of
-        the last position viewed (of any game) is kept to serve the next view of it;
-        :meth:`apply` lets it go (and :func:`abort_game` after an ``abort``), so the state
-        must change in :meth:`apply_legal` (or ``abort``) only. One position at a time, so an
-        idle table costs no memory for it."""
-        global _last_viewed
-        last = _last_viewed
-        if last is not None and last[0] is self:
-            position = last[1]
-        else:
-            position = _Position(self.census())
-            _last_viewed = (self, position)
-        return _seen_by(position, viewer, self.phase, self.to_move, self.shoe)
+        """The census as ``viewer`` may see it (:meth:`Census.view_for`), taken now. Nothing
+        is kept between views: the server keeps the views it publishes, per table version
+        and viewer."""
+        return self.census().view_for(viewer, self.phase, self.to_move, self.shoe)
 
 
 @runtime_checkable
@@ -978,18 +934,8 @@ def abort_game(game: Game) -> tuple[Game, tuple[Event, ...]]:
     """
     abort = getattr(game, "abort", None)
     if abort is not None:
-        try:
-            return game, tuple(abort())
-        finally:  # the state changed outside apply: BaseGame.view's kept position is stale
-            _forget_position(game)
+        return game, tuple(abort())
     return AbortedGame(game), ()
-
-
-def _forget_position(game: object) -> None:
-    """Let go of the position :meth:`BaseGame.view` keeps for ``game`` (its state changed)."""
-    global _last_viewed
-    if _last_viewed is not None and _last_viewed[0] is game:
-        _last_viewed = None
 
 
 class AbortedGame:

@@ -8,10 +8,10 @@ stated exactly. An id reveals the card and its pack, nothing else: the shuffle n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import cache
+from types import MappingProxyType
 
 
 class Suit(IntEnum):
@@ -108,9 +108,8 @@ class Shoe:
 
     Shoes are immutable and shared by every table of the same make-up. A card's id is its
     place in that order; identical cards of different packs share a code, never an id. A
-    shoe is equal to, and hashes like, any shoe of the same ranks and packs, so per-shoe caches
-    can be ``functools.cache`` on the shoe itself; it pickles as its make-up and unpickles as
-    the shared shoe:
+    shoe is equal to, and hashes like, any shoe of the same ranks and packs; it pickles as its
+    make-up and unpickles as the shared shoe (:data:`SHOES`):
 
     >>> shoe = piquet_shoe(2)
     >>> len(shoe), shoe.code(0), shoe.code(7)
@@ -201,14 +200,21 @@ class Shoe:
         return order
 
 
+SHOES: Mapping[tuple[tuple[Rank, ...], int], Shoe] = MappingProxyType(
+    {(ranks, packs): Shoe(ranks, packs)
+     for ranks, counts in ((PIQUET_RANKS, range(1, 5)), (SHORT_RANKS, range(1, 7)))
+     for packs in counts})
+"""The shoes the built-in games and the example plugin play (1 to 4 piquet packs, 1 to 6
+short ones), by ranks and packs: built once, shared by every table (a snapshot's shoe
+unpickles as the shared one)."""
+
+
 def shoe_of(ranks: Sequence[Rank], packs: int) -> Shoe:
-    """A shared shoe of ``packs`` packs of the given ranks (built once, then reused)."""
-    return _shared_shoe(tuple(ranks), packs)
-
-
-@cache
-def _shared_shoe(ranks: tuple[Rank, ...], packs: int) -> Shoe:
-    return Shoe(ranks, packs)
+    """The shared shoe of ``packs`` packs of the given ranks (:data:`SHOES`), or a new one of
+    any other make-up."""
+    key = (tuple(ranks), packs)
+    found = SHOES.get(key)
+    return found if found is not None else Shoe(*key)
 
 
 def piquet_shoe(packs: int) -> Shoe:

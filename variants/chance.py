@@ -24,13 +24,9 @@ import hashlib
 import hmac
 import random
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
-from operator import lt as _lt
 from operator import mod as _mod
 from struct import unpack as _unpack
 from typing import Protocol, TypeVar
-
-from bezique.variants._hmac_pads import HmacPads
 
 T = TypeVar("T")
 
@@ -85,17 +81,29 @@ def bot_random(seed: bytes, version: int, seat: int) -> random.Random:
     return random.Random(hmac.digest(seed, b"bot/%d/%d" % (version, seat), "sha256"))
 
 
-@lru_cache(maxsize=64)
-def _limits(size: int) -> tuple[int, ...]:
-    """The rejection limits of a shuffle of ``size`` items, step by step: at step ``i`` a value
-    is kept when below ``2**64 - (2**64 % n)`` with ``n = size - i``. The same few shoe sizes
-    are shuffled deal after deal, so they are computed once."""
-    return tuple([_TWO_64 - (_TWO_64 % n) for n in range(size, 0, -1)])
+def _macs(key: hmac.HMAC, prefix: bytes, start: int, count: int) -> bytes:
+    """The MACs of ``prefix + b"N"`` under ``key`` for ``N`` from ``start``, ``count`` of
+    them, concatenated: the standard library's HMAC, its keyed state copied per block (the
+    key's pads are hashed once, in ``hmac.new``)."""
+    copy = key.copy
+    blocks = []
+    for counter in range(start, start + count):
+        mac = copy()
+        mac.update(prefix + b"%d" % counter)
+        blocks.append(mac.digest())
+    return b"".join(blocks)
 
 
-_HmacKey = HmacPads
-"""The MACs of one key: HMAC-SHA256 with its pads hashed by hand (variants/_hmac_pads.py says
-what that saves)."""
+def _limit(n: int) -> int:
+    """Values below this are kept by ``below(n)`` (rejection sampling, no modulo bias)."""
+    return _TWO_64 - (_TWO_64 % n)
+
+
+def _all_kept(values: Sequence[int], size: int) -> bool:
+    """Whether a shuffle of ``size`` items keeps every one of ``values`` at its step: step
+    ``i``'s limit (:func:`_limit` of ``size - i``) is above ``2**64 - size``, so values all
+    below that are kept, whatever their step (checked at once, with no table of limits)."""
+    return max(values) < _TWO_64 - size
 
 
 class _Stream:
@@ -103,14 +111,14 @@ class _Stream:
 
     __slots__ = ("_counter", "_key", "_prefix", "values")
 
-    def __init__(self, key: _HmacKey, purpose: str) -> None:
+    def __init__(self, key: hmac.HMAC, purpose: str) -> None:
         self._key = key
         self._prefix = purpose.encode("ascii") + b":"
         self._counter = 0
         self.values: list[int] = []
 
     def _refill(self, blocks: int) -> None:
-        data = self._key.macs(self._prefix, self._counter, blocks)
+        data = _macs(self._key, self._prefix, self._counter, blocks)
         self._counter += blocks
         # reversed, so that pop() reads the stream in order
         fresh = list(_unpack(f">{len(data) // 8}Q", data))
@@ -121,7 +129,7 @@ class _Stream:
     def below(self, n: int) -> int:
         if n < 1:
             raise ValueError("below() needs n >= 1")
-        limit = _TWO_64 - (_TWO_64 % n)
+        limit = _limit(n)
         while True:
             if not self.values:
                 self._refill(1)
@@ -143,7 +151,7 @@ class SeededChance:
         if len(seed) < 16:
             raise ValueError("a shuffle seed must have at least 16 bytes")
         self.seed = seed
-        self._key = _HmacKey(seed)
+        self._key = hmac.new(seed, digestmod=hashlib.sha256)
 
     def __reduce__(self) -> tuple[type[SeededChance], tuple[bytes]]:
         """Games keep their chance source and must pickle (snapshots): keep only the seed."""
@@ -161,19 +169,19 @@ class SeededChance:
     def _fisher_yates(self, purpose: str, items: Sequence[T], count: int) -> list[T]:
         """Items with their first ``count`` positions final (all of them when count = len).
 
-        The stream's first values are read at once and, when none of them is rejected (all
-        but about one shuffle in 10**16), the swaps are made straight from them; otherwise
-        :meth:`_fisher_yates_stepwise` reads the stream value by value. Both are the same
-        shuffle (the tests hold them to it)."""
+        The stream's first values are read at once and, when none of them can be rejected
+        (all but about one shuffle in 10**15), the swaps are made straight from them;
+        otherwise :meth:`_fisher_yates_stepwise` reads the stream value by value. Both are
+        the same shuffle (the tests hold them to it)."""
         result = list(items)
         size = len(result)
         steps = min(count, size - 1)
         if steps < 1:
             return result
         blocks = (steps + 3) // 4  # 4 values per HMAC block
-        data = self._key.macs(purpose.encode("ascii") + b":", 0, blocks)
+        data = _macs(self._key, purpose.encode("ascii") + b":", 0, blocks)
         values = _unpack(f">{4 * blocks}Q", data)[:steps]
-        if not all(map(_lt, values, _limits(size))):
+        if not _all_kept(values, size):
             return self._fisher_yates_stepwise(purpose, result, steps)
         for i, j in enumerate(map(_mod, values, range(size, size - steps, -1))):
             j += i
@@ -187,9 +195,8 @@ class SeededChance:
         size = len(items)
         stream.reserve(steps)
         values = stream.values
-        limits = _limits(size)
         for i in range(steps):
-            limit = limits[i]
+            limit = _limit(size - i)
             while True:  # stream.below(size - i), inlined
                 if not values:
                     stream.reserve(1)

@@ -17,7 +17,6 @@ among those the operator prefers; the other claims are then dropped and recorded
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -117,12 +116,12 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-@functools.cache
 def origin_of_module(module: str) -> Origin:
     """The installed distribution that provides the top-level package of ``module`` (empty
     name and version when none does, e.g. a module defined in a test). An editable install
     by hatchling lists no package files, so a distribution whose ``bezique`` entry point
-    lives in that package names it too."""
+    lives in that package names it too. It reads the installed metadata: a registry asks
+    once per module, when it is built (:attr:`Registry.origins`)."""
     top = module.split(".")[0]
     names = metadata.packages_distributions().get(top, []) or [
         entry_point.dist.name for entry_point in metadata.entry_points(group=hookspecs.PROJECT)
@@ -296,6 +295,7 @@ class Registry:
         self.not_installed: list[str] = list(loader.not_installed) if loader else []
         self._policies: dict[str, dict[str, BotPolicy]] = {}
         self._displaced: dict[tuple[str, str, Origin, Origin], list[str]] = {}
+        self._module_origins: dict[str, Origin] = {}
         while True:  # once more each time a plugin is left out (its variants go with it)
             left_out = len(self.excluded)
             self._displaced.clear()
@@ -316,7 +316,15 @@ class Registry:
         """The distribution that claims ``thing``: the plugin's, or for a plugin handed in
         directly, that of the module defining ``thing`` (if installed)."""
         origin = self._loader.origin(plugin) if self._loader else LOCAL
-        return origin if origin is not LOCAL else origin_of_module(type(thing).__module__)
+        return origin if origin is not LOCAL else self._module_origin(type(thing).__module__)
+
+    def _module_origin(self, module: str) -> Origin:
+        """:func:`origin_of_module`, read once per module by this registry (it reads the
+        installed metadata; several variants and policies may share a module)."""
+        found = self._module_origins.get(module)
+        if found is None:
+            found = self._module_origins[module] = origin_of_module(module)
+        return found
 
     def _settle(self, kind: str, name: str, claims: Sequence[tuple[Origin, T]],
                 variant_id: str = "") -> T:
@@ -418,7 +426,7 @@ class Registry:
         if cached is None:
             builtin = RandomPolicy()
             claims: dict[str, list[tuple[Origin, BotPolicy]]] = {
-                builtin.name: [(origin_of_module(RandomPolicy.__module__), builtin)]}
+                builtin.name: [(self._module_origin(RandomPolicy.__module__), builtin)]}
             for plugin, batch in self._answers("bezique_bot_policies",
                                                {"variant_id": variant_id}):
                 policies = list(batch or ())

@@ -11,6 +11,7 @@ from bezique.variants.cards import (
     Suit,
     parse_code,
     piquet_shoe,
+    shoe_of,
     short_shoe,
 )
 from bezique.variants.quart.evaluator import evaluator_for
@@ -28,15 +29,17 @@ def test_shoes_have_the_right_cards() -> None:
 
 
 def test_a_shoe_is_a_value_and_pickles_as_the_shared_shoe() -> None:
-    """Per-shoe caches are keyed by the shoe's make-up, never by ``id``: a pickled game gets the
+    """Per-shoe tables are keyed by the shoe's make-up, never by ``id``: a pickled game gets the
     shared shoe back, and a shoe built apart (say, from an older snapshot) finds the same
     entries."""
-    shoe = short_shoe(2)
+    shoe = short_shoe(6)
     assert pickle.loads(pickle.dumps(shoe)) is shoe
-    apart = Shoe(SHORT_RANKS, 2)
+    apart = Shoe(SHORT_RANKS, 6)
     assert apart is not shoe and apart == shoe and hash(apart) == hash(shoe)
     assert apart != short_shoe(3) and apart != piquet_shoe(2) and apart != "shoe"
     assert evaluator_for(apart) is evaluator_for(shoe)
+    odd = Shoe(SHORT_RANKS[1:], 2)  # a make-up no built-in game plays: a shoe of its own
+    assert pickle.loads(pickle.dumps(odd)) == odd and shoe_of(SHORT_RANKS[1:], 2) == odd
 
 
 class _AsBefore:

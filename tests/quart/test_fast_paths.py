@@ -169,10 +169,22 @@ def _reference_draw(seed: bytes, purpose: str, size: int, count: int,
 
 def test_the_macs_are_hmac_sha256() -> None:
     for seed in (bytes(range(16)), bytes(range(32)), bytes(range(100))):
-        key = chance_module._HmacKey(seed)
+        key = hmac.new(seed, digestmod=hashlib.sha256)
         expected = b"".join(hmac.new(seed, b"deal/9:%d" % n, hashlib.sha256).digest()
                             for n in range(3, 8))
-        assert key.macs(b"deal/9:", 3, 5) == expected
+        assert chance_module._macs(key, b"deal/9:", 3, 5) == expected
+
+
+def test_values_the_read_ahead_keeps_at_once_are_kept_at_every_step() -> None:
+    """The read-ahead checks every value against one bound, ``2**64 - size``: it must lie
+    below the limit of every step of a shuffle of ``size`` items, and the values at the
+    limits must be refused."""
+    for size in range(1, 300):
+        below_all = 2**64 - size - 1
+        assert chance_module._all_kept([below_all] * size, size)
+        for n in range(1, size + 1):
+            assert below_all < chance_module._limit(n) <= 2**64
+            assert not chance_module._all_kept([chance_module._limit(n)], size)
 
 
 @pytest.mark.parametrize("size", [1, 2, 5, 64, 144])
@@ -192,7 +204,9 @@ def test_rejected_values_fall_back_to_the_stepwise_shuffle(
     """Rejections are too rare to meet (about one deal in 10**16): with a limit that rejects
     about half the values, the shuffle must still be the documented construction."""
     half = 1 << 63
-    monkeypatch.setattr(chance_module, "_limits", lambda size: (half,) * size)
+    monkeypatch.setattr(chance_module, "_limit", lambda n: half)
+    monkeypatch.setattr(chance_module, "_all_kept",
+                        lambda values, size: all(value < half for value in values))
     seed = bytes(range(32))
     chance = SeededChance(seed)
     for deal in range(20):

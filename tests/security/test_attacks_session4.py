@@ -1,13 +1,12 @@
-"""Attacks on this session's changes, read from the code (brief attack4): the derived view's
-kept position when a game changes outside ``apply`` (an operator's abort), moves of odd types
-Quart's refusal path let through, Quart's cached offers and views, the shuffle's hand-hashed
-HMAC pads at every key length, and a SIGKILL amid WAL resets the checkpoint thread readies."""
+"""Attacks on this session's changes, read from the code (brief attack4): a derived view when a
+game changes outside ``apply`` (an operator's abort), moves of odd types Quart's refusal path
+let through, Quart's kept offers and public part, and a SIGKILL amid WAL resets the checkpoint
+thread readies. (The shuffle's hand-hashed HMAC pads they attacked are gone since #27: the
+standard library's HMAC makes the MACs.)"""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import os
 import pickle
 import random
@@ -22,7 +21,6 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants._hmac_pads import HmacPads
 from bezique.variants.api import (
     ABORTED,
     AmountRange,
@@ -243,22 +241,6 @@ def test_a_raise_whose_amount_is_not_a_whole_number_is_refused_and_changes_nothi
     assert all(type(stack) is int for stack in game.stacks)
 
 
-# ---------------------------------------------------------------------------- the HMAC pads
-
-
-def test_the_pads_are_hmac_sha256_at_every_key_length_around_the_block() -> None:
-    """RFC 2104 by hand: a key longer than SHA-256's 64-byte block is hashed first, a shorter
-    one padded with zeros. Every length from empty to past two blocks, and keys whose bytes
-    are the pads' own (0x36, 0x5c) or all ones, give hmac's bytes; a key of exactly 64 bytes
-    (hashed by a ``>=`` slip) and one of 65 (left unhashed by a ``> 65``) among them."""
-    for length in range(0, 150):
-        for key in (bytes(i % 256 for i in range(length)), b"\x36" * length, b"\x5c" * length,
-                    b"\xff" * length):
-            expected = b"".join(hmac.digest(key, b"deal/3:%d" % n, hashlib.sha256)
-                                for n in range(5, 8))
-            assert HmacPads(key).macs(b"deal/3:", 5, 3) == expected, (length, key[:1])
-
-
 # ---------------------------------------------------------------------------- Quart's caches
 
 
@@ -277,7 +259,7 @@ def _offered(game: QuartGame, seat: int) -> tuple[Move, ...]:
 
 def test_quart_cached_offers_and_views_are_those_of_the_seat_and_state_now() -> None:
     """Tables played side by side, every seat's legal moves and every viewer's view asked
-    before each move (filling the per-table caches and the process-wide offers by choices),
+    before each move (filling the per-table legal moves and public part),
     then compared with a copy that has no cache (pickled: the caches are dropped) and with
     the rules as written: an offer cached for another seat, table or state, or a view kept
     past a move or an abort, would differ."""
@@ -400,8 +382,9 @@ def _visible(census: Census, viewer: int | None) -> set[int]:
 
 
 async def test_derived_views_of_tables_played_side_by_side_show_each_its_own_cards() -> None:
-    """Highcard derives its views (BaseGame.view): the position kept for the last game viewed
-    and the zones kept by value are process-wide. Three tables played a move each in turn,
+    """Highcard derives its views (BaseGame.view; until #27 the position kept for the last
+    game viewed and the zones kept by value were process-wide, and the service now keeps
+    views per table version and viewer). Three tables played a move each in turn,
     every seat and a spectator of every table viewing after each move: each view over the
     port is exactly its own table's census as that viewer may see it, never another table's
     position or a zone of another table's private pile."""

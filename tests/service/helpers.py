@@ -39,6 +39,13 @@ async def two_seats(client: AsyncTableClient, *, entropy: bytes | None = None,
     return table.table_id, first, second
 
 
+async def collect(client: AsyncTableClient, table_id: str, token: str | None,
+                  into: list[pb.WatchTableResponse], *, resume: bool = False) -> None:
+    """Every update of a stream from version 0 into ``into``, until it ends."""
+    async for update in client.watch(table_id, token, 0, resume=resume):
+        into.append(update)
+
+
 async def expect_error(code: grpc.StatusCode, awaitable: object) -> grpc.aio.AioRpcError:
     """The error ``awaitable`` fails with, after checking its code and that it says why."""
     with pytest.raises(grpc.aio.AioRpcError) as caught:

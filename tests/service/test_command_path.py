@@ -27,7 +27,7 @@ from bezique_highcard import plugin as highcard_plugin
 from bezique_highcard.game import HighCard, HighCardGame
 from tests.faults import FaultyStore
 from tests.helpers import details, eventually, server_config
-from tests.service.helpers import STACK, STARTED, expect_error, two_seats
+from tests.service.helpers import STACK, STARTED, collect, expect_error, two_seats
 
 STORES = ["sqlite", "postgresql"]
 
@@ -72,12 +72,6 @@ async def serving(kind: str, request: pytest.FixtureRequest, tmp_path: Path,
         yield server, store
     finally:
         await server.stop()
-
-
-async def collect(client: AsyncTableClient, table_id: str, token: str | None,
-                  into: list[pb.WatchTableResponse], *, resume: bool = False) -> None:
-    async for update in client.watch(table_id, token, 0, resume=resume):
-        into.append(update)
 
 
 def hand_codes(view: pb.View) -> set[str]:

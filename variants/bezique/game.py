@@ -30,6 +30,7 @@ from bezique.variants.api import (
     Move,
     NotYourTurnError,
     Outcome,
+    Public,
     View,
 )
 from bezique.variants.bezique.deal import deal_cards, draw_lot
@@ -44,7 +45,7 @@ from bezique.variants.bezique.melds import (
 from bezique.variants.bezique.rules import PHASE_ONE_TRICKS, BeziqueRules
 from bezique.variants.bezique.scoring import Reason, target_decision, wrong_claim_winners
 from bezique.variants.bezique.tricks import endgame_cards, winning_index
-from bezique.variants.bezique.views import Public, census_of, public_part, view_for
+from bezique.variants.bezique.views import census_of, public_part, view_for
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
 

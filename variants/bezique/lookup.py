@@ -1,14 +1,16 @@
 """Per-shoe card lookup: rank, suit, trick strength and points of every card id.
 
 The hot paths (trick winners, legal moves, meld search) read plain tuples indexed by card id
-instead of touching :class:`~bezique.variants.cards.Card` objects. A lookup is built once
-per number of packs and shared; pickling a game stores only the pack count.
+instead of touching :class:`~bezique.variants.cards.Card` objects. The lookups of the shoes
+Bezique plays (:data:`PACKS`) are built when this module is imported, once, and shared;
+pickling a game stores only the pack count.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from types import MappingProxyType
 
 from bezique.variants.api import Move
 from bezique.variants.cards import Rank, Shoe, Suit, piquet_shoe
@@ -20,7 +22,8 @@ SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = (int(r) for r in Rank)
 TRICK_ORDER: tuple[int, ...] = (SEVEN, EIGHT, NINE, JACK, QUEEN, KING, TEN, ACE)
 """Ranks from lowest to highest in a trick: 7 8 9 J Q K 10 A."""
 
-STRENGTH: dict[int, int] = {rank: index for index, rank in enumerate(TRICK_ORDER)}
+STRENGTH: Mapping[int, int] = MappingProxyType(
+    {rank: index for index, rank in enumerate(TRICK_ORDER)})
 """Rank -> trick strength, 0 (the seven) to 7 (the ace)."""
 
 SUIT_LETTERS = "SHDC"
@@ -53,9 +56,14 @@ class CardLookup:
         return self.codes[card]
 
 
-@cache
 def lookup_for(packs: int) -> CardLookup:
-    """The shared lookup of a ``packs``-pack shoe (built on first use)."""
+    """The shared lookup of a ``packs``-pack shoe (:data:`LOOKUPS`; another pack count gets
+    one of its own)."""
+    found = LOOKUPS.get(packs)
+    return found if found is not None else _built(packs)
+
+
+def _built(packs: int) -> CardLookup:
     shoe = piquet_shoe(packs)
     size = len(shoe)
     suit = tuple(int(card.suit) for card in shoe.cards)
@@ -66,3 +74,10 @@ def lookup_for(packs: int) -> CardLookup:
     codes = tuple(card.code for card in shoe.cards)
     play = tuple(Move("play", (i,)) for i in range(size))
     return CardLookup(packs, shoe, suit, rank, strength, points, low_key, codes, play)
+
+
+PACKS = (2, 3)
+"""The pack counts Bezique plays with (one per player: 2 and 3 players)."""
+
+LOOKUPS: Mapping[int, CardLookup] = MappingProxyType({packs: _built(packs) for packs in PACKS})
+"""The lookup of each shoe Bezique plays, built once."""

@@ -11,9 +11,10 @@ least one card from the hand (point 4), and every card of it must be held at onc
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
+from types import MappingProxyType
 
 from bezique.variants.bezique.lookup import (
     ACE,
@@ -53,7 +54,7 @@ class MeldKind:
     builds_on: frozenset[str] = frozenset()
 
 
-KINDS: dict[str, MeldKind] = {kind.name: kind for kind in (
+KINDS: Mapping[str, MeldKind] = MappingProxyType({kind.name: kind for kind in (
     MeldKind(COMMON_MARRIAGE, MARRIAGES, 20),
     MeldKind(ROYAL_MARRIAGE, MARRIAGES, 40),
     MeldKind(SEQUENCE, MARRIAGES, 250, frozenset({ROYAL_MARRIAGE})),
@@ -64,7 +65,7 @@ KINDS: dict[str, MeldKind] = {kind.name: kind for kind in (
     MeldKind(FOUR_KINGS, FOURS, 80),
     MeldKind(FOUR_QUEENS, FOURS, 60),
     MeldKind(FOUR_JACKS, FOURS, 40),
-)}
+)})
 
 FOUR_OF: tuple[tuple[int, str], ...] = (
     (ACE, FOUR_ACES), (KING, FOUR_KINGS), (QUEEN, FOUR_QUEENS), (JACK, FOUR_JACKS))

@@ -3,16 +3,16 @@
 Seen by all: every player's melds on the table, the trump card while it lies there, the trick in
 progress, the last completed trick until the next card is led, the scores. Seen by the owner
 only: the hand. Seen by nobody: the stock (not even its size, unless ``show_stock_size``) and the
-contents of won tricks. The public part of a view is built once per state and shared.
+contents of won tricks. The public part of a view (:class:`~bezique.variants.api.Public`) is
+built once per state and shared.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from bezique.variants.api import Census, Detail, Pile, View, Zone
+from bezique.variants.api import HAND, Census, Pile, Public, View, Zone
 from bezique.variants.bezique.lookup import SUIT_LETTERS
 
 if TYPE_CHECKING:
@@ -21,17 +21,9 @@ if TYPE_CHECKING:
 NOBODY: frozenset[int] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class Public:
-    """The part of every view that does not depend on the viewer."""
-
-    zones: tuple[Zone, ...]
-    detail: Detail
-    hand_sizes: tuple[int, ...]
-    scores: tuple[int, ...]
-
-
 def public_part(game: BeziqueGame) -> Public:
+    """What every viewer sees of ``game`` now: every hand's size, the melds, the trump card,
+    the tricks on the table, the scores and the public details."""
     rules, t = game.rules, game.lookup
     seats = range(rules.seats)
     zones = [Zone("melds", seat, tuple(game.melded[seat])) for seat in seats]
@@ -59,17 +51,16 @@ def public_part(game: BeziqueGame) -> Public:
         size = len(game.stock) + (game.turnup >= 0)
         zones.append(Zone("stock", None, (), size))
         detail["stock_size"] = size
-    return Public(tuple(zones), MappingProxyType(detail),
-                  tuple(len(hand) for hand in game.hands), tuple(game.scores))
+    hands = tuple([Zone(HAND, seat, (), len(hand)) for seat, hand in enumerate(game.hands)])
+    return Public(hands, tuple(zones), scores=tuple(game.scores),
+                  detail=MappingProxyType(detail))
 
 
 def view_for(game: BeziqueGame, viewer: int | None, public: Public) -> View:
-    """``viewer``'s view: its own hand, the other hands as counts, then the public zones."""
-    hidden = tuple(Zone("hand", seat, (), size) for seat, size in enumerate(public.hand_sizes)
-                   if seat != viewer)
+    """``viewer``'s view: its own hand (sorted), the other hands as counts, then the public
+    zones."""
     hand = tuple(sorted(game.hands[viewer])) if viewer is not None else ()
-    return View(viewer, game.phase, game.to_move, hand, hidden + public.zones,
-                scores=public.scores, detail=public.detail, shoe=game.lookup.shoe)
+    return public.view_for(viewer, game.phase, game.to_move, hand, game.lookup.shoe)
 
 
 def census_of(game: BeziqueGame) -> Census:

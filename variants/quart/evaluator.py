@@ -14,12 +14,12 @@ stay in the report; the game puts only names and points into public event detail
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from itertools import combinations
+from types import MappingProxyType
 
-from bezique.variants.cards import Rank, Shoe, Suit
+from bezique.variants.cards import Rank, Shoe, Suit, short_shoe
 
 SAME_SUIT = "same-suit"
 SAME_RANK = "same-rank"
@@ -30,7 +30,8 @@ BEZIQUE_QS_JD = "QS+JD"
 BEZIQUE_ANY_QJ = "any_QJ"
 BEZIQUE_CHOICES = (BEZIQUE_QS_JD, BEZIQUE_ANY_QJ)
 
-_CARD_POINTS = {Rank.TEN: 1, Rank.JACK: 1, Rank.QUEEN: 1, Rank.KING: 1}
+_CARD_POINTS: Mapping[Rank, int] = MappingProxyType(
+    {Rank.TEN: 1, Rank.JACK: 1, Rank.QUEEN: 1, Rank.KING: 1})
 _KING, _QUEEN, _JACK = int(Rank.KING), int(Rank.QUEEN), int(Rank.JACK)
 _SPADES, _DIAMONDS = int(Suit.SPADES), int(Suit.DIAMONDS)
 
@@ -158,7 +159,6 @@ def _best_disjoint(items: list[_Found]) -> tuple[int, tuple[_Found, ...]]:
     return best
 
 
-@lru_cache(maxsize=65536)
 def _generic_chosen(faces: tuple[Face, ...], any_qj: bool) -> tuple[_Found, ...]:
     """The best disjoint combinations of every class, before any trump doubling."""
     chosen: list[_Found] = []
@@ -169,7 +169,6 @@ def _generic_chosen(faces: tuple[Face, ...], any_qj: bool) -> tuple[_Found, ...]
     return tuple(chosen)
 
 
-@lru_cache(maxsize=65536)
 def reference_evaluate_faces(faces: tuple[Face, ...], rules: HandRules
                              ) -> tuple[int, tuple[_Found, ...]]:
     """The generic evaluation of sorted faces of any number of cards: card points and the
@@ -215,11 +214,9 @@ def _four(fs: tuple[Face, ...], rules: HandRules) -> tuple[int, tuple[_Found, ..
     return card_points, found
 
 
-@lru_cache(maxsize=16384)
 def _four_combinations(fs: tuple[Face, ...], bezique_cards: str) -> tuple[_Found, ...]:
     """The combinations of four sorted faces before any trump doubling, as positions into
-    ``fs``. Cached (a showdown scores every hand in it, and the trump suit plays no part
-    here): the 10,626 hands of four different faces, the usual ones, fit with room to spare.
+    ``fs`` (under a microsecond: a showdown scores a few hands, so nothing is kept).
 
     Four cards hold at most one same-rank combination (four of a rank, else three), either one
     suit of three or four (a koronka absorbs its marriage) or up to two marriages (by suit), and
@@ -261,15 +258,22 @@ def _four_combinations(fs: tuple[Face, ...], bezique_cards: str) -> tuple[_Found
 
 
 class Evaluator:
-    """Scores hands of one shoe; the faces of its cards are computed once per shoe."""
+    """Scores hands of one shoe: the faces of its cards are computed once per shoe, with
+    what a table shows of them (each card's code; a turned-up card's code, suit and suit
+    letter)."""
 
-    __slots__ = ("_faces", "_keys")
+    __slots__ = ("_faces", "_keys", "codes", "turn_ups")
 
     def __init__(self, shoe: Shoe) -> None:
         self._faces: tuple[Face, ...] = tuple(int(c.rank) * 4 + int(c.suit) for c in shoe.cards)
         size = len(self._faces)
         # one int per card that sorts like (face, id)
         self._keys: tuple[int, ...] = tuple(face * size + c for c, face in enumerate(self._faces))
+        self.codes: tuple[str, ...] = tuple(card.code for card in shoe.cards)
+        """Each card's code, by id."""
+        self.turn_ups: tuple[tuple[str, int, str], ...] = tuple(
+            (card.code, int(card.suit), card.suit.letter) for card in shoe.cards)
+        """Each card as a turned-up trump, by id: its code, its suit and the suit's letter."""
 
     def evaluate(self, cards: Sequence[int], rules: HandRules) -> HandReport:
         faces = self._faces
@@ -307,10 +311,18 @@ class Evaluator:
         return HandReport(ordered, card_points, sum(c.points for c in combos), combos)
 
 
-@cache
+PACKS = 6
+QUART_SHOE = short_shoe(PACKS)
+"""Quart-Bezique's shoe: six 24-card packs."""
+
+EVALUATORS: Mapping[Shoe, Evaluator] = MappingProxyType({QUART_SHOE: Evaluator(QUART_SHOE)})
+"""The evaluator of Quart-Bezique's shoe, built once and shared by every table."""
+
+
 def evaluator_for(shoe: Shoe) -> Evaluator:
-    """The shared evaluator of a shoe (built once per shoe)."""
-    return Evaluator(shoe)
+    """The shared evaluator of ``shoe`` (:data:`EVALUATORS`), or a new one for another shoe."""
+    found = EVALUATORS.get(shoe)
+    return found if found is not None else Evaluator(shoe)
 
 
 def evaluate(shoe: Shoe, cards: Sequence[int], rules: HandRules | None = None) -> HandReport:

@@ -33,15 +33,15 @@ revealed, every deal with it, and the history shows every hand (rules §7).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from bezique.variants.api import (
     ABORTED,
     EMPTY,
+    HAND,
     AmountRange,
     BaseGame,
     Census,
@@ -49,6 +49,7 @@ from bezique.variants.api import (
     Move,
     Outcome,
     Pile,
+    Public,
     View,
     Zone,
 )
@@ -74,7 +75,7 @@ HAND_SIZE = 4
 RAISE_STEPS = (2, 3, 5, 10)
 """Version 1's ladder: the raises offered above the minimum, in multiples of ``min_bet``."""
 MOVE_KINDS = frozenset(KINDS)
-# Moves are frozen values: the fixed ones are built once, raise offers once per range.
+# Moves are frozen values: the fixed ones are built once.
 FOLD, BET, SHOW, ALLIN = Move("fold"), Move("bet"), Move("show"), Move("allin")
 
 
@@ -82,43 +83,20 @@ _ONLY = tuple(frozenset({seat}) for seat in range(64))  # ``visible_to`` of one 
 _SEAT = tuple((seat,) for seat in range(64))  # ``to_move`` of one seat (asked twice a move)
 
 
-@lru_cache(maxsize=256)
 def _clockwise(seats: int, seat: int) -> tuple[int, ...]:
     """Every seat clockwise from ``seat``'s left, ``seat`` itself last (deal and ante order)."""
-    return tuple((seat + i) % seats for i in range(1, seats + 1))
+    return tuple([(seat + i) % seats for i in range(1, seats + 1)])
 
 
-@lru_cache(maxsize=64)
-def _hand_rules(bezique_cards: str, trump: int | None, doubles: bool) -> HandRules:
-    """The evaluator's options (frozen, so one object serves every deal alike)."""
-    return HandRules(bezique_cards, trump, doubles)
-
-
-@cache
-def _codes_of(shoe: Shoe) -> tuple[str, ...]:
-    """The codes of a shoe's cards by id (built once per shoe)."""
-    return tuple(shoe.code(c) for c in shoe.ids)
-
-
-@cache
-def _turn_ups(shoe: Shoe) -> tuple[tuple[str, int, str], ...]:
-    """Each card of a shoe by id as a turned-up trump: its code, its suit as an int and the
-    suit's letter (one lookup a deal, built once per shoe)."""
-    return tuple((card.code, int(card.suit), card.suit.letter) for card in shoe.cards)
-
-
-@lru_cache(maxsize=4096)
 def _raise_offer(low: int, high: int) -> Move:
     """The one raise offered: to any level from ``low`` to ``high`` (rules §3: "any sum"),
-    suggesting the minimum. Cached: a legal-move list is built for every state."""
+    suggesting the minimum."""
     return Move("raise", amount=low, amount_range=AmountRange(low, high))
 
 
-@lru_cache(maxsize=4096)
 def _offers(choices: Choices) -> tuple[Move, ...]:
     """The legal moves of a seat whose betting choices are ``choices``, in the betting's order,
-    with one raise to any level in range. Cached: a list is needed for every state, and the
-    same choices come up again and again."""
+    with one raise to any level in range."""
     span = choices.raise_range
     return _moves_for(choices, () if span is None else (_raise_offer(*span),))
 
@@ -135,12 +113,10 @@ def _moves_for(choices: Choices, raises: tuple[Move, ...]) -> tuple[Move, ...]:
     return result
 
 
-@lru_cache(maxsize=4096)
 def _raise_move(level: int) -> Move:
     return Move("raise", amount=level)
 
 
-@lru_cache(maxsize=4096)
 def _raise_ladder(level: int, min_bet: int) -> tuple[tuple[int, ...], tuple[Move, ...]]:
     """Version 1's raise levels below any maximum, lowest first, and their moves: the minimum
     raise ``level + min_bet``, then ``RAISE_STEPS`` multiples of ``min_bet`` above ``level``."""
@@ -157,17 +133,6 @@ def _ladder_raises(level: int, min_bet: int, high: int) -> tuple[Move, ...]:
     if high <= levels[0]:  # only the minimum raise fits: it is the maximum too
         return moves[:1]
     return (*moves[:bisect_left(levels, high, 1)], _raise_move(high))
-
-
-@dataclass(frozen=True, slots=True)
-class _Public:
-    """The viewer-independent part of every view of one state."""
-
-    hands: tuple[Zone, ...]
-    common: tuple[Zone, ...]
-    detail: Mapping[str, Any]
-    stacks: tuple[int, ...]
-    pot: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +156,9 @@ class QuartRules:
 
 
 class QuartGame(BaseGame):
-    """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`, which BaseGame guards;
-    the view is written here (cached per state and viewer)."""
+    """A table of (trump) Quart-Bezique. Changed only by :meth:`apply`, which BaseGame guards
+    (and an operator's :meth:`abort`); the view is written here, from the public part built
+    once per state."""
 
     over_reason = "the table is over"
 
@@ -215,12 +181,11 @@ class QuartGame(BaseGame):
         self.muck_folded: list[int] = []
         self.muck_shown: list[int] = []
         self.betting: Betting | None = None
-        self.hand_rules = _hand_rules(rules.bezique_cards, None, False)
+        self.hand_rules = HandRules(rules.bezique_cards, None, False)
         self.settled = True
         self.end_reason = ""
         self._legal: dict[int, tuple[Move, ...]] = {}
-        self._views: dict[int | None, View] = {}
-        self._public: _Public | None = None
+        self._public: Public | None = None
 
     # ------------------------------------------------------------------ chance steps
 
@@ -291,9 +256,9 @@ class QuartGame(BaseGame):
         self.trump_card = None
         if rules.trump:
             trump_card = self.trump_card = drawn[dealt]
-            code, suit, letter = _turn_ups(shoe)[trump_card]
-            self.hand_rules = _hand_rules(rules.bezique_cards, suit,
-                                          rules.trump_doubles_combinations)
+            code, suit, letter = evaluator_for(shoe).turn_ups[trump_card]
+            self.hand_rules = HandRules(rules.bezique_cards, suit,
+                                        rules.trump_doubles_combinations)
             append(Event("trump", None, (trump_card,), 0, "", {"suit": letter, "card": code}))
         # without trumps the hand rules are those set up with the table
         self.betting = Betting(order, stacks, min_bet=rules.min_bet,
@@ -316,7 +281,6 @@ class QuartGame(BaseGame):
             self._begin_deal(events)
         # what _touch does, inline: this runs after every move
         self._legal.clear()
-        self._views.clear()
         self._public = None
 
     # ------------------------------------------------------------------ settlement
@@ -369,7 +333,7 @@ class QuartGame(BaseGame):
         result is each hand's points, or None for a hand without a combination (it cannot
         win)."""
         evaluator = evaluator_for(self._shoe)
-        codes = _codes_of(self._shoe)
+        codes = evaluator.codes
         scores: dict[int, int | None] = {}
         for seat in live:
             hand = self.hands[seat]
@@ -458,7 +422,7 @@ class QuartGame(BaseGame):
         events = [Event(kind, seat, (), chips, "", {
             "contribution": betting.contrib[seat], "level": betting.level,
             "stack": self.stacks[seat], "all_in": betting.all_in[seat]})]
-        self._run(events, None)  # which forgets the cached legal moves and views
+        self._run(events, None)  # which forgets the legal moves and public part kept
         return tuple(events)
 
     def default_move(self, seat: int) -> Move:
@@ -531,43 +495,30 @@ class QuartGame(BaseGame):
         return detail
 
     def _touch(self) -> None:
-        """Forget the cached legal moves and views: the state has changed."""
+        """Forget the legal moves and the public part kept: the state has changed."""
         self._legal.clear()
-        self._views.clear()
         self._public = None
 
-    def _public_part(self) -> _Public:
+    def _public_part(self) -> Public:
         """What every viewer sees alike, built once per state."""
         public = self._public
         if public is None:
-            hands = tuple(Zone("hand", seat, (), len(self.hands[seat]))
-                          for seat in range(self.seats) if self.hands[seat])
+            hands = tuple([Zone(HAND, seat, (), len(self.hands[seat]))
+                           for seat in range(self.seats) if self.hands[seat]])
             common = [Zone("stock", None, (), self.stock_size)]
             if self.trump_card is not None:
                 common.append(Zone("trump", None, (self.trump_card,)))
             common.append(Zone("muck/folded", None, (), len(self.muck_folded)))
             if self.muck_shown:
                 common.append(Zone("muck/shown", None, tuple(self.muck_shown)))
-            public = self._public = _Public(hands, tuple(common), MappingProxyType(
-                self._public_detail()), tuple(self.stacks), self.pot)
+            public = self._public = Public(hands, tuple(common), stacks=tuple(self.stacks),
+                                           pot=self.pot,
+                                           detail=MappingProxyType(self._public_detail()))
         return public
 
     def view(self, viewer: int | None) -> View:
-        cached = self._views.get(viewer)
-        if cached is not None:
-            return cached
-        public = self._public_part()
-        if viewer is None:
-            hand: tuple[int, ...] = ()
-            zones = public.hands + public.common
-        else:
-            hand = tuple(self.hands[viewer])
-            zones = tuple(z for z in public.hands if z.owner != viewer) + public.common
-        view = View(viewer, self.phase, self.to_move, hand, zones, scores=(),
-                    stacks=public.stacks, pot=public.pot, detail=public.detail,
-                    shoe=self._shoe)
-        self._views[viewer] = view
-        return view
+        hand = () if viewer is None else tuple(self.hands[viewer])
+        return self._public_part().view_for(viewer, self.phase, self.to_move, hand, self._shoe)
 
     def census(self) -> Census:
         placed = {*self.muck_folded, *self.muck_shown}
@@ -587,7 +538,7 @@ class QuartGame(BaseGame):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state["_legal"], state["_views"], state["_public"] = {}, {}, None
+        state["_legal"], state["_public"] = {}, None
         return state
 
 

@@ -10,13 +10,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from bezique.variants.api import Event, OptionError, Options, OptionSpec, OptionType
-from bezique.variants.cards import Shoe, short_shoe
+from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
-from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD
+from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD, QUART_SHOE
 from bezique.variants.quart.game import CARRY_OVER, NO_COMBINATION_CHOICES, QuartGame, QuartRules
 from bezique.variants.quart.words import VOCABULARY
 
-PACKS = 6
 MAX_CHIPS = 10_000_000
 
 COMMON_OPTIONS: tuple[OptionSpec, ...] = (
@@ -82,7 +81,7 @@ class QuartBezique:
         return int(options["players"])
 
     def shoe(self, options: Options) -> Shoe:
-        return short_shoe(PACKS)
+        return QUART_SHOE
 
     def table_rules(self, options: Options, log_version: int | None = None) -> QuartRules:
         """The resolved options as the game's rules, checking the ones that depend on others;
