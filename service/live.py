@@ -389,7 +389,13 @@ class LiveTable:
             if self.game is None:
                 raise EntryRejected("a move comes before the game started")
             events = self.game.apply(entry.seat, entry.move)
-        elif isinstance(entry, Started):
+            over = self.game.outcome() is not None
+            seconds = self.record.turn_seconds
+            return Moved(entry.kind, entry.seat, entry.move, tuple(events_json(events)),
+                         entry.deadline if replaying else
+                         now + seconds if seconds and not over else None,
+                         events), GameFacts(over)
+        if isinstance(entry, Started):
             if self.game is not None:
                 raise EntryRejected("the game starts a second time")
             events = self._start()
