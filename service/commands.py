@@ -462,6 +462,9 @@ class CommandPath:
                                   "they would paint other players' screens",
                                   field="display_name")
         name = displayed(name)
+        if len(name) > limits.max_name_length:  # NFC makes some characters two or three
+            raise InvalidArgument(f"display_name is longer than {limits.max_name_length} "
+                                  "characters once normalized (NFC)", field="display_name")
         if entropy and not MIN_ENTROPY <= len(entropy) <= MAX_ENTROPY:
             raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes, or "
                                   "empty", field="entropy")
