@@ -127,7 +127,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._in_head, self._head_bytes, self._parsed_bytes = False, 0, 0
         super().on_headers_complete()
         self._cancel_body_timer()
-        self._body_timer = self.loop.call_later(self.head_seconds, self._body_late)
+        self._body_timer = self.loop.call_later(self._deadline(), self._body_late)
 
     def on_message_complete(self) -> None:
         self._cancel_body_timer()
@@ -165,12 +165,15 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.write(answer)
             self.transport.close()
 
+    def _deadline(self) -> float:
+        """Seconds a request's head, and then its body, may take to arrive."""
+        if self._admitted == HEALTH:  # a check is one short request: a slot is not held long
+            return min(self.head_seconds, HEALTH_HEAD_SECONDS)
+        return self.head_seconds
+
     def _arm_head_timer(self) -> None:
         self._cancel_head_timer()
-        seconds = self.head_seconds
-        if self._admitted == HEALTH:  # a check is one short request: a slot is not held long
-            seconds = min(seconds, HEALTH_HEAD_SECONDS)
-        self._head_timer = self.loop.call_later(seconds, self._head_late)
+        self._head_timer = self.loop.call_later(self._deadline(), self._head_late)
 
     def _cancel_head_timer(self) -> None:
         if self._head_timer is not None:
