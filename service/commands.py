@@ -232,6 +232,7 @@ class CommandPath:
         them too, so a seat joined from one address and given up from another still spends
         the budget its joins are checked against (at most :data:`MAX_JOINERS` remembered,
         the oldest forgotten first; in memory, per process)."""
+        repo.on_left = self._joiner_left
         self.on_committed: Callable[[LiveTable], None] = lambda live: None
         """Called after every committed change (the scheduler starts the bot to move)."""
         self.on_result: Callable[[], None] = lambda: None
@@ -520,6 +521,13 @@ class CommandPath:
             await self._commit(live, draft)
             self._remember_joiner(auth.token_hash(token), caller)
             return seat, token, live.view_for(seat)
+
+    def _joiner_left(self, token_hash: str) -> None:
+        """A seat joined here was given up through another replica: charge its joiner here,
+        where its joins are checked."""
+        joiner = self._joiners.pop(token_hash, ())
+        if joiner:
+            self.churn.charge(joiner)
 
     def _remember_joiner(self, token_hash: str, caller: Sequence[str]) -> None:
         if not caller:
