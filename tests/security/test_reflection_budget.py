@@ -26,7 +26,7 @@ async def test_reflection_requests_are_charged_to_the_rate_budget() -> None:
             try:
                 for _ in range(ASKED):  # one request at a time, as a reflection client asks
                     await call.write(REQUEST)
-                    if await call.read() == grpc.aio.EOF:
+                    if await call.read() == grpc.aio.EOF:  # type: ignore[attr-defined]
                         break
                     answered += 1
             except grpc.aio.AioRpcError:
