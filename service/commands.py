@@ -20,6 +20,7 @@ from typing import Any
 import structlog
 
 from bezique.service import auth
+from bezique.service.budgets import SeatBudgets
 from bezique.service.creation import check_start, joins, new_record
 from bezique.service.errors import (
     FailedPrecondition,
@@ -79,11 +80,6 @@ class Binding:
     vouched: bool = False
 
 
-def _players(player_id: str) -> tuple[str, ...]:
-    """The seat churn budget of a seat bound to a platform's player, if it is bound."""
-    return ("player:" + player_id,) if player_id else ()
-
-
 def held_seat(live: LiveTable, token: str, now: float | None = None) -> int:
     """The seat a given token holds (decide.holder says how a token is refused)."""
     return rules.holder(live.table, auth.token_hash(token), time.time() if now is None else now)
@@ -103,6 +99,8 @@ class CommandPath:
         self.churn = SeatChurn(settings.limits.max_seat_changes,
                                settings.limits.seat_churn_window)
         """Seats each caller gave up before the start (in memory, per process)."""
+        self.budgets = SeatBudgets(self.churn)
+        repo.on_left = self.budgets.left_elsewhere
         self.on_committed: Callable[[LiveTable], None] = lambda live: None
         """Called after every committed change (the scheduler starts the bot to move)."""
         self.on_result: Callable[[], None] = lambda: None
@@ -221,20 +219,22 @@ class CommandPath:
                                  entropy_commitment.hex(), binding.player_id, binding.buy_in,
                                  binding.grant_jti, _buy_ins(live, binding.buy_in),
                                  binding.vouched,
-                                 self.churn.spent([*caller, *_players(binding.player_id)]) or "",
+                                 self.budgets.spent(caller, binding.player_id),
                                  tuple(self.registry.bot_policies(live.variant.id)))
             taken = next(entry.seat for entry in await self._decided(live, command)
                          if isinstance(entry, Joined))
+            self.budgets.joined(command.token_hash, caller)
             return taken, token, live.view_for(taken)
 
     async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
-        """Give a seat back before the start; charged to ``caller`` (as :meth:`join`) and to
-        the seat's player."""
+        """Give a seat back before the start; charged to ``caller`` (as :meth:`join`), to
+        whoever joined with this token (when this process remembers it) and to the seat's
+        player."""
         async with self.repo.hold(table_id) as live:
             seat = await self.seat_for(live, token)
             player = live.seats[seat].player_id
             await self._decided(live, rules.Leave(seat))
-            self.churn.charge([*caller, *_players(player)])
+            self.budgets.left(auth.token_hash(token), caller, player)
             return live.version
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:

@@ -36,8 +36,8 @@ def unsafe_characters(text: str) -> str:
                    or (unicodedata.category(c) == "Cf" and c not in _JOINERS))
 
 
-def check_join(limits: Limits, name: str, entropy: bytes, entropy_commitment: bytes) -> None:
-    """A join's display name, entropy and commitment as sent."""
+def check_join(limits: Limits, name: str, entropy: bytes, entropy_commitment: bytes) -> str:
+    """A join's display name, entropy and commitment as sent; the name as the log keeps it."""
     if len(name) > limits.max_name_length:
         raise InvalidArgument(f"display_name is longer than {limits.max_name_length} "
                               "characters", field="display_name")
@@ -47,6 +47,10 @@ def check_join(limits: Limits, name: str, entropy: bytes, entropy_commitment: by
                               f"({', '.join(f'U+{ord(c):04X}' for c in unsafe[:5])}): "
                               "they would paint other players' screens",
                               field="display_name")
+    name = displayed(name)
+    if len(name) > limits.max_name_length:  # NFC makes some characters two or three
+        raise InvalidArgument(f"display_name is longer than {limits.max_name_length} "
+                              "characters once normalized (NFC)", field="display_name")
     if entropy and not MIN_ENTROPY <= len(entropy) <= MAX_ENTROPY:
         raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes, or "
                               "empty", field="entropy")
@@ -54,6 +58,7 @@ def check_join(limits: Limits, name: str, entropy: bytes, entropy_commitment: by
         raise InvalidArgument("entropy_commitment must be sha256 of the seat's entropy "
                               f"({COMMITMENT_BYTES} bytes), sent instead of entropy",
                               field="entropy_commitment")
+    return name
 
 
 def displayed(name: str) -> str:

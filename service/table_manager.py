@@ -185,9 +185,9 @@ class TableManager:
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
                    binding: Binding | None = None, entropy_commitment: bytes = b"",
                    caller: Sequence[str] = ()) -> tuple[int, str, ViewResult]:
-        inputs.check_join(self.settings.limits, name, entropy, entropy_commitment)
-        return await self.commands.join(table_id, seat, inputs.displayed(name), entropy,
-                                        binding, entropy_commitment, caller)
+        name = inputs.check_join(self.settings.limits, name, entropy, entropy_commitment)
+        return await self.commands.join(table_id, seat, name, entropy, binding,
+                                        entropy_commitment, caller)
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:
         return await _unversioned(lambda: self.commands.reissue(table_id, seat))
