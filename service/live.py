@@ -15,7 +15,7 @@ import pickle
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
 from bezique.service.table.entries import (
@@ -123,10 +123,9 @@ class Watcher:
     """When the stream's token expires (a seat's stream ends then); None: never."""
 
 
-@dataclass(frozen=True)
-class Drafted:
+class Drafted(NamedTuple):
     """An entry just added to a draft: as the log stores it, and as its record (a game
-    entry's record holds the game's own events, ``made``)."""
+    entry's record holds the game's own events, ``made``). A named tuple: one per move."""
 
     log: LogEntry
     entry: Entry
@@ -149,6 +148,9 @@ class TableSnapshot:
 
 
 SNAPSHOT_FORMAT = 1
+
+_FACTS = {False: GameFacts(False), True: GameFacts(True)}
+"""What a move tells the state of the game: built once, not once a move."""
 
 
 class SnapshotError(ValueError):
@@ -183,6 +185,9 @@ class LiveTable:
         self._census: Census | None = None
         """The census at ``_views_at`` of a game whose views are derived from it."""
         self._views_at = -1
+        self._seated: tuple[tuple[Seat, ...], list[dict[str, Any]], int] = ((), [], 0)
+        """The seats the summary last showed, as the store keeps them, and how many are free:
+        the seats are immutable, so they are mapped again only when they change."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
@@ -347,17 +352,19 @@ class LiveTable:
 
     def summary(self) -> TableState:
         """What the store keeps of the table besides its log (updated with every append)."""
-        return TableState(self.version, self.phase, self.free_seats, self.finished,
-                          [seat.to_dict() for seat in self.seats], self.deadline)
+        seats = self.table.seats
+        if self._seated[0] is not seats:
+            self._seated = (seats, [seat.to_dict() for seat in seats], self.table.free_seats)
+        shown, free = self._seated[1], self._seated[2]
+        return TableState(self.version, self.phase, free, self.finished, shown, self.deadline)
 
     # ----------------------------------------------------------------- entries
 
     def draft(self, entry: Entry, now: float, request_id: str | None = None) -> Drafted:
         """The one way to add an entry to a draft: the game makes a game entry's events and
         deadline (in place), then the state evolves. Part of a held command's draft."""
-        made, facts = self._play(entry, now)
+        made, facts, events = self._play(entry, now)
         self.table = evolve(self.table, made, facts)
-        events = made.made if isinstance(made, GameEntry) else None
         return Drafted(LogEntry(self.version, made.kind, made.seat, encode(made), request_id,
                                 now), made, events or (), events is not None)
 
@@ -369,7 +376,7 @@ class LiveTable:
                 f"table {self.table_id}: entry {stored.version} follows version {self.version}")
         try:
             entry = decode(stored.kind, stored.seat, stored.payload)
-            made, facts = self._play(entry, stored.created_at, replaying=True)
+            made, facts, _ = self._play(entry, stored.created_at, replaying=True)
             if isinstance(made, GameEntry) and isinstance(entry, GameEntry) and (
                     made.events != entry.events
                     and jsonable(list(made.events)) != jsonable(list(entry.events))):
@@ -382,9 +389,10 @@ class LiveTable:
                                   ) from exc
 
     def _play(self, entry: Entry, now: float, replaying: bool = False
-              ) -> tuple[Entry, GameFacts | None]:
+              ) -> tuple[Entry, GameFacts | None, tuple[Event, ...] | None]:
         """The game's part of a game entry (start, move, abort), made in place: the entry
-        with the game's events (and, when not replaying, its turn deadline)."""
+        with the game's events (and, when not replaying, its turn deadline), what the game
+        says after it, and its events as the game made them (None: not a game entry)."""
         if isinstance(entry, Moved):
             if self.game is None:
                 raise EntryRejected("a move comes before the game started")
@@ -394,7 +402,7 @@ class LiveTable:
             return Moved(entry.kind, entry.seat, entry.move, tuple(events_json(events)),
                          entry.deadline if replaying else
                          now + seconds if seconds and not over else None,
-                         events), GameFacts(over)
+                         events), _FACTS[over], events
         if isinstance(entry, Started):
             if self.game is not None:
                 raise EntryRejected("the game starts a second time")
@@ -404,18 +412,16 @@ class LiveTable:
             if self.game is not None:
                 self.game, events = abort_game(self.game)
         else:
-            return entry, None
+            return entry, None, None
         over = self.game is not None and self.game.outcome() is not None
         stacks = self._starting_stacks() if isinstance(entry, Started) else ()
         facts = GameFacts(over, stacks)
-        if replaying:
-            return replace(entry, events=tuple(events_json(events)), made=events), facts
+        stored = tuple(events_json(events))
+        if replaying or isinstance(entry, Aborted):  # an abort has no deadline
+            return replace(entry, events=stored, made=events), facts, events
         seconds = self.record.turn_seconds
         deadline = now + seconds if seconds and not over else None
-        if isinstance(entry, Aborted):
-            return replace(entry, events=tuple(events_json(events)), made=events), facts
-        return replace(entry, events=tuple(events_json(events)), made=events,
-                       deadline=deadline), facts
+        return replace(entry, events=stored, made=events, deadline=deadline), facts, events
 
     def _start(self) -> tuple[Event, ...]:
         first = self.record.test.get("first_dealer")

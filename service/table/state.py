@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from bezique.service.table.entries import (
     Aborted,
@@ -99,10 +99,11 @@ class GameFacts:
     """For ``started``: each seat's chips at the start (betting variants), else empty."""
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(NamedTuple):
     """The table's own state at ``version``. Immutable: :func:`evolve` returns a new one (its
-    ``revoked`` mapping is copied on change, never changed in place)."""
+    ``revoked`` mapping is copied on change, never changed in place). A named tuple, not a
+    frozen dataclass: a move makes a new state, and a frozen dataclass takes about six times
+    as long to build (its fields are set one by one through ``object.__setattr__``)."""
 
     seats: tuple[Seat, ...]
     table_id: str = ""
@@ -112,7 +113,7 @@ class Table:
     chance_version: int = 0
     """How the table draws (its ``created`` entry says): 0 for tables from before seats
     contributed entropy and bots drew from the secret seed."""
-    revoked: Mapping[str, str] = field(default_factory=dict)
+    revoked: Mapping[str, str] = {}  # read-only, shared by empty tables: evolve copies it
     """Hashes of the seat tokens that no longer hold their seat, and why (``reissued`` or
     ``left``): from the log, so every replica refuses them alike."""
     grant_jtis: frozenset[str] = frozenset()
@@ -202,20 +203,22 @@ def evolve(table: Table, entry: Entry, game: GameFacts | None = None) -> Table:
     if table.ended is not None:
         raise EntryRejected(f"a {entry.kind!r} entry follows the end of the table")
     after = _evolve(table, entry, game or GameFacts())
-    return replace(after, version=table.version + 1, deadline=entry.deadline)
+    return after._replace(version=table.version + 1, deadline=entry.deadline)
 
 
 def _moved(table: Table, entry: Moved, game: GameFacts | None) -> Table:
     """A move of the game: only the version, the deadline and whether the game is over."""
-    if table.aborted or table.ended is not None or not table.started:
-        raise EntryRejected("a move comes before the game started" if not table.started
-                            else f"a {entry.kind!r} entry follows the end of the table")
-    _check_seat(table, entry.seat)
-    return Table(seats=table.seats, table_id=table.table_id, version=table.version + 1,
-                 deadline=entry.deadline, chance_version=table.chance_version,
-                 revoked=table.revoked, grant_jtis=table.grant_jtis, joins=table.joins,
-                 started=True, game_over=game is not None and game.over,
-                 aborted=False, ended=None, start_stacks=table.start_stacks)
+    if table.aborted:
+        raise EntryRejected(f"a {entry.kind!r} entry follows the abort")
+    if not table.started:
+        raise EntryRejected("a move comes before the game started")
+    if not 0 <= entry.seat < len(table.seats):
+        _check_seat(table, entry.seat)
+    # built field by field, in the order Table declares them (tests/table/test_evolve.py
+    # checks it against _replace): a move is the hot path
+    return Table(table.seats, table.table_id, table.version + 1, entry.deadline,
+                 table.chance_version, table.revoked, table.grant_jtis, table.joins, True,
+                 game is not None and game.over, False, None, table.start_stacks)
 
 
 def _evolve(table: Table, entry: Entry, game: GameFacts) -> Table:
@@ -226,7 +229,7 @@ def _evolve(table: Table, entry: Entry, game: GameFacts) -> Table:
     if isinstance(entry, Created):
         if table.version:
             raise EntryRejected("a 'created' entry follows the first one")
-        return replace(table, chance_version=entry.chance, joins=entry.joins)
+        return table._replace(chance_version=entry.chance, joins=entry.joins)
     if isinstance(entry, TokenReissued):
         held = table.seats[_check_seat(table, entry.seat)]
         if not held.occupied or held.bot:
@@ -235,7 +238,7 @@ def _evolve(table: Table, entry: Entry, game: GameFacts) -> Table:
         if held.token_hash:
             revoked[held.token_hash] = "reissued"
         seat = replace(held, token_hash=entry.token_hash, token_expires=entry.token_expires)
-        return replace(table, seats=_with(table.seats, entry.seat, seat), revoked=revoked)
+        return table._replace(seats=_with(table.seats, entry.seat, seat), revoked=revoked)
     if isinstance(entry, Revealed):
         return _reveal(table, entry)
     if isinstance(entry, Started):
@@ -247,7 +250,7 @@ def _evolve(table: Table, entry: Entry, game: GameFacts) -> Table:
         if table.owing:
             raise EntryRejected(f"the game starts before seats {list(table.owing)} revealed "
                                 "their committed entropy")
-        return replace(table, started=True, game_over=game.over,
+        return table._replace(started=True, game_over=game.over,
                        start_stacks=game.start_stacks)
     if isinstance(entry, Aborted):
         if table.game_over:
@@ -256,7 +259,7 @@ def _evolve(table: Table, entry: Entry, game: GameFacts) -> Table:
             raise EntryRejected(f"the abort names seats {list(entry.withheld)} as not revealed, "
                                 f"but the seats that owed a reveal are "
                                 f"{list(table.awaiting_reveal)}")
-        return replace(table, aborted=True, game_over=game.over)
+        return table._replace(aborted=True, game_over=game.over)
     return _end(table, entry)
 
 
@@ -273,7 +276,7 @@ def _seating(table: Table, entry: Joined | Left) -> Table:
         if entry.entropy and entry.entropy_commitment:
             raise EntryRejected(f"seat {seat} joins with both entropy and a commitment")
         jtis = table.grant_jtis | {entry.grant_jti} if entry.grant_jti else table.grant_jtis
-        return replace(table, seats=_with(table.seats, seat, Seat.joined(entry)),
+        return table._replace(seats=_with(table.seats, seat, Seat.joined(entry)),
                        grant_jtis=jtis)
     if not held.occupied:
         raise EntryRejected(f"seat {seat} is given up while it is free")
@@ -283,7 +286,7 @@ def _seating(table: Table, entry: Joined | Left) -> Table:
     revoked = table.revoked
     if held.token_hash:
         revoked = {**revoked, held.token_hash: "left"}
-    return replace(table, seats=_with(table.seats, seat, Seat()), revoked=revoked)
+    return table._replace(seats=_with(table.seats, seat, Seat()), revoked=revoked)
 
 
 def _reveal(table: Table, entry: Revealed) -> Table:
@@ -308,7 +311,7 @@ def _reveal(table: Table, entry: Revealed) -> Table:
         raise EntryRejected(f"seat {seat}'s revealed entropy does not match its commitment: "
                             f"sha256 is {digest}, the seat committed to "
                             f"{held.entropy_commitment}")
-    return replace(table, seats=_with(table.seats, seat, replace(held, entropy=entry.entropy)))
+    return table._replace(seats=_with(table.seats, seat, replace(held, entropy=entry.entropy)))
 
 
 def _end(table: Table, entry: Ended) -> Table:
@@ -319,7 +322,7 @@ def _end(table: Table, entry: Ended) -> Table:
     if table.free_seats or not table.owing or withheld != list(table.owing):
         raise EntryRejected(f"the table ends with seats {withheld} named as withholding their "
                             f"entropy, but the seats that owed a reveal are {list(table.owing)}")
-    return replace(table, ended=ended_outcome(len(table.seats), entry.withheld, entry.reason))
+    return table._replace(ended=ended_outcome(len(table.seats), entry.withheld, entry.reason))
 
 
 def _check_seat(table: Table, seat: int) -> int:
