@@ -274,8 +274,12 @@ _OPTIONS: dict[str, _Option] = {
                                   "power loss)"),
     "test_mode": _Option(_boolean, "allow CreateTable to fix seeds, stack shoes and fix the "
                                    "first dealer"),
-    "api_key": _Option(_text, "platform API key required by CreateTable (metadata x-api-key); "
-                              "empty: none"),
+    "api_key": _Option(_text, "platform API key (metadata x-api-key) required by CreateTable, "
+                              "ReissueSeatToken, AbortTable, WatchResults (the results feed) "
+                              "and joins that bind a player or a buy-in; buy-in tables (and "
+                              "with --grant-public-key every table not opened) seat only with "
+                              "it or a join grant. Empty: none (ReissueSeatToken and "
+                              "AbortTable are then refused)"),
     "log_format": _Option(_choice("json", "console", "auto"),
                           "json, console or auto (console on a terminal)"),
     "log_level": _Option(_choice("debug", "info", "warning", "error"),
@@ -328,7 +332,8 @@ _OPTIONS: dict[str, _Option] = {
     "seat_token_ttl": _Option(_seconds(False), "seconds a seat token is valid once issued (by "
                                                "JoinTable or ReissueSeatToken; 0: no expiry)"),
     "grant_public_key": _Option(_grant_key, "PEM public key (Ed25519, EC P-256 or RSA) that "
-                                            "checks platform join grants; empty: no grants"),
+                                            "checks platform join grants; empty: no grants; needs "
+                                            "--api-key"),
     "http_address": _Option(_optional_address,
                             "HOST:PORT of the HTTP port for browsers: Connect, gRPC-Web and the "
                             "web table (empty: off)"),
@@ -341,7 +346,9 @@ _OPTIONS: dict[str, _Option] = {
                                   "any; empty: the loopback names when it listens on loopback, "
                                   "else any): a guard against DNS rebinding"),
     "http_static_dir": _Option(_folder, "folder of the web table served at / on the HTTP port "
-                                        "(empty: the bundle clients/web/dist)"),
+                                        "(empty: the bundle built beside the code, "
+                                        "clients/web/dist in a checkout, "
+                                        "bezique/clients/web/dist when installed)"),
     "trusted_proxies": _Option(_networks,
                                "IP addresses or CIDR blocks of reverse proxies (comma-separated; "
                                "empty: none) whose X-Forwarded-For names the caller, on both "
@@ -478,6 +485,10 @@ def _inconsistency(config: Config) -> str:
     if config.http_address and _same_port(config.http_address, config.address):
         return f"--http-address {config.http_address} is the gRPC --address; give it a port " \
                "of its own"
+    if config.grant_public_key and not config.api_key:
+        return ("--grant-public-key (BEZIQUE_GRANT_PUBLIC_KEY) needs --api-key "
+                "(BEZIQUE_API_KEY): without the platform key anybody creates tables, and a "
+                "table with buy-ins takes a stranger's join")
     overlap = set(config.plugins) & set(config.disable_plugin)
     if overlap:
         return (f"--plugins and --disable-plugin both name {', '.join(sorted(overlap))}")
