@@ -17,9 +17,22 @@ from typing import Any, TypeVar
 from google.protobuf import json_format, struct_pb2
 
 from bezique.clients.contributions import contributions_digest
+from bezique.service.table.entries import (
+    Aborted,
+    Created,
+    Ended,
+    Entry,
+    Joined,
+    Left,
+    Moved,
+    Revealed,
+    Started,
+    TokenReissued,
+)
+from bezique.service.table.state import EntryRejected, GameFacts, Table, evolve
 from bezique.service.terms import (
+    ENTRY_KINDS,
     MOVE_KINDS,
-    REVEAL_TIMEOUT,
     EntryKind,
     card_codes,
     jsonable,
@@ -85,19 +98,6 @@ class Verified:
     """Why the table ended before any deal (``reveal_timeout``); empty for a game played."""
     withheld: tuple[int, ...] = ()
     """For ``reveal_timeout``: the seats that did not reveal their committed entropy."""
-
-
-@dataclass
-class _Seat:
-    entropy: bytes
-    bot: str
-    buy_in: int = 0
-    commitment: bytes = b""
-    """sha256 of the seat's entropy when it joined with a commitment (revealed later)."""
-
-    @property
-    def owes_reveal(self) -> bool:
-        return bool(self.commitment) and not self.entropy
 
 
 def _as_sent(detail: Mapping[str, Any]) -> struct_pb2.Struct:
@@ -284,168 +284,123 @@ def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
 
 
 class _Replay:
-    """The game rebuilt entry by entry, with who holds each seat."""
+    """The game rebuilt entry by entry; who holds each seat is the table's own state, evolved
+    by the server's own reducer (service.table), which refuses what no table could take."""
 
     def __init__(self, variant: Variant, options: Options, shoe: Shoe, seed: bytes,
                  history: pb.GetHistoryResponse, registry: Registry) -> None:
         self.variant, self.options, self.shoe, self.seed = variant, options, shoe, seed
         self.history = history
         self.policies = registry.bot_policies(variant.id)
-        self.seat_count = variant.seat_count(options)
-        self.seats: dict[int, _Seat] = {}
+        self.table = Table.empty(variant.seat_count(options), history.table_id)
         self.game: Game | None = None
         self.chance: CountingChance | None = None
         self.contributors: tuple[int, ...] = ()
         self.committed: tuple[int, ...] = ()
         self.moves = self.bot_moves = self.timeouts = 0
-        self.aborted = False
-        self.ended = ""
-        self.withheld: tuple[int, ...] = ()
 
     @property
-    def owing(self) -> list[int]:
-        """The seats that committed to entropy and have not revealed it."""
-        return sorted(seat for seat, held in self.seats.items() if held.owes_reveal)
+    def aborted(self) -> bool:
+        return self.table.aborted
 
-    def entry(self, entry: pb.HistoryEntry) -> None:
-        kind, version = entry.entry_kind, entry.version
-        if self.aborted:
-            raise VerificationError(f"a {kind!r} entry follows the abort", version)
+    @property
+    def ended(self) -> str:
+        return self.table.ended.reason if self.table.ended is not None else ""
+
+    @property
+    def withheld(self) -> tuple[int, ...]:
+        ended = self.table.ended
+        return tuple(ended.detail["withheld"]) if ended is not None else ()
+
+    def entry(self, told: pb.HistoryEntry) -> None:
+        version = told.version
+        entry = self._record(told)
+        try:
+            checked = evolve(self.table, entry)  # the table could take it: now the game
+            facts = None
+            if isinstance(entry, Started):
+                facts = self._start(told)
+            elif isinstance(entry, Moved):
+                facts = self._move(told, entry)
+            elif isinstance(entry, Aborted):
+                facts = self._abort(told)
+            self.table = checked if facts is None else evolve(self.table, entry, facts)
+        except EntryRejected as exc:
+            raise VerificationError(str(exc), version) from exc
+
+    def _record(self, told: pb.HistoryEntry) -> Entry:
+        """The typed entry a history entry shows (the history holds no token hashes)."""
+        kind, version = told.entry_kind, told.version
+        seat = told.seat if told.HasField("seat") else None
+        history = self.history
         if kind == EntryKind.CREATED:
-            return
-        if self.ended:
-            raise VerificationError(f"a {kind!r} entry follows the end of the table", version)
-        if kind == EntryKind.ABORTED:
-            self._abort(entry)
-            return
-        if kind in (EntryKind.JOINED, EntryKind.LEFT):
-            if self.game is not None:
-                raise VerificationError(f"a {kind!r} entry follows the start of the game",
-                                        version)
-            if kind == EntryKind.LEFT and len(self.seats) == self.seat_count and self.owing:
-                raise VerificationError("a seat is given up in the reveal round (a new holder "
-                                        "could choose its entropy after the reveals)", version)
-            seat = self._seat_of(entry)
-            if not 0 <= seat < self.seat_count:
-                raise VerificationError(f"seat {seat} is not a seat of this table "
-                                        f"(0..{self.seat_count - 1})", version)
-            if kind == EntryKind.JOINED:
-                if seat in self.seats:
-                    raise VerificationError(f"seat {seat} is joined while it is held", version)
-                commitment = bytes(entry.entropy_commitment)
-                if commitment and entry.entropy:
-                    raise VerificationError(f"seat {seat} joins with both entropy and a "
-                                            "commitment", version)
-                self.seats[seat] = _Seat(bytes(entry.entropy), entry.bot_policy,
-                                         entry.binding.buy_in, commitment)
-            else:
-                if seat not in self.seats:
-                    raise VerificationError(f"seat {seat} is given up while it is free", version)
-                del self.seats[seat]
-        elif kind == EntryKind.REVEALED:
-            self._reveal(entry)
-        elif kind == EntryKind.ENDED:
-            self._end(entry)
-        elif kind == EntryKind.STARTED:
-            if self.game is not None:
-                raise VerificationError("the game starts a second time", version)
-            if len(self.seats) != self.seat_count:
-                free = sorted(set(range(self.seat_count)) - set(self.seats))
-                raise VerificationError(f"the game starts with seats {free} free", version)
-            if self.owing:
-                raise VerificationError(f"the game starts before seats {self.owing} revealed "
-                                        "their committed entropy", version)
-            contributions = sorted((seat, held.entropy) for seat, held in self.seats.items()
-                                   if held.entropy and self.history.chance_version >= 2)
-            self.contributors = tuple(seat for seat, _ in contributions)
-            self.committed = tuple(seat for seat in self.contributors
-                                   if self.seats[seat].commitment)
-            self.chance = _chance(self.history, self.shoe, mixed_seed(self.seed, contributions))
-            first = (self.history.test.first_dealer
-                     if self.history.test.HasField("first_dealer") else None)
-            buy_ins = {seat: held.buy_in for seat, held in self.seats.items() if held.buy_in}
-            try:
-                # played as the version that wrote the log: its legal moves, its bots' choices
-                self.game, events = start_game(self.variant, self.options, self.chance, first,
-                                               buy_ins, self.history.variant_version)
-            except (VariantError, ValueError) as exc:
-                raise VerificationError(f"the game does not start with buy-ins {buy_ins}: "
-                                        f"{exc}", version) from exc
-            _compare(version, self.shoe, entry.events, events)
-        elif kind in MOVE_KINDS:
-            self._move(entry)
-        elif kind == EntryKind.TOKEN_REISSUED:
-            # A seat's token replaced: who plays the seat does not change, nor the game.
-            seat = self._seat_of(entry)
-            if seat not in self.seats or self.seats[seat].bot:
-                raise VerificationError(f"seat {seat}'s token is reissued, but no player holds "
-                                        "it", version)
-        else:
-            raise VerificationError(f"unknown entry kind {kind!r}", version)
+            return Created(history.variant_id, history.variant_version, dict(history.options),
+                           history.seed_commitment, history.chance_version)
+        if kind in (EntryKind.STARTED, EntryKind.ABORTED, EntryKind.ENDED):
+            if seat is not None:
+                raise VerificationError(f"an {kind!r} entry names a seat", version)
+            if kind == EntryKind.STARTED:
+                return Started()
+            if kind == EntryKind.ABORTED:
+                return Aborted(told.note, withheld=tuple(told.withheld_seats))
+            return Ended(tuple(sorted(told.withheld_seats)))
+        if seat is None:
+            if kind not in ENTRY_KINDS:
+                raise VerificationError(f"unknown entry kind {kind!r}", version)
+            raise VerificationError(f"a {kind!r} entry names no seat", version)
+        if kind == EntryKind.JOINED:
+            return Joined(seat, told.display_name or f"seat {seat}", bot=told.bot_policy,
+                          entropy=bytes(told.entropy).hex(), player_id=told.binding.player_id,
+                          buy_in=told.binding.buy_in,
+                          entropy_commitment=bytes(told.entropy_commitment).hex())
+        if kind == EntryKind.LEFT:
+            return Left(seat)
+        if kind == EntryKind.TOKEN_REISSUED:
+            return TokenReissued(seat, "")
+        if kind == EntryKind.REVEALED:
+            return Revealed(seat, bytes(told.entropy).hex())
+        if kind in MOVE_KINDS:
+            move = Move(told.move.kind, tuple(card.id for card in told.move.cards),
+                        told.move.amount, told.move.label)
+            return Moved(kind, seat, move)
+        raise VerificationError(f"unknown entry kind {kind!r}", version)
 
-    def _abort(self, entry: pb.HistoryEntry) -> None:
+    def _start(self, entry: pb.HistoryEntry) -> GameFacts:
+        """The deal, from the seed and the entropy the seats contributed (as the table's
+        chance version says)."""
+        version, table = entry.version, self.table
+        contributions = table.contributions()
+        self.contributors = tuple(seat for seat, _ in contributions)
+        self.committed = tuple(seat for seat in self.contributors
+                               if table.seats[seat].entropy_commitment)
+        self.chance = _chance(self.history, self.shoe, mixed_seed(self.seed, contributions))
+        first = (self.history.test.first_dealer
+                 if self.history.test.HasField("first_dealer") else None)
+        buy_ins = table.buy_ins()
+        try:
+            # played as the version that wrote the log: its legal moves, its bots' choices
+            self.game, events = start_game(self.variant, self.options, self.chance, first,
+                                           buy_ins, self.history.variant_version)
+        except (VariantError, ValueError) as exc:
+            raise VerificationError(f"the game does not start with buy-ins {buy_ins}: "
+                                    f"{exc}", version) from exc
+        _compare(version, self.shoe, entry.events, events)
+        return GameFacts(self.game.outcome() is not None)
+
+    def _abort(self, entry: pb.HistoryEntry) -> GameFacts:
         """An operator ended the table: the variant's settlement, recomputed."""
-        self.aborted = True
-        if entry.HasField("seat"):
-            raise VerificationError("an 'aborted' entry names a seat", entry.version)
         if self.game is None:
             _compare(entry.version, self.shoe, entry.events, ())
-            return
-        if self.game.outcome() is not None:
-            raise VerificationError("the game is aborted after it ended", entry.version)
+            return GameFacts()
         self.game, events = abort_game(self.game)
         _compare(entry.version, self.shoe, entry.events, events)
+        return GameFacts(self.game.outcome() is not None)
 
-    def _reveal(self, entry: pb.HistoryEntry) -> None:
-        """A seat reveals its committed entropy: only once every seat is taken (so every
-        commitment came first), only once, and only the value it committed to."""
-        version, seat = entry.version, self._seat_of(entry)
-        held = self.seats.get(seat)
-        if self.game is not None:
-            raise VerificationError(f"seat {seat} reveals entropy after the start", version)
-        if held is None or not held.commitment:
-            raise VerificationError(f"seat {seat} reveals entropy it never committed to",
-                                    version)
-        if held.entropy:
-            raise VerificationError(f"seat {seat} reveals its entropy a second time", version)
-        if len(self.seats) != self.seat_count:
-            raise VerificationError(f"seat {seat} reveals its entropy before every seat is "
-                                    "taken (a later seat could choose its own after it)",
-                                    version)
-        revealed = bytes(entry.entropy)
-        digest = hashlib.sha256(revealed).digest()
-        if digest != held.commitment:
-            raise VerificationError(f"seat {seat}'s revealed entropy does not match its "
-                                    f"commitment: sha256 is {digest.hex()}, the seat committed "
-                                    f"to {held.commitment.hex()}", version)
-        held.entropy = revealed
-
-    def _end(self, entry: pb.HistoryEntry) -> None:
-        """The table ends before any deal: exactly the seats that owed a reveal withheld it."""
-        version = entry.version
-        if self.game is not None:
-            raise VerificationError("an 'ended' entry follows the start of the game", version)
-        withheld = sorted(entry.withheld_seats)
-        if len(self.seats) != self.seat_count or not self.owing or withheld != self.owing:
-            raise VerificationError(f"the table ends with seats {withheld} named as withholding "
-                                    f"their entropy, but the seats that owed a reveal are "
-                                    f"{self.owing}", version)
-        self.ended = REVEAL_TIMEOUT
-        self.withheld = tuple(withheld)
-
-    def _seat_of(self, entry: pb.HistoryEntry) -> int:
-        if not entry.HasField("seat"):
-            raise VerificationError(f"a {entry.entry_kind!r} entry names no seat", entry.version)
-        return entry.seat
-
-    def _move(self, entry: pb.HistoryEntry) -> None:
-        game, version = self.game, entry.version
+    def _move(self, entry: pb.HistoryEntry, moved: Moved) -> GameFacts:
+        game, version, seat, move = self.game, entry.version, moved.seat, moved.move
         if game is None:
             raise VerificationError("a move comes before the game started", version)
-        seat = self._seat_of(entry)
-        move = Move(entry.move.kind, tuple(card.id for card in entry.move.cards),
-                    entry.move.amount, entry.move.label)
-        bot = self.seats[seat].bot if seat in self.seats else ""
+        bot = self.table.seats[seat].bot
         expected: Move | None = None
         if entry.entry_kind == EntryKind.BOT_MOVE:
             policy = self.policies.get(bot)
@@ -479,6 +434,7 @@ class _Replay:
                                     f"{exc}", version) from exc
         _compare(version, self.shoe, entry.events, events)
         self.moves += 1
+        return GameFacts(game.outcome() is not None)
 
 
 def _check_outcome(game: Game, told: pb.Outcome) -> None:

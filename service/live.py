@@ -1,8 +1,11 @@
-"""A table held in memory: its record, its game rebuilt from the log, its seats and watchers.
+"""A table held in memory: its record, its own state (service.table), its game rebuilt from
+the log, its lock and its watchers.
 
-Rebuilding is replay: start the variant from the table's seed (or test-mode stack), then apply
-every move entry, checking that each produces exactly the events the log holds. A log that
-replays differently under the installed plugin is refused, never silently reinterpreted.
+Rebuilding is replay: every entry through the one reducer (``evolve``), and every game entry
+through the variant, started from the table's seed (or test-mode stack), checking that each
+produces exactly the events the log holds. A log that replays differently under the installed
+plugin, or that the table's state could not have taken, is refused, never silently
+reinterpreted.
 """
 
 from __future__ import annotations
@@ -10,12 +13,30 @@ from __future__ import annotations
 import asyncio
 import pickle
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
-from bezique.service.terms import MOVE_KINDS, REVEAL_TIMEOUT, EntryKind, jsonable
+from bezique.service.table.entries import (
+    Aborted,
+    Entry,
+    EntryError,
+    GameEntry,
+    Moved,
+    Started,
+    decode,
+    encode,
+)
+from bezique.service.table.state import (
+    CHANCE_VERSION,
+    EntryRejected,
+    GameFacts,
+    Seat,
+    Table,
+    evolve,
+)
+from bezique.service.terms import jsonable
 from bezique.variants.api import (
     ABORTED,
     BaseGame,
@@ -32,48 +53,8 @@ from bezique.variants.api import (
 from bezique.variants.api import start_game as start_variant
 from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
 
-
-@dataclass(frozen=True)
-class Seat:
-    """Who holds a seat: a display name, the hash of its token, or a bot policy. Frozen: a
-    change to a seat replaces the record, so a view keeps the seats of its own version."""
-
-    name: str = ""
-    token_hash: str = ""
-    bot: str = ""
-    entropy: str = ""
-    """The randomness the seat contributed, hex (public): sent when it joined, or revealed
-    after every seat was taken when it joined with a commitment."""
-    player_id: str = ""
-    """The platform's opaque id of the player holding the seat (public)."""
-    buy_in: int = 0
-    """The seat's own starting stack (0: the table's default)."""
-    token_expires: float | None = None
-    """When the seat's current token expires (epoch seconds, from its log entry); None: never."""
-    entropy_commitment: str = ""
-    """sha256 of the seat's secret entropy, hex, when it joined with a commitment."""
-
-    @property
-    def occupied(self) -> bool:
-        return bool(self.token_hash or self.bot)
-
-    def expired(self, now: float) -> bool:
-        return self.token_expires is not None and now >= self.token_expires
-
-    @property
-    def owes_reveal(self) -> bool:
-        """Whether the seat committed to entropy it has not revealed yet."""
-        return bool(self.entropy_commitment) and not self.entropy
-
-    def to_dict(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"name": self.name, "bot": self.bot, "occupied": self.occupied}
-        if self.player_id:
-            found["player_id"] = self.player_id
-        if self.buy_in:
-            found["buy_in"] = self.buy_in
-        if self.owes_reveal:
-            found["owes_reveal"] = True
-        return found
+__all__ = ["CHANCE_VERSION", "Broadcast", "Drafted", "LiveTable", "Seat", "StreamEnd",
+           "ViewResult", "Watcher", "events_json", "rebuild"]
 
 
 @dataclass(frozen=True)
@@ -142,88 +123,126 @@ class Watcher:
     """When the stream's token expires (a seat's stream ends then); None: never."""
 
 
-class LiveTable:
-    """The committed state of one table, in memory.
+class Drafted(NamedTuple):
+    """An entry just added to a draft: as the log stores it, and as its record (a game
+    entry's record holds the game's own events, ``made``). A named tuple: one per move."""
 
-    Read and changed only under ``lock``. A command changes the table in place while it holds
-    the lock (the draft), and the lock is released only once the change is committed to the
-    store or the table is ``discarded``: so no reader can ever see a draft, and a table whose
-    change failed is never used again (it is rebuilt from the store).
+    log: LogEntry
+    entry: Entry
+    events: tuple[Event, ...] = ()
+    """A game entry's events as the game made them (the log holds them as JSON)."""
+    made_events: bool = False
+    """Whether ``events`` are the game's (a game entry): then watchers and observers are given
+    them as they are, not parsed back from the log's form."""
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """What a snapshot holds, versioned: the table's own state and its game. A snapshot of
+    another ``format`` (or the positional tuple of older servers) is ignored: the table is
+    replayed from its log, which is the truth; snapshots only make loading faster."""
+
+    format: int
+    table: Table
+    game: Game | None
+
+
+SNAPSHOT_FORMAT = 1
+
+_FACTS = {False: GameFacts(False), True: GameFacts(True)}
+"""What a move tells the state of the game: built once, not once a move."""
+
+
+class SnapshotError(ValueError):
+    """A snapshot this server does not read (another format): replay the whole log instead."""
+
+
+class LiveTable:
+    """One table in memory: its own state (``table``, an immutable record evolved by the one
+    reducer), its game, its lock and its watchers.
+
+    Read and changed only under ``lock``. A command drafts its entries on the table while it
+    holds the lock: the game is changed in place (a copy per move would cost more than the
+    move), the state is replaced. The lock is released only once the change is committed to
+    the store or the table is ``discarded``: so no reader can ever see a draft, and a table
+    whose change failed is never used again (it is rebuilt from the store).
     """
 
     def __init__(self, record: TableRecord, variant: Variant, seats: int) -> None:
         self.record = record
         self.variant = variant
+        self.table = Table.empty(seats, record.table_id)
         self.game: Game | None = None
-        self.version = 0
-        self.seats = [Seat() for _ in range(seats)]
-        self.deadline: float | None = None
         self.lock = asyncio.Lock()
         self.watchers: set[Watcher] = set()
         self.snapshot_version = 0
         self.discarded = False
         """Set when a change failed half-way: this object is no longer the table."""
-        self.left_at: list[float] = []
-        """When each seat was given up (``left`` entries), from the log. Seat churn is no
-        longer bounded per table but per caller (``CommandPath.churn``); kept for the
-        snapshot's layout."""
-        self.chance_version = 0
-        """How the table draws (its ``created`` entry says): 0 for tables from before seats
-        contributed entropy and bots drew from the secret seed; CHANCE_VERSION since."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
-        self.revoked: dict[str, str] = {}
-        """Hashes of the seat tokens that no longer hold their seat, and why (``reissued`` or
-        ``left``): from the log, so every replica refuses them alike."""
-        self.grant_jtis: set[str] = set()
-        """The ``jti`` of every join grant a seat of this table was joined with (from the
-        log): a grant is used once."""
-        self.aborted = False
-        """Set by an ``aborted`` entry: the table ended at an operator's request."""
-        self.start_stacks: tuple[int, ...] = ()
-        """Each seat's chips when the game started (betting variants): the results feed
-        reports the change to the end."""
-        self.ended: Outcome | None = None
-        """How a table that ended before any deal ended (an ``ended`` entry): a seat did not
-        reveal its committed entropy in time."""
-        self.joins = ""
-        """Who may take a seat, as the ``created`` entry says: PLATFORM_JOINS (only with a join
-        grant or the API key), OPEN_JOINS (anyone: its creator opened it on purpose), or ``""``
-        (anyone: a server without a platform rule, or a table from before it)."""
         self._views: dict[int | None, ViewResult] = {}
         """The views given out at ``_views_at``, by viewer (:meth:`view_for`)."""
         self._census: Census | None = None
         """The census at ``_views_at`` of a game whose views are derived from it."""
         self._views_at = -1
+        self._seated: tuple[tuple[Seat, ...], list[dict[str, Any]], int] = ((), [], 0)
+        """The seats the summary last showed, as the store keeps them, and how many are free:
+        the seats are immutable, so they are mapped again only when they change."""
 
     def snapshot(self) -> Snapshot:
         """The table's state now, for a faster rebuild (the log stays the truth)."""
-        state = pickle.dumps((self.game, self.seats, self.version, self.deadline,
-                              self.left_at, self.chance_version, self.revoked,
-                              self.grant_jtis, self.aborted, self.start_stacks, self.ended,
-                              self.joins),
+        state = pickle.dumps(TableSnapshot(SNAPSHOT_FORMAT, self.table, self.game),
                              protocol=pickle.HIGHEST_PROTOCOL)
         return Snapshot(self.version, self.variant.version, state)
 
     def restore(self, snapshot: Snapshot) -> None:
-        state = pickle.loads(snapshot.state)
-        self.game, self.seats, self.version, self.deadline = state[:4]
-        # older snapshots: 4 fields, then a count where the times are now (taken after the
-        # start, when churn no longer matters)
-        self.left_at = state[4] if len(state) > 4 and isinstance(state[4], list) else []
-        self.chance_version = state[5] if len(state) > 5 else 0
-        self.revoked = dict(state[6]) if len(state) > 6 else {}
-        self.grant_jtis = set(state[7]) if len(state) > 7 else set()
-        self.aborted = bool(state[8]) if len(state) > 8 else False
-        # an older snapshot: the stacks the game started with are lost (no chip changes)
-        self.start_stacks = tuple(state[9]) if len(state) > 9 else ()
-        self.ended = state[10] if len(state) > 10 else None
-        self.joins = str(state[11]) if len(state) > 11 else ""
+        found = pickle.loads(snapshot.state)
+        if not isinstance(found, TableSnapshot) or found.format != SNAPSHOT_FORMAT:
+            raise SnapshotError(f"a snapshot of another format ({type(found).__name__})")
+        self.table, self.game = found.table, found.game
         self.snapshot_version = snapshot.version
+
+    # the table's own state, read through (service code and tests read these)
 
     @property
     def table_id(self) -> str:
         return self.record.table_id
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        return self.table.seats
+
+    @property
+    def deadline(self) -> float | None:
+        return self.table.deadline
+
+    @property
+    def revoked(self) -> Mapping[str, str]:
+        return self.table.revoked
+
+    @property
+    def chance_version(self) -> int:
+        return self.table.chance_version
+
+    @property
+    def aborted(self) -> bool:
+        return self.table.aborted
+
+    @property
+    def ended(self) -> Outcome | None:
+        return self.table.ended
+
+    @property
+    def joins(self) -> str:
+        return self.table.joins
+
+    @property
+    def start_stacks(self) -> tuple[int, ...]:
+        return self.table.start_stacks
 
     @property
     def started(self) -> bool:
@@ -231,80 +250,29 @@ class LiveTable:
 
     @property
     def finished(self) -> bool:
-        if self.game is None:
-            return self.aborted or self.ended is not None
-        return self.game.outcome() is not None
+        return self.table.finished
 
     @property
     def awaiting_reveal(self) -> tuple[int, ...]:
-        """The seats that must reveal their committed entropy before the game can start: only
-        once every seat is taken (every commitment is in), and never after an end."""
-        if self.game is not None or self.finished or self.free_seats:
-            return ()
-        return tuple(index for index, seat in enumerate(self.seats) if seat.owes_reveal)
+        return self.table.awaiting_reveal
 
     @property
     def free_seats(self) -> int:
-        return sum(1 for seat in self.seats if not seat.occupied)
+        return self.table.free_seats
 
     @property
     def phase(self) -> str:
-        if self.game is None:
-            if self.aborted:
-                return "aborted"
-            if self.ended is not None:
-                return "over"
-            return "reveal" if self.awaiting_reveal else "waiting"
-        return self.game.phase
+        return self.table.phase if self.game is None else self.game.phase
 
     def chance(self) -> Chance:
         """The table's chance source: its seed mixed with its seats' entropy as they are now
         (the game starts when the last seat is taken, so these are the seats at the start)."""
-        contributions = [(index, bytes.fromhex(seat.entropy))
-                         for index, seat in enumerate(self.seats) if seat.entropy]
-        if self.chance_version < CHANCE_VERSION:
-            contributions = []
-        source = SeededChance(mixed_seed(self.record.seed, contributions))
+        source = SeededChance(mixed_seed(self.record.seed, self.table.contributions()))
         stacked = self.record.test.get("stacked_shoe")
         if stacked:
             order = self.variant.shoe(self.record.options).order_from_codes(stacked)
             return stacked_shoe(source, order)
         return source
-
-    def buy_ins(self) -> dict[int, int]:
-        """The seats' own starting stacks (only seats that bought in)."""
-        return {index: seat.buy_in for index, seat in enumerate(self.seats) if seat.buy_in}
-
-    def start_game(self) -> tuple[Event, ...]:
-        first = self.record.test.get("first_dealer")
-        # as the variant version that wrote the log plays (a table from before an upgrade)
-        game, events = start_variant(self.variant, self.record.options, self.chance(),
-                                    None if first is None else int(first), self.buy_ins(),
-                                    self.record.variant_version)
-        self.game = game
-        self.start_stacks = self._starting_stacks(game)
-        return events
-
-    def _starting_stacks(self, game: Game) -> tuple[int, ...]:
-        """The chips each seat brought: its join's ``buy_in``, else the table's option
-        ``starting_stack`` (the convention of betting variants), else the stacks the game
-        shows at its start (after any opening antes). Empty for a game without stacks."""
-        shown = game.view(None).stacks
-        if not shown:
-            return ()
-        default = self.record.options.get("starting_stack")
-        bought = self.buy_ins()
-        return tuple(bought.get(seat) or (int(default) if default is not None else stack)
-                     for seat, stack in enumerate(shown))
-
-    def abort(self) -> tuple[Event, ...]:
-        """End the table at an operator's request, settling as the variant says (part of a
-        draft, or replaying an ``aborted`` entry)."""
-        self.aborted = True
-        if self.game is None:
-            return ()
-        self.game, events = abort_game(self.game)
-        return events
 
     def bot_random(self, seat: int) -> random.Random:
         """The random source of the bot that makes the next entry for ``seat``."""
@@ -343,7 +311,7 @@ class LiveTable:
 
     def _new_view(self, viewer: int | None) -> ViewResult:
         game = self.game
-        seats = tuple(self.seats)
+        seats = self.table.seats
         if game is None:
             return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
                               self.outcome(), self.deadline, self.awaiting_reveal)
@@ -379,96 +347,106 @@ class LiveTable:
         """An abort in the reveal round (every seat taken, a commitment not revealed) names
         the seats that had not revealed, as the ``aborted`` entry does; nothing otherwise. The
         seats no longer change once the table ended, so they still say who owed a reveal."""
-        if self.free_seats:
-            return {}
-        owing = [index for index, seat in enumerate(self.seats) if seat.owes_reveal]
-        return {"withheld": owing} if owing else {}
+        owing = self.table.owing
+        return {"withheld": list(owing)} if owing and not self.free_seats else {}
 
-    def state(self) -> TableState:
-        return TableState(self.version, self.phase, self.free_seats, self.finished,
-                          [seat.to_dict() for seat in self.seats], self.deadline)
+    def summary(self) -> TableState:
+        """What the store keeps of the table besides its log (updated with every append)."""
+        seats = self.table.seats
+        if self._seated[0] is not seats:
+            self._seated = (seats, [seat.to_dict() for seat in seats], self.table.free_seats)
+        shown, free = self._seated[1], self._seated[2]
+        return TableState(self.version, self.phase, free, self.finished, shown, self.deadline)
 
-    # ----------------------------------------------------------------- replay
+    # ----------------------------------------------------------------- entries
 
-    def apply_entry(self, entry: LogEntry) -> None:
-        """Bring the table to ``entry.version`` by applying one stored entry."""
-        if entry.version != self.version + 1:
+    def draft(self, entry: Entry, now: float, request_id: str | None = None) -> Drafted:
+        """The one way to add an entry to a draft: the game makes a game entry's events and
+        deadline (in place), then the state evolves. Part of a held command's draft."""
+        made, facts, events = self._play(entry, now)
+        self.table = evolve(self.table, made, facts)
+        return Drafted(LogEntry(self.version, made.kind, made.seat, encode(made), request_id,
+                                now), made, events or (), events is not None)
+
+    def apply_entry(self, stored: LogEntry) -> None:
+        """Bring the table to ``stored.version`` by replaying one stored entry; the game must
+        make exactly the events the log holds."""
+        if stored.version != self.version + 1:
             raise LogVersionError(
-                f"table {self.table_id}: entry {entry.version} follows version {self.version}")
-        payload = entry.payload
-        if entry.kind == EntryKind.CREATED:
-            self.chance_version = int(payload.get("chance", 0))
-            self.joins = str(payload.get("joins", ""))
-        elif entry.kind == EntryKind.JOINED and entry.seat is not None:
-            expires = payload.get("token_expires")
-            self.seats[entry.seat] = Seat(str(payload.get("name", "")),
-                                          str(payload.get("token_hash", "")),
-                                          str(payload.get("bot", "")),
-                                          str(payload.get("entropy", "")),
-                                          str(payload.get("player_id", "")),
-                                          int(payload.get("buy_in", 0)),
-                                          None if expires is None else float(expires),
-                                          str(payload.get("entropy_commitment", "")))
-            if payload.get("grant_jti"):
-                self.grant_jtis.add(str(payload["grant_jti"]))
-        elif entry.kind == EntryKind.REVEALED and entry.seat is not None:
-            self.seats[entry.seat] = replace(self.seats[entry.seat],
-                                             entropy=str(payload.get("entropy", "")))
-        elif entry.kind == EntryKind.ENDED:
-            self.ended = ended_outcome(len(self.seats), payload)
-        elif entry.kind == EntryKind.LEFT and entry.seat is not None:
-            if self.seats[entry.seat].token_hash:
-                self.revoked[self.seats[entry.seat].token_hash] = "left"
-            self.seats[entry.seat] = Seat()
-            self.left_at.append(entry.created_at)
-        elif entry.kind == EntryKind.TOKEN_REISSUED and entry.seat is not None:
-            held = self.seats[entry.seat]
-            if held.token_hash:
-                self.revoked[held.token_hash] = "reissued"
-            expires = payload.get("token_expires")
-            self.seats[entry.seat] = replace(held, token_hash=str(payload["token_hash"]),
-                                             token_expires=None if expires is None
-                                             else float(expires))
-        elif entry.kind == EntryKind.STARTED:
-            self._check_replay(entry, self.start_game())
-        elif entry.kind == EntryKind.ABORTED:
-            self._check_replay(entry, self.abort())
-        elif entry.kind in MOVE_KINDS:
-            if self.game is None or entry.seat is None:
-                raise LogVersionError(f"table {self.table_id}: move before the game started")
-            move = Move.from_dict(payload["move"])
-            self._check_replay(entry, self.game.apply(entry.seat, move))
-        self.advance(entry)
+                f"table {self.table_id}: entry {stored.version} follows version {self.version}")
+        try:
+            entry = decode(stored.kind, stored.seat, stored.payload)
+            made, facts, _ = self._play(entry, stored.created_at, replaying=True)
+            if isinstance(made, GameEntry) and isinstance(entry, GameEntry) and (
+                    made.events != entry.events
+                    and jsonable(list(made.events)) != jsonable(list(entry.events))):
+                raise LogVersionError(
+                    f"table {self.table_id}: entry {stored.version} replays differently under "
+                    f"{self.variant.id} version {self.variant.version}")
+            self.table = evolve(self.table, entry, facts)
+        except (EntryError, EntryRejected) as exc:
+            raise LogVersionError(f"table {self.table_id}: entry {stored.version}: {exc}"
+                                  ) from exc
 
-    def advance(self, entry: LogEntry) -> None:
-        """Take the version and turn deadline of an entry the table's state already reflects
-        (replayed above, or just made by the table manager)."""
-        self.deadline = entry.payload.get("deadline")
-        self.version = entry.version
+    def _play(self, entry: Entry, now: float, replaying: bool = False
+              ) -> tuple[Entry, GameFacts | None, tuple[Event, ...] | None]:
+        """The game's part of a game entry (start, move, abort), made in place: the entry
+        with the game's events (and, when not replaying, its turn deadline), what the game
+        says after it, and its events as the game made them (None: not a game entry)."""
+        if isinstance(entry, Moved):
+            if self.game is None:
+                raise EntryRejected("a move comes before the game started")
+            events = self.game.apply(entry.seat, entry.move)
+            over = self.game.outcome() is not None
+            seconds = self.record.turn_seconds
+            return Moved(entry.kind, entry.seat, entry.move, tuple(events_json(events)),
+                         entry.deadline if replaying else
+                         now + seconds if seconds and not over else None,
+                         events), _FACTS[over], events
+        if isinstance(entry, Started):
+            if self.game is not None:
+                raise EntryRejected("the game starts a second time")
+            events = self._start()
+        elif isinstance(entry, Aborted):
+            events = ()
+            if self.game is not None:
+                self.game, events = abort_game(self.game)
+        else:
+            return entry, None, None
+        over = self.game is not None and self.game.outcome() is not None
+        stacks = self._starting_stacks() if isinstance(entry, Started) else ()
+        facts = GameFacts(over, stacks)
+        stored = tuple(events_json(events))
+        if replaying or isinstance(entry, Aborted):  # an abort has no deadline
+            return replace(entry, events=stored, made=events), facts, events
+        seconds = self.record.turn_seconds
+        deadline = now + seconds if seconds and not over else None
+        return replace(entry, events=stored, made=events, deadline=deadline), facts, events
 
-    def _check_replay(self, entry: LogEntry, events: Sequence[Event]) -> None:
-        if jsonable(events_json(events)) != jsonable(entry.payload.get("events", [])):
-            raise LogVersionError(
-                f"table {self.table_id}: entry {entry.version} replays differently under "
-                f"{self.variant.id} version {self.variant.version}")
+    def _start(self) -> tuple[Event, ...]:
+        first = self.record.test.get("first_dealer")
+        # as the variant version that wrote the log plays (a table from before an upgrade)
+        self.game, events = start_variant(self.variant, self.record.options, self.chance(),
+                                          None if first is None else int(first),
+                                          self.table.buy_ins(), self.record.variant_version)
+        return events
+
+    def _starting_stacks(self) -> tuple[int, ...]:
+        """The chips each seat brought: its join's ``buy_in``, else the table's option
+        ``starting_stack`` (the convention of betting variants), else the stacks the game
+        shows at its start (after any opening antes). Empty for a game without stacks."""
+        shown = self.game.view(None).stacks if self.game is not None else ()
+        if not shown:
+            return ()
+        default = self.record.options.get("starting_stack")
+        bought = self.table.buy_ins()
+        return tuple(bought.get(seat) or (int(default) if default is not None else stack)
+                     for seat, stack in enumerate(shown))
 
 
 def events_json(events: Sequence[Event]) -> list[dict[str, Any]]:
     """Events as a log entry holds them (JSON-able; a store may turn tuples into lists)."""
     return [event.to_dict() for event in events]
-
-
-CHANCE_VERSION = 2
-"""The chance construction of new tables: the seed mixed with the seats' entropy, bots drawing
-from the secret seed (docs/fairness.md)."""
-
-
-def ended_outcome(seats: int, payload: dict[str, Any]) -> Outcome:
-    """The outcome of a table that ended before any deal: nobody won, nothing was scored;
-    ``detail.withheld`` names the seats that did not reveal."""
-    withheld = [int(seat) for seat in payload.get("withheld", ())]
-    return Outcome((), (0,) * seats, str(payload.get("reason", REVEAL_TIMEOUT)),
-                   {"withheld": withheld, "dealt": False})
 
 
 def rebuild(record: TableRecord, variant: Variant, seats: int,

@@ -14,9 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 from bezique.service.errors import InvalidArgument, Unavailable
-from bezique.service.store import Store, TableResult
+from bezique.service.live import LiveTable
+from bezique.service.store import LogEntry, Store, TableResult
+from bezique.variants.api import ABORTED
 
 PAGE = 100
 """Results read from the store at once."""
@@ -69,3 +72,26 @@ class ResultsFeed:
                     await asyncio.wait_for(changed.wait(), self.poll)
         finally:
             self.streams -= 1
+
+
+def finished_result(live: LiveTable, last: LogEntry) -> TableResult:
+    """The result of a table that ``last`` ends (part of the draft that ends it): who held
+    each seat, the outcome, each seat's chip change for a betting variant, the seed."""
+    record = live.record
+    outcome = live.outcome()
+    chips: list[int] = []
+    if live.game is not None and live.start_stacks:
+        end = live.game.view(None).stacks
+        if len(end) == len(live.start_stacks):
+            chips = [after - before for before, after in zip(live.start_stacks, end, strict=True)]
+    data: dict[str, Any] = {
+        "variant_id": record.variant_id, "variant_version": record.variant_version,
+        "seats": [{"player_id": seat.player_id, "name": seat.name, "bot": seat.bot}
+                  for seat in live.seats],
+        "reason": outcome.reason if outcome is not None else ABORTED,
+        "outcome": None if outcome is None else {
+            "winners": list(outcome.winners), "scores": list(outcome.scores),
+            "reason": outcome.reason, "detail": dict(outcome.detail)},
+        "chip_changes": chips, "start_stacks": list(live.start_stacks) if chips else [],
+        "commitment": record.commitment, "seed": record.seed.hex()}
+    return TableResult(record.table_id, last.version, data, last.created_at)

@@ -21,15 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from bezique.service import auth
-from bezique.service.commands import (
-    Binding,
-    CommandPath,
-    MoveResult,
-    events_for,
-    parsed_events,
-    redacted,
-)
+from bezique.service import auth, inputs
+from bezique.service.commands import Binding, CommandPath, MoveResult
 from bezique.service.errors import (
     InvalidArgument,
     PermissionDenied,
@@ -48,11 +41,13 @@ from bezique.service.live import (
     Watcher,
 )
 from bezique.service.metrics import Metrics
+from bezique.service.redaction import events_for, parsed_events, redacted
 from bezique.service.repository import TableRepository
 from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
 from bezique.service.settings import Limits, Settings
 from bezique.service.store import LogEntry, Store, TableResult
+from bezique.service.table.entries import Moved, decode
 from bezique.service.terms import MOVE_KINDS
 from bezique.service.watch import (
     BEHIND,
@@ -107,9 +102,10 @@ class Update:
 
 def _visible_move(entry: LogEntry, viewer: int | None, events: Sequence[Event],
                   finished: bool) -> Move | None:
-    if entry.kind not in MOVE_KINDS:
+    record = decode(entry.kind, entry.seat, entry.payload) if entry.kind in MOVE_KINDS else None
+    if not isinstance(record, Moved):
         return None
-    move = Move.from_dict(entry.payload["move"])
+    move = record.move
     if finished or viewer == entry.seat:
         return move
     shown = {card for event in events for card in event.cards}
@@ -189,6 +185,7 @@ class TableManager:
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
                    binding: Binding | None = None, entropy_commitment: bytes = b"",
                    caller: Sequence[str] = ()) -> tuple[int, str, ViewResult]:
+        name = inputs.check_join(self.settings.limits, name, entropy, entropy_commitment)
         return await self.commands.join(table_id, seat, name, entropy, binding,
                                         entropy_commitment, caller)
 
@@ -196,6 +193,7 @@ class TableManager:
         return await _unversioned(lambda: self.commands.reissue(table_id, seat))
 
     async def reveal(self, table_id: str, token: str, entropy: bytes) -> ViewResult:
+        inputs.check_reveal(entropy)
         return await _unversioned(lambda: self.commands.reveal(table_id, token, entropy))
 
     async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
@@ -203,9 +201,11 @@ class TableManager:
 
     async def submit(self, table_id: str, token: str, move: Move, expected_version: int,
                      request_id: str) -> MoveResult:
+        inputs.check_request_id(self.settings.limits, request_id)
         return await self.commands.submit(table_id, token, move, expected_version, request_id)
 
     async def abort(self, table_id: str, note: str = "") -> int:
+        inputs.check_note(self.settings.limits, note)
         return await _unversioned(lambda: self.commands.abort(table_id, note))
 
     def watch_results(self, from_cursor: int) -> AsyncIterator[TableResult]:

@@ -12,8 +12,9 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from bezique.service.errors import InvalidArgument
 from bezique.service.live import LiveTable, Seat, ViewResult
 from bezique.service.store import TableRecord, TableResult, TableState
+from bezique.service.table.entries import Aborted, Ended, Joined, Revealed, decode
 from bezique.service.table_manager import HistoryItem, HistoryPage, MoveResult, Update
-from bezique.service.terms import PLATFORM_JOINS, EntryKind, jsonable, option_text
+from bezique.service.terms import PLATFORM_JOINS, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     Event,
@@ -292,7 +293,7 @@ def list_variants_response(registry: Registry) -> pb.ListVariantsResponse:
 
 def create_table_response(live: LiveTable) -> pb.CreateTableResponse:
     return pb.CreateTableResponse(table_id=live.table_id, seed_commitment=live.record.commitment,
-                                  table=table_summary(live.record, live.state()),
+                                  table=table_summary(live.record, live.summary()),
                                   platform_joins=live.joins == PLATFORM_JOINS)
 
 
@@ -401,28 +402,29 @@ def _add_history_entry(into: RepeatedCompositeFieldContainer[pb.HistoryEntry], s
                        seats: Sequence[Seat], item: HistoryItem) -> None:
     """One log entry of a history page, added in place: what every entry has, then what its
     kind adds (a join's entropy, bot and binding; a reveal's entropy; the seats an end
-    withheld; an abort's note, and the seats that had not revealed when it came)."""
-    entry, payload = item.entry, item.entry.payload
+    withheld; an abort's note)."""
+    entry = item.entry
+    record = decode(entry.kind, entry.seat, entry.payload)
     message = into.add(version=entry.version, entry_kind=entry.kind,
                        time=timestamp(entry.created_at))
     add_events(message.events, shoe, entry.version, item.events)
     if entry.seat is not None:
         message.seat = entry.seat
-        message.display_name = str(payload.get(
-            "name", seats[entry.seat].name if entry.seat < len(seats) else ""))
-    if entry.kind == EntryKind.JOINED:
-        message.entropy = bytes.fromhex(str(payload.get("entropy", "")))
-        message.bot_policy = str(payload.get("bot", ""))
-        if "player_id" in payload or "buy_in" in payload:
-            message.binding.player_id = str(payload.get("player_id", ""))
-            message.binding.buy_in = int(payload.get("buy_in", 0))
-        message.entropy_commitment = bytes.fromhex(str(payload.get("entropy_commitment", "")))
-    elif entry.kind == EntryKind.REVEALED:
-        message.entropy = bytes.fromhex(str(payload.get("entropy", "")))
-    elif entry.kind == EntryKind.ENDED:
-        message.withheld_seats.extend(int(s) for s in payload.get("withheld", ()))
-    elif entry.kind == EntryKind.ABORTED:
-        message.note = str(payload.get("note", ""))
-        message.withheld_seats.extend(int(s) for s in payload.get("withheld", ()))
+        message.display_name = (record.name if isinstance(record, Joined) else
+                                 seats[entry.seat].name if entry.seat < len(seats) else "")
+    if isinstance(record, Joined):
+        message.entropy = bytes.fromhex(record.entropy)
+        message.bot_policy = record.bot
+        if record.player_id or record.buy_in:
+            message.binding.player_id = record.player_id
+            message.binding.buy_in = record.buy_in
+        message.entropy_commitment = bytes.fromhex(record.entropy_commitment)
+    elif isinstance(record, Revealed):
+        message.entropy = bytes.fromhex(record.entropy)
+    elif isinstance(record, Ended):
+        message.withheld_seats.extend(record.withheld)
+    elif isinstance(record, Aborted):
+        message.note = record.note
+        message.withheld_seats.extend(record.withheld)
     if item.move is not None:
         set_move(message.move, shoe, item.move)

@@ -17,6 +17,7 @@ from bezique.service.errors import ResourceExhausted
 from bezique.service.live import Broadcast, LiveTable, StreamEnd, ViewResult, Watcher
 from bezique.service.settings import Limits
 from bezique.service.store import LogEntry
+from bezique.variants.api import Event
 
 log = structlog.get_logger("bezique.watch")
 
@@ -115,14 +116,15 @@ class WatchHub:
             watcher.home = live
             live.watchers.add(watcher)
 
-    def publish(self, live: LiveTable, entry: LogEntry, *, with_views: bool = True
-                ) -> dict[int | None, ViewResult]:
+    def publish(self, live: LiveTable, entry: LogEntry, *, with_views: bool = True,
+                events: tuple[Event, ...] | None = None) -> dict[int | None, ViewResult]:
         """Send a committed entry to every stream, with each viewer's view after it when
         ``live`` is at that entry (of several entries committed at once, only the last).
-        Returns the views rendered, by viewer: the mover's answer reuses its own."""
+        ``events`` are the entry's events when in hand (else parsed from it once). Returns
+        the views rendered, by viewer: the mover's answer reuses its own."""
         if not live.watchers:
             return {}
-        broadcast = Broadcast(entry, finished=with_views and live.finished)
+        broadcast = Broadcast(entry, finished=with_views and live.finished, parsed=events)
         now = time.time()
         for watcher in list(live.watchers):
             viewer = watcher.viewer

@@ -253,6 +253,13 @@ async def test_an_abort_in_the_reveal_round_names_the_seats_that_had_not_reveale
             result = await anext(operator.watch_results(0))
             assert result.outcome.detail["withheld"] == [1]
             assert verify_history(history).aborted
+            # the verifier replays with the server's reducer: a forged abort naming the honest
+            # seat as the one that had not revealed is caught
+            forged = tampered(history)
+            forged.entries[-1].withheld_seats[:] = [0]
+            with pytest.raises(VerificationError, match=r"owed a reveal are \[1\]") as caught:
+                verify_history(forged)
+            assert caught.value.version == last.version
             # an abort while seats are free names nobody: no reveal was asked for yet
             waiting = await operator.create_table("highcard", OPTIONS)
             await operator.join(waiting.table_id, seat=0)

@@ -19,6 +19,7 @@ from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.verify import verify_history
 from bezique.service import auth
 from bezique.service.server import RunningServer, start_server
+from bezique.service.table.entries import Joined
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
 from tests.helpers import details, eventually, server_config
@@ -324,9 +325,8 @@ async def test_a_seat_bound_to_a_player_id_reaches_list_tables_and_the_feed(
     token = auth.new_token()
     manager = platform.manager
     async with manager.repo.hold(table.table_id) as live:
-        payload = {"name": "ann", "token_hash": auth.token_hash(token), "player_id": "p-1"}
-        await manager.commands._commit(live, lambda: [
-            manager.commands._entry(live, "joined", 0, payload, time.time())])
+        joined = Joined(0, "ann", auth.token_hash(token), player_id="p-1")
+        await manager.commands._commit(live, lambda: [live.draft(joined, time.time())])
     bob = await admin.join(table.table_id, name="bob")
     listed = await admin.list_tables(player_id="p-1")
     assert [t.table_id for t in listed] == [table.table_id]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 from bezique.clients.sdk import AsyncTableClient
+from bezique.service.live import Seat, TableSnapshot
 from bezique.service.server import start_server
 from bezique.service.store import Snapshot
 from tests.helpers import highcard_registry, server_config
@@ -76,5 +78,31 @@ async def test_idle_tables_leave_memory_and_come_back_unchanged(tmp_path: Path) 
             assert again == moved.view
             snapshot = await server.store.load_snapshot(table_id)
             assert snapshot is not None and snapshot.version == moved.version
+    finally:
+        await server.stop()
+
+
+async def test_a_snapshot_of_another_format_is_ignored_and_the_log_replayed(
+        tmp_path: Path) -> None:
+    """Snapshots are versioned records; the positional tuple of earlier servers (or any other
+    format) costs a full replay, never a wrong table."""
+    config = server_config(store=f"sqlite:{tmp_path / 'f.sqlite'}")
+    server = await start_server(config, highcard_registry())
+    try:
+        async with AsyncTableClient(server.address, retries=0) as client:
+            table_id, first, _ = await two_seats(client)
+            view = await client.view(table_id, first.token)
+            moved = await client.submit(first, view.legal_moves[0], view.version)
+            live = await server.manager.table(table_id)
+            # an earlier server's snapshot: (game, seats, version, deadline, ...), here with
+            # nobody seated, which a server that read it would show
+            old = pickle.dumps((live.game, [Seat(), Seat()], moved.version, None, [], 2, {},
+                                set(), False, (), None))
+            await server.store.save_snapshot(table_id, Snapshot(moved.version, 1, old))
+            server.manager.repo.discard(live)
+            assert await client.view(table_id, first.token) == moved.view
+            fresh = await server.manager.table(table_id)
+            assert fresh is not live and fresh.seats[0].occupied
+            assert isinstance(pickle.loads(fresh.snapshot().state), TableSnapshot)
     finally:
         await server.stop()
