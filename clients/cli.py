@@ -27,7 +27,7 @@ from bezique.clients import render
 from bezique.clients.safe import visible
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.sdk import with_amount as sdk_with_amount
-from bezique.service.terms import EntryKind
+from bezique.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"

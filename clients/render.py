@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bezique.clients.safe import cleaned, visible
-from bezique.service.terms import whole_numbers
+from bezique.terms import whole_numbers
 from bezique.v1 import table_service_pb2 as pb
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}

@@ -25,7 +25,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from bezique.clients.contributions import contributions_digest, free_seats
-from bezique.service.terms import option_text
+from bezique.terms import option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 

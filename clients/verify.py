@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from google.protobuf import json_format, struct_pb2
 
 from bezique.clients.contributions import contributions_digest
-from bezique.service.terms import (
+from bezique.terms import (
     MOVE_KINDS,
     REVEAL_TIMEOUT,
     EntryKind,

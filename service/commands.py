@@ -52,7 +52,8 @@ from bezique.service.store import (
     TableResult,
     VersionConflict,
 )
-from bezique.service.terms import (
+from bezique.service.watch import WatchHub
+from bezique.terms import (
     MOVE_KINDS,
     OPEN_JOINS,
     PLATFORM_JOINS,
@@ -61,7 +62,6 @@ from bezique.service.terms import (
     EntryKind,
     describe_move,
 )
-from bezique.service.watch import WatchHub
 from bezique.variants.api import (
     ABORTED,
     Event,

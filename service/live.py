@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
-from bezique.service.terms import MOVE_KINDS, REVEAL_TIMEOUT, EntryKind, jsonable
+from bezique.terms import MOVE_KINDS, REVEAL_TIMEOUT, EntryKind, jsonable
 from bezique.variants.api import (
     ABORTED,
     BaseGame,

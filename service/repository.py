@@ -24,8 +24,8 @@ from bezique.service.errors import (
 )
 from bezique.service.live import LiveTable, Watcher, rebuild
 from bezique.service.store import LogEntry, Store, StoreError
-from bezique.service.terms import SEAT_KINDS
 from bezique.service.watch import RELOADED, WatchHub
+from bezique.terms import SEAT_KINDS
 from bezique.variants.api import LogVersionError
 from bezique.variants.registry import Registry, UnknownVariantError
 

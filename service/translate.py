@@ -13,7 +13,7 @@ from bezique.service.errors import InvalidArgument
 from bezique.service.live import LiveTable, Seat, ViewResult
 from bezique.service.store import TableRecord, TableResult, TableState
 from bezique.service.table_manager import HistoryItem, HistoryPage, MoveResult, Update
-from bezique.service.terms import EntryKind, jsonable, option_text
+from bezique.terms import EntryKind, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     Event,

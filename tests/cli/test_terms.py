@@ -1,4 +1,4 @@
-"""The protocol's terms (service/terms.py) on what the code feeds them: real games' events,
+"""The protocol's terms (bezique/terms.py) on what the code feeds them: real games' events,
 views and moves, every installed option, and the log of real tables over a real port."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bezique.clients.verify import verify_history
 from bezique.service.live import events_json
 from bezique.service.server import RunningServer, start_server
 from bezique.service.store import codec
-from bezique.service.terms import (
+from bezique.terms import (
     ENTRY_KINDS,
     MOVE_KINDS,
     SEAT_KINDS,
