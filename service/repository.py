@@ -31,7 +31,6 @@ from bezique.variants.registry import Registry, UnknownVariantError
 
 log = structlog.get_logger("bezique.tables")
 
-MAX_TABLE_ID = 64
 MAX_MISSED = 64
 """Entries a reloaded table sends on to the streams it adopts; further behind, they resume."""
 
@@ -110,9 +109,10 @@ class TableRepository:
         return [entry for entry in entries if entry.version <= live.version]
 
     async def _load(self, table_id: str) -> LiveTable:
-        if not table_id or len(table_id) > MAX_TABLE_ID or not table_id.isprintable():
+        longest = self.hub.limits.max_table_id
+        if not table_id or len(table_id) > longest or not table_id.isprintable():
             raise InvalidArgument(f"table_id {quoted(table_id)} is not a table id "
-                                  f"(1 to {MAX_TABLE_ID} printable characters)", field="table_id")
+                                  f"(1 to {longest} printable characters)", field="table_id")
         found = await self.store.load_table(table_id)
         if found is None:
             raise NotFound(f"no table {quoted(table_id)}", field="table_id")

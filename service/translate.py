@@ -11,6 +11,7 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from bezique.service.errors import InvalidArgument
 from bezique.service.live import LiveTable, Seat, ViewResult
+from bezique.service.settings import Limits
 from bezique.service.store import TableRecord, TableResult, TableState
 from bezique.service.table_manager import HistoryItem, HistoryPage, MoveResult, Update
 from bezique.terms import EntryKind, jsonable, option_text
@@ -103,7 +104,8 @@ def move_from_pb(message: pb.Move) -> Move:
     if not message.kind:
         raise InvalidArgument("move.kind is empty: submit one of the legal moves",
                               field="move.kind")
-    if len(message.cards) > 64 or len(message.kind) > 64 or len(message.label) > 64:
+    longest = Limits.max_move_part
+    if max(len(message.cards), len(message.kind), len(message.label)) > longest:
         raise InvalidArgument("move is larger than any legal move", field="move")
     return Move(message.kind, tuple(card.id for card in message.cards), message.amount,
                 message.label)
