@@ -30,8 +30,8 @@ from bezique.service.errors import (
     ResourceExhausted,
     StaleVersion,
     Unauthenticated,
-    Unavailable,
     quoted,
+    store_unavailable,
 )
 from bezique.service.limits import SeatChurn
 from bezique.service.live import (
@@ -259,8 +259,7 @@ class CommandPath:
         except StoreError as exc:
             self.repo.discard(live)
             log.warning("store_append_failed", table_id=live.table_id, error=str(exc))
-            raise Unavailable(f"the store did not take the change: {exc}; retry",
-                              reason="STORE_UNAVAILABLE") from exc
+            raise store_unavailable(exc) from exc
         except BaseException:
             self.repo.discard(live)
             raise

@@ -19,8 +19,8 @@ from bezique.service.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
-    Unavailable,
     quoted,
+    store_unavailable,
 )
 from bezique.service.live import LiveTable, Watcher, rebuild
 from bezique.service.store import LogEntry, Store, StoreError
@@ -190,8 +190,8 @@ class TableRepository:
         except BaseException as exc:
             self.discard(live)
             if isinstance(exc, StoreError):
-                raise Unavailable(f"the table store is unavailable for a moment: {exc}; retry",
-                                  reason="STORE_UNAVAILABLE") from exc
+                log.warning("store_unavailable", table_id=live.table_id, error=str(exc))
+                raise store_unavailable(exc) from exc
             raise
 
     def on_remote_entry(self, table_id: str, version: int) -> None:

@@ -28,7 +28,7 @@ from bezique.service.errors import (
     ResourceExhausted,
     ServiceError,
     Unauthenticated,
-    Unavailable,
+    store_unavailable,
 )
 from bezique.service.grants import GrantVerifier, printable_id
 from bezique.service.limits import RateLimiter, StreamCounter, address_block
@@ -109,15 +109,12 @@ def _seat_token(context: ServicerContext[Req, Resp]) -> str:
     return token
 
 
-def _unavailable(error: StoreError) -> Unavailable:
-    log.warning("store_unavailable", error=str(error))
-    return Unavailable("the table store is unavailable for a moment; retry (moves are "
-                       "idempotent by request_id)", reason="STORE_UNAVAILABLE")
-
-
 def _failure(error: ServiceError | StoreError) -> ServiceError:
     """The service error to answer with: a store failure is UNAVAILABLE (retry)."""
-    return _unavailable(error) if isinstance(error, StoreError) else error
+    if isinstance(error, StoreError):
+        log.warning("store_unavailable", error=str(error))
+        return store_unavailable(error)
+    return error
 
 
 def _answer_for(error: Exception, name: str) -> ServiceError | None:
