@@ -14,7 +14,7 @@ from bezique.service.live import LiveTable, Seat, ViewResult
 from bezique.service.settings import Limits
 from bezique.service.store import TableRecord, TableResult, TableState
 from bezique.service.table_manager import HistoryItem, HistoryPage, MoveResult, Update
-from bezique.terms import EntryKind, jsonable, option_text
+from bezique.terms import EntryKind, describe_move, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     Event,
@@ -219,7 +219,9 @@ def _render_view(result: ViewResult, message: pb.View) -> None:
             zone_pb.owner = zone.owner
     message.pot = view.pot
     for move in legal:
-        set_move(message.legal_moves.add(), shoe, move)
+        offered = message.legal_moves.add()
+        set_move(offered, shoe, move)
+        offered.text = describe_move(move, shoe)  # the one text every client shows
     _set_detail(message.detail, view.detail)
     if deadline is not None and outcome is None:
         message.deadline.CopyFrom(timestamp(deadline))

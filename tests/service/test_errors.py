@@ -191,6 +191,8 @@ async def test_the_sdk_reads_the_legal_moves_an_illegal_move_names(
         await client.submit(seat, pb.Move(kind="nonsense"), view.version)
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert legal_moves_now(caught.value) == details(caught.value)["legal"] != []
+    # The same text as the view's legal moves carry: one text of a move, the server's.
+    assert legal_moves_now(caught.value) == [move.text for move in view.legal_moves]
     assert status_details(caught.value)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await client.join(table_id)
