@@ -35,6 +35,11 @@ class Limits:
     """An entropy commitment is a sha256 digest."""
     max_grant_length: int = 4096
     """Characters of a join grant (a signed JWT), refused before it is parsed."""
+    max_service_name: int = 200
+    """A health call's service name: every watched name is a key kept while its streams are
+    open, so a name is bounded as any other field is."""
+    max_http_head_bytes: int = 64 * 1024
+    """A request's head (request line and headers) on the HTTP port."""
 
     max_tables: int = 100_000
     max_watchers_per_table: int = 1000
