@@ -268,7 +268,7 @@ class CommandPath:
         except StoreError as exc:
             self.repo.discard(live)
             log.warning("store_append_failed", table_id=live.table_id, error=str(exc))
-            raise store_unavailable(exc) from exc
+            raise store_unavailable() from exc
         except BaseException:
             self.repo.discard(live)
             raise

@@ -213,11 +213,11 @@ class Unavailable(ServiceError):
     code = "UNAVAILABLE"
 
 
-def store_unavailable(error: Exception) -> Unavailable:
+def store_unavailable() -> Unavailable:
     """The one answer to a store's failure (a ``StoreError``): UNAVAILABLE, retry, reason
-    ``STORE_UNAVAILABLE``. The store's own text stays in the server's log (its caller logs
-    ``error``): it can name hosts, users or SQL, none of which a client should read."""
-    del error  # named so that every caller passes the failure it answers for
+    ``STORE_UNAVAILABLE``. The store's own text stays in the server's log (the caller logs
+    it, with what it knows, and raises this ``from`` it): the text can name hosts, users or
+    SQL, none of which a client should read."""
     return Unavailable("the table store is unavailable for a moment; retry (moves are "
                        "idempotent by request_id)", reason="STORE_UNAVAILABLE")
 

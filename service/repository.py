@@ -203,7 +203,7 @@ class TableRepository:
             self.discard(live)
             if isinstance(exc, StoreError):
                 log.warning("store_unavailable", table_id=live.table_id, error=str(exc))
-                raise store_unavailable(exc) from exc
+                raise store_unavailable() from exc
             raise
 
     def on_remote_entry(self, table_id: str, version: int) -> None:

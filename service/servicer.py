@@ -119,7 +119,7 @@ def _failure(error: ServiceError | StoreError) -> ServiceError:
     """The service error to answer with: a store failure is UNAVAILABLE (retry)."""
     if isinstance(error, StoreError):
         log.warning("store_unavailable", error=str(error))
-        return store_unavailable(error)
+        return store_unavailable()
     return error
 
 
