@@ -19,15 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from google.rpc import error_details_pb2, status_pb2
 from rich.console import Console
 from rich.text import Text
 
 from bezique.clients import render
 from bezique.clients.safe import visible
-from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.clients.sdk import AsyncTableClient, SeatHandle, legal_moves_now
 from bezique.clients.sdk import with_amount as sdk_with_amount
-from bezique.service.terms import EntryKind
+from bezique.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
@@ -133,13 +132,9 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
         return (f"cannot reach a bezique server at {server} ({details}); start one with "
                 "`bezique-server` or point --server / BEZIQUE_SERVER at it")
     lines = [f"{code.name if code else 'ERROR'}: {details}"]
-    for detail in _status_details(error):
-        if detail.Is(error_details_pb2.PreconditionFailure.DESCRIPTOR):
-            failure = error_details_pb2.PreconditionFailure()
-            detail.Unpack(failure)
-            legal = [v.subject for v in failure.violations if v.type == "ILLEGAL_MOVE"]
-            if legal:
-                lines.append("legal moves now: " + "; ".join(map(visible, legal)))
+    legal = legal_moves_now(error)
+    if legal:
+        lines.append("legal moves now: " + "; ".join(map(visible, legal)))
     return "\n".join(lines)
 
 
@@ -157,16 +152,6 @@ def token_hint(args: argparse.Namespace, error: grpc.RpcError) -> str:
     return (f"hint: the token comes from BEZIQUE_TOKEN, which may be left over from another "
             f"table: pass --token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` "
             "to look on as a spectator")
-
-
-def _status_details(error: grpc.RpcError) -> list[Any]:
-    trailing: Any = error.trailing_metadata() if isinstance(error, grpc.aio.AioRpcError) else ()
-    for key, value in trailing or ():
-        if key == "grpc-status-details-bin" and isinstance(value, bytes):
-            status = status_pb2.Status()
-            status.ParseFromString(value)
-            return list(status.details)
-    return []
 
 
 def say(console: Console, text: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from bezique.service.terms import EntryKind
+from bezique.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
 LABEL = b"bezique/contributions/v1"

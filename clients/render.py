@@ -20,12 +20,11 @@ from rich.table import Table
 from rich.text import Text
 
 from bezique.clients.safe import cleaned, visible
-from bezique.service.terms import whole_numbers
+from bezique.terms import SUIT_SYMBOLS, amount_range_text, card_label, whole_numbers
 from bezique.v1 import table_service_pb2 as pb
 
-SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUITS = SUIT_SYMBOLS
 RED_SUITS = frozenset("HD")
-RANKS = {"T": "10"}
 FOLDED_LABEL = "folded (revealed at the end)"
 """Said of a hand that folded, shown because the game ended: the revealed seed makes every
 deal derivable, so the history shows it (rules/quart-bezique.md, docs/fairness.md)."""
@@ -132,14 +131,6 @@ def ordered_details(detail: Mapping[str, Any], words: Words = NO_WORDS
 # ------------------------------------------------------------------------------- cards
 
 
-def card_label(code: str) -> str:
-    """``TH`` -> ``10♥``: the rank as printed on the card and the suit symbol."""
-    if len(code) != 2:
-        return code or "?"
-    rank, suit = code[0], code[1]
-    return RANKS.get(rank, rank) + SUITS.get(suit, suit)
-
-
 def card_text(code: str) -> Text:
     style = "bold red" if code[-1:] in RED_SUITS else "bold default"
     return Text(card_label(code), style=style)
@@ -195,10 +186,15 @@ def who(names: Mapping[int, str], seat: int | None) -> str:
 # ------------------------------------------------------------------------------- moves, events
 
 
-def move_text(move: pb.Move) -> Text:
-    """A move as offered: kind, label, cards and amount."""
+def move_text(move: pb.Move, *, with_kind: bool = True) -> Text:
+    """A move as offered: the server's text of it (``Move.text``, the variant's words), its
+    kind in bold and its cards in their colours; without that text (a server older than it, a
+    move this client made) the client's own: kind, label, cards and amount. Without
+    ``with_kind``, the kind is left out (a line of many moves of one kind names it once)."""
     move = cleaned(move)
-    text = Text(move.kind.replace("_", " "), style="bold")
+    if move.text:
+        return _server_text(move, with_kind)
+    text = Text(move.kind.replace("_", " ") if with_kind else "", style="bold")
     if move.label:
         text.append(" " + move.label.replace("_", " "), style="cyan")
     if move.cards:
@@ -206,11 +202,29 @@ def move_text(move: pb.Move) -> Text:
         text.append_text(cards_text(move.cards))
     if move.HasField("amount_range"):
         span = move.amount_range
-        steps = f" in steps of {span.step}" if span.step > 1 else ""
-        text.append(f" to any amount from {span.minimum} to {span.maximum}{steps}",
+        text.append(" " + amount_range_text(span.minimum, span.maximum, span.step),
                     style="yellow")
     elif move.amount:
         text.append(f" {move.amount}", style="yellow")
+    return text if with_kind else text[1:]
+
+
+def _server_text(move: pb.Move, with_kind: bool) -> Text:
+    """``Move.text`` styled: its leading kind bold (or left out), its cards in colour."""
+    said, kind = move.text, move.kind.replace("_", " ")
+    text = Text()
+    if said == kind or said.startswith(kind + " "):
+        if with_kind:
+            text.append(kind, style="bold")
+        said = said[len(kind):].lstrip(" ")
+    codes = {card_label(card.code): card.code for card in move.cards}
+    for word in said.split(" "):
+        if text:
+            text.append(" ")
+        if word in codes:
+            text.append_text(card_text(codes[word]))
+        else:
+            text.append(word)
     return text
 
 
@@ -428,8 +442,9 @@ def shown_moves(view: pb.View) -> list[pb.Move]:
     return sorted(shown, key=key)
 
 
-def _move_line(move: pb.Move, placed: Mapping[int, str], words: Words) -> Text:
-    text = move_text(move)
+def _move_line(move: pb.Move, placed: Mapping[int, str], words: Words, *,
+               with_kind: bool = True) -> Text:
+    text = move_text(move, with_kind=with_kind)
     from_zone = [card for card in move.cards if card.id in placed]
     if from_zone:
         where = words.zone(placed[from_zone[0].id]).lower()
@@ -465,8 +480,7 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
                 lines.append(line)
             line.append(f"  {number}", style="bold cyan")
             line.append(" ")
-            bare = pb.Move(label=move.label, cards=move.cards, amount=move.amount)
-            line.append_text(_move_line(bare, placed, words)[1:])
+            line.append_text(_move_line(move, placed, words, with_kind=False))
             continue
         line = Text(f"{number:>3}. ", style="bold cyan")
         line.append_text(_move_line(move, placed, words))

@@ -30,7 +30,7 @@ from bezique.clients.render import (
     who,
 )
 from bezique.clients.safe import cleaned
-from bezique.service.terms import EntryKind
+from bezique.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
 DEAL_STARTS = frozenset({"dealer", "deal_start"})

@@ -21,11 +21,12 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import grpc
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
+from google.protobuf import any_pb2
+from google.protobuf.message import DecodeError
+from google.rpc import error_details_pb2, status_pb2
 
 from bezique.clients.contributions import contributions_digest, free_seats
-from bezique.service.terms import option_text
+from bezique.terms import option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
@@ -34,17 +35,45 @@ RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXC
 ERROR_DOMAIN = "bezique.v1"
 
 
-def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+def status_details(error: grpc.RpcError) -> list[any_pb2.Any]:
+    """The rich status details of a failed call (the ``google.rpc.Status`` the server puts in
+    its trailers), ``[]`` when it sent none: the one decoder, for the async and the sync
+    client's errors alike; :func:`error_info` and :func:`legal_moves_now` read it."""
+    if not isinstance(error, grpc.aio.AioRpcError | grpc.Call):
+        return []
+    trailing: Any = error.trailing_metadata()  # the stubs of the two kinds of call differ
+    for key, value in trailing or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            status = status_pb2.Status()
+            try:
+                status.ParseFromString(value)
+            except DecodeError:
+                return []  # not the server's (a proxy's, say): no details rather than a crash
+            return list(status.details)
+    return []
+
+
+def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     """The server's ErrorInfo (reason, metadata) of a failed call, if it sent one."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    for detail in status.details if status is not None else ():
+    for detail in status_details(error):
         info = error_details_pb2.ErrorInfo()
         if detail.Unpack(info) and info.domain == ERROR_DOMAIN:
             return info
     return None
 
 
-def error_reason(error: grpc.aio.AioRpcError) -> int:
+def legal_moves_now(error: grpc.RpcError) -> list[str]:
+    """The legal moves an ILLEGAL_MOVE refusal names (its PreconditionFailure's subjects, in
+    the server's words), ``[]`` for any other error."""
+    legal: list[str] = []
+    for detail in status_details(error):
+        failure = error_details_pb2.PreconditionFailure()
+        if detail.Unpack(failure):
+            legal += [v.subject for v in failure.violations if v.type == "ILLEGAL_MOVE"]
+    return legal
+
+
+def error_reason(error: grpc.RpcError) -> int:
     """The failed call's reason as a ``pb.ErrorReason`` value: ERROR_REASON_UNSPECIFIED when
     the error did not come from the table service or names a reason newer than this client."""
     info = error_info(error)

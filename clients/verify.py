@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from google.protobuf import json_format, struct_pb2
 
 from bezique.clients.contributions import contributions_digest
-from bezique.service.table.entries import (
+from bezique.table.entries import (
     Aborted,
     Created,
     Ended,
@@ -29,8 +29,8 @@ from bezique.service.table.entries import (
     Started,
     TokenReissued,
 )
-from bezique.service.table.state import EntryRejected, GameFacts, Table, evolve
-from bezique.service.terms import (
+from bezique.table.state import EntryRejected, GameFacts, Table, evolve
+from bezique.terms import (
     ENTRY_KINDS,
     MOVE_KINDS,
     EntryKind,
@@ -285,7 +285,7 @@ def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
 
 class _Replay:
     """The game rebuilt entry by entry; who holds each seat is the table's own state, evolved
-    by the server's own reducer (service.table), which refuses what no table could take."""
+    by the server's own reducer (bezique.table), which refuses what no table could take."""
 
     def __init__(self, variant: Variant, options: Options, shoe: Shoe, seed: bytes,
                  history: pb.GetHistoryResponse, registry: Registry) -> None:

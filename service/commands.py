@@ -1,7 +1,7 @@
 """The command path: the one way any table changes (create, join, leave, reissue, reveal,
 abort, move, bot move, timeout).
 
-Every command holds the table (its lock), decides (service/table/decide.py: the table's rules
+Every command holds the table (its lock), decides (service/decide.py: the table's rules
 as a pure function of its state; a move's legality is the game's), drafts the decided entries
 on the table (``LiveTable.draft``: the game in place, the state evolved), appends them with
 compare-and-set on the version, and only then publishes them. While the draft exists the lock
@@ -20,6 +20,7 @@ from typing import Any
 import structlog
 
 from bezique.service import auth
+from bezique.service import decide as rules
 from bezique.service.budgets import SeatBudgets
 from bezique.service.creation import check_start, joins, new_record
 from bezique.service.errors import (
@@ -28,7 +29,7 @@ from bezique.service.errors import (
     PermissionDenied,
     ResourceExhausted,
     StaleVersion,
-    Unavailable,
+    store_unavailable,
 )
 from bezique.service.limits import SeatChurn
 from bezique.service.live import CHANCE_VERSION, Drafted, LiveTable, ViewResult
@@ -38,10 +39,9 @@ from bezique.service.repository import TableRepository
 from bezique.service.results import finished_result
 from bezique.service.settings import Settings
 from bezique.service.store import LogEntry, RequestIdTaken, Store, StoreError, VersionConflict
-from bezique.service.table import decide as rules
-from bezique.service.table.entries import Created, Entry, Joined, Moved
-from bezique.service.terms import MOVE_KINDS, SEAT_KINDS, EntryKind, describe_move
 from bezique.service.watch import WatchHub
+from bezique.table.entries import Created, Entry, Joined, Moved
+from bezique.terms import MOVE_KINDS, SEAT_KINDS, EntryKind, describe_move
 from bezique.variants.api import (
     Event,
     Game,
@@ -136,8 +136,7 @@ class CommandPath:
         except StoreError as exc:
             self.repo.discard(live)
             log.warning("store_append_failed", table_id=live.table_id, error=str(exc))
-            raise Unavailable(f"the store did not take the change: {exc}; retry",
-                              reason="STORE_UNAVAILABLE") from exc
+            raise store_unavailable() from exc
         except BaseException:
             self.repo.discard(live)
             raise

@@ -80,6 +80,15 @@ class Config:
     request_head_seconds: float = 10.0
     idle_connection_seconds: float = 60.0
 
+    def limits(self) -> Limits:
+        """The one limits record, with the bounds an operator sets by flag taken from here and
+        every other bound at its default."""
+        return Limits(max_tables=self.max_tables,
+                      max_watchers_per_table=self.max_watchers_per_table,
+                      max_streams_per_seat=self.max_streams_per_seat,
+                      max_log_entries=self.max_log_entries,
+                      max_seat_changes=self.max_seat_changes)
+
 
 def distribution_version() -> str:
     """The installed version of the engine's distribution (``unknown`` when not installed)."""

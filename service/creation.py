@@ -13,7 +13,7 @@ from bezique.service.errors import InvalidArgument, PermissionDenied, quoted
 from bezique.service.live import LiveTable
 from bezique.service.settings import Settings
 from bezique.service.store import TableRecord
-from bezique.service.terms import OPEN_JOINS, PLATFORM_JOINS
+from bezique.terms import OPEN_JOINS, PLATFORM_JOINS
 from bezique.variants.api import (
     OptionError,
     Variant,

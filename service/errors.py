@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import ClassVar
 
+from bezique.variants.api import quoted as quoted  # the one quoter, for the service's messages
+
 
 class Retry(enum.StrEnum):
     """Whether sending the call again can succeed, as a client should decide it."""
@@ -211,6 +213,15 @@ class Unavailable(ServiceError):
     code = "UNAVAILABLE"
 
 
+def store_unavailable() -> Unavailable:
+    """The one answer to a store's failure (a ``StoreError``): UNAVAILABLE, retry, reason
+    ``STORE_UNAVAILABLE``. The store's own text stays in the server's log (the caller logs
+    it, with what it knows, and raises this ``from`` it): the text can name hosts, users or
+    SQL, none of which a client should read."""
+    return Unavailable("the table store is unavailable for a moment; retry (moves are "
+                       "idempotent by request_id)", reason="STORE_UNAVAILABLE")
+
+
 MESSAGE_LIMIT = 1_000
 FIELD_LIMIT = 100
 """The longest message and field name an error carries: a safety net for messages that quote
@@ -221,13 +232,3 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-QUOTE_LIMIT = 40
-"""How much of a client's input an error message quotes (the rest is counted, not echoed)."""
-
-
-def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` as an error message quotes it: its repr, cut to ``limit`` characters, so a
-    huge input is never echoed back (it would exceed the client's message size)."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}... ({len(text)} characters)"

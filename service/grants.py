@@ -19,11 +19,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
 from bezique.service.errors import PermissionDenied, Unauthenticated
+from bezique.service.settings import Limits
 
-MAX_GRANT_LENGTH = 4096
-"""The longest grant accepted, in characters (a grant is a few hundred)."""
-MAX_ID_LENGTH = 128
-"""The longest ``player_id`` and ``jti``."""
 LEEWAY = 5.0
 """Seconds of clock difference allowed between the platform and the server on ``exp``/``nbf``."""
 CLAIMS = ("exp", "jti", "sub", "table")
@@ -46,7 +43,7 @@ class Grant:
     expires: float
 
 
-def printable_id(value: str, limit: int = MAX_ID_LENGTH) -> bool:
+def printable_id(value: str, limit: int = Limits.max_player_id) -> bool:
     """Whether ``value`` is 1 to ``limit`` printable characters (an opaque platform id)."""
     return 0 < len(value) <= limit and value.isprintable()
 
@@ -83,8 +80,9 @@ class GrantVerifier:
     def verify(self, token: str, table_id: str) -> Grant:
         """The grant's claims, checked: signature, algorithm, expiry, table and claim types.
         Replays are checked later, against the table's log."""
-        if len(token) > MAX_GRANT_LENGTH:
-            raise Unauthenticated(f"join_grant is longer than {MAX_GRANT_LENGTH} characters",
+        if len(token) > Limits.max_grant_length:
+            raise Unauthenticated(f"join_grant is longer than {Limits.max_grant_length} "
+                                  "characters",
                                   field="join_grant", reason="GRANT_INVALID")
         try:
             claims: dict[str, Any] = jwt.decode(
@@ -127,12 +125,12 @@ def _grant(claims: dict[str, Any]) -> Grant:
                                field="join_grant", reason="GRANT_INVALID")
 
     table, player, jti = claims["table"], claims["sub"], claims["jti"]
-    if not isinstance(table, str) or not printable_id(table, 64):
+    if not isinstance(table, str) or not printable_id(table, Limits.max_table_id):
         raise invalid("table", "a table id")
     if not isinstance(player, str) or not printable_id(player):
-        raise invalid("sub", f"the player_id, 1 to {MAX_ID_LENGTH} printable characters")
+        raise invalid("sub", f"the player_id, 1 to {Limits.max_player_id} printable characters")
     if not isinstance(jti, str) or not printable_id(jti):
-        raise invalid("jti", f"1 to {MAX_ID_LENGTH} printable characters")
+        raise invalid("jti", f"1 to {Limits.max_player_id} printable characters")
     seat = claims.get("seat")
     if seat == "any":
         seat = None

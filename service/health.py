@@ -10,14 +10,13 @@ from grpc_health.v1 import health_pb2
 
 from bezique.service.errors import InvalidArgument, ResourceExhausted
 from bezique.service.limits import StreamCounter
+from bezique.service.settings import Limits
 from bezique.service.status import abort
 
 Context = ServicerContext[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse]
 """What grpc (or the HTTP port) passes a health call."""
 
-MAX_SERVICE_NAME = 200
-"""The longest service name a health call may ask about: every watched name is a key kept
-while its streams are open, so a name is bounded as any other field is."""
+MAX_SERVICE_NAME = Limits.max_service_name
 
 
 class CappedHealth(health_aio.HealthServicer):  # type: ignore[misc]

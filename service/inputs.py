@@ -1,5 +1,5 @@
 """Wire-input hygiene: what a caller sends is checked here, before any table is held, and a bad
-value is refused naming its field. The table's own rules are service/table/decide.py's.
+value is refused naming its field. The table's own rules are service/decide.py's.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A table held in memory: its record, its own state (service.table), its game rebuilt from
+"""A table held in memory: its record, its own state (bezique.table), its game rebuilt from
 the log, its lock and its watchers.
 
 Rebuilding is replay: every entry through the one reducer (``evolve``), and every game entry
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
-from bezique.service.table.entries import (
+from bezique.table.entries import (
     Aborted,
     Entry,
     EntryError,
@@ -28,7 +28,7 @@ from bezique.service.table.entries import (
     decode,
     encode,
 )
-from bezique.service.table.state import (
+from bezique.table.state import (
     CHANCE_VERSION,
     EntryRejected,
     GameFacts,
@@ -36,7 +36,7 @@ from bezique.service.table.state import (
     Table,
     evolve,
 )
-from bezique.service.terms import jsonable
+from bezique.terms import jsonable
 from bezique.variants.api import (
     ABORTED,
     BaseGame,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bezique.service.store import LogEntry
-from bezique.service.table.entries import stored_events
+from bezique.table.entries import stored_events
 from bezique.variants.api import Event
 
 

@@ -19,19 +19,18 @@ from bezique.service.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
-    Unavailable,
     quoted,
+    store_unavailable,
 )
 from bezique.service.live import LiveTable, Watcher, rebuild
 from bezique.service.store import LogEntry, Store, StoreError
-from bezique.service.terms import SEAT_KINDS, EntryKind
 from bezique.service.watch import RELOADED, WatchHub
+from bezique.terms import SEAT_KINDS, EntryKind
 from bezique.variants.api import LogVersionError
 from bezique.variants.registry import Registry, UnknownVariantError
 
 log = structlog.get_logger("bezique.tables")
 
-MAX_TABLE_ID = 64
 MAX_MISSED = 64
 """Entries a reloaded table sends on to the streams it adopts; further behind, they resume."""
 
@@ -117,9 +116,10 @@ class TableRepository:
         return [entry for entry in entries if entry.version <= live.version]
 
     async def _load(self, table_id: str) -> LiveTable:
-        if not table_id or len(table_id) > MAX_TABLE_ID or not table_id.isprintable():
+        longest = self.hub.limits.max_table_id
+        if not table_id or len(table_id) > longest or not table_id.isprintable():
             raise InvalidArgument(f"table_id {quoted(table_id)} is not a table id "
-                                  f"(1 to {MAX_TABLE_ID} printable characters)", field="table_id")
+                                  f"(1 to {longest} printable characters)", field="table_id")
         found = await self.store.load_table(table_id)
         if found is None:
             raise NotFound(f"no table {quoted(table_id)}", field="table_id")
@@ -202,8 +202,8 @@ class TableRepository:
         except BaseException as exc:
             self.discard(live)
             if isinstance(exc, StoreError):
-                raise Unavailable(f"the table store is unavailable for a moment: {exc}; retry",
-                                  reason="STORE_UNAVAILABLE") from exc
+                log.warning("store_unavailable", table_id=live.table_id, error=str(exc))
+                raise store_unavailable() from exc
             raise
 
     def on_remote_entry(self, table_id: str, version: int) -> None:

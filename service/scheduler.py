@@ -20,7 +20,7 @@ from bezique.service.live import LiveTable
 from bezique.service.repository import TableRepository
 from bezique.service.settings import Settings
 from bezique.service.store import Store
-from bezique.service.terms import EntryKind
+from bezique.terms import EntryKind
 from bezique.variants.registry import Registry
 
 log = structlog.get_logger("bezique.tables")

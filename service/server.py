@@ -33,7 +33,7 @@ from bezique.service.servicer import TableServicer, caller_of, generic_handler
 from bezique.service.startup import StartupError, StoreLock, check_port_free
 from bezique.service.store import MissingExtra, Store, open_store
 from bezique.service.store.sqlite import SqliteStore
-from bezique.service.table_manager import Limits, Settings, TableManager
+from bezique.service.table_manager import Settings, TableManager
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import ClaimConflict, Registry, load_registry
 
@@ -222,11 +222,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         snapshot_every=max(1, config.snapshot_every), seat_token_ttl=config.seat_token_ttl,
         reveal_seconds=config.reveal_seconds, platform=bool(config.api_key),
         grants=bool(config.grant_public_key),
-        limits=Limits(max_tables=config.max_tables,
-                      max_watchers_per_table=config.max_watchers_per_table,
-                      max_streams_per_seat=config.max_streams_per_seat,
-                      max_log_entries=config.max_log_entries,
-                      max_seat_changes=config.max_seat_changes))
+        limits=config.limits())
     manager = TableManager(registry, TimedStore(store, metrics), settings, metrics)
     metrics.watch_tables(manager.live_tables)
     if config.metrics_port:

@@ -28,11 +28,12 @@ from bezique.service.errors import (
     ResourceExhausted,
     ServiceError,
     Unauthenticated,
-    Unavailable,
+    store_unavailable,
 )
-from bezique.service.grants import MAX_ID_LENGTH, GrantVerifier, printable_id
+from bezique.service.grants import GrantVerifier, printable_id
 from bezique.service.limits import RateLimiter, StreamCounter, address_block
 from bezique.service.metrics import Metrics
+from bezique.service.settings import Limits
 from bezique.service.status import abort
 from bezique.service.store import StoreError
 from bezique.service.table_manager import TableManager
@@ -114,15 +115,12 @@ def _seat_token(context: ServicerContext[Req, Resp]) -> str:
     return token
 
 
-def _unavailable(error: StoreError) -> Unavailable:
-    log.warning("store_unavailable", error=str(error))
-    return Unavailable("the table store is unavailable for a moment; retry (moves are "
-                       "idempotent by request_id)", reason="STORE_UNAVAILABLE")
-
-
 def _failure(error: ServiceError | StoreError) -> ServiceError:
     """The service error to answer with: a store failure is UNAVAILABLE (retry)."""
-    return _unavailable(error) if isinstance(error, StoreError) else error
+    if isinstance(error, StoreError):
+        log.warning("store_unavailable", error=str(error))
+        return store_unavailable()
+    return error
 
 
 def _answer_for(error: Exception, name: str) -> ServiceError | None:
@@ -213,28 +211,30 @@ def streaming(method: StreamMethod[Req, Resp]) -> StreamMethod[Req, Resp]:
     return wrapper
 
 
-def _check_binding_fields(player_id: str, buy_in: int) -> None:
-    """A player_id is an opaque platform id: 1 to 128 printable characters; a buy-in is a
-    positive number of chips (its range is the table's, checked at the table)."""
-    if player_id and not printable_id(player_id):
-        raise InvalidArgument(f"player_id must be 1 to {MAX_ID_LENGTH} printable characters",
-                              field="player_id")
+def _check_binding_fields(player_id: str, buy_in: int, limits: Limits) -> None:
+    """A player_id is an opaque platform id: 1 to ``max_player_id`` printable characters; a
+    buy-in is a positive number of chips (its range is the table's, checked at the table)."""
+    if player_id and not printable_id(player_id, limits.max_player_id):
+        raise InvalidArgument(f"player_id must be 1 to {limits.max_player_id} printable "
+                              "characters", field="player_id")
     if buy_in < 0:
         raise InvalidArgument("buy_in must be a positive number of chips (0: the table's "
                               "default)", field="buy_in")
 
 
-def _page_size(request: pb.ListTablesRequest) -> int:
-    """The page size a ListTables request asks for (100 when not given, at most 1000), once
-    its paging and filter fields are checked."""
+def _page_size(request: pb.ListTablesRequest, limits: Limits) -> int:
+    """The page size a ListTables request asks for (``list_page`` when not given, at most
+    ``max_list_page``), once its paging and filter fields are checked."""
     if request.page_size < 0:
         raise InvalidArgument("page_size must be >= 0", field="page_size")
-    if not request.page_token.isprintable() or len(request.page_token) > 64:
+    if (not request.page_token.isprintable()
+            or len(request.page_token) > limits.max_page_token):
         raise InvalidArgument("page_token is not one this server gave",
                               field="page_token", reason="INVALID_PAGE_TOKEN")
-    if len(request.player_id) > 256:
-        raise InvalidArgument("player_id is longer than 256 characters", field="player_id")
-    return min(request.page_size or 100, 1000)
+    if len(request.player_id) > limits.max_player_id:
+        raise InvalidArgument(f"player_id is longer than {limits.max_player_id} characters",
+                              field="player_id")
+    return min(request.page_size or limits.list_page, limits.max_list_page)
 
 
 def _check_move_request(request: pb.SubmitMoveRequest) -> None:
@@ -311,7 +311,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             self, request: pb.ListTablesRequest,
             context: ServicerContext[pb.ListTablesRequest, pb.ListTablesResponse]
     ) -> pb.ListTablesResponse:
-        size = _page_size(request)
+        size = _page_size(request, self.manager.settings.limits)
         which = request.finished
         rows = await self.manager.store.list_tables(
             variant_id=request.variant_id, only_open=request.only_open, limit=size + 1,
@@ -333,7 +333,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if request.join_grant:
             seat, name, binding = self._granted(request, seat)
         elif request.player_id or request.buy_in:
-            _check_binding_fields(request.player_id, request.buy_in)
+            _check_binding_fields(request.player_id, request.buy_in,
+                                  self.manager.settings.limits)
             self._check_api_key(context)
             binding = Binding(request.player_id, request.buy_in, vouched=True)
         elif self.api_key and "x-api-key" in _metadata(context):

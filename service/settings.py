@@ -8,7 +8,38 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Limits:
     """Bounds on what one client or one table may hold (hostile input must not grow memory,
-    the log or a response without bound)."""
+    the log or a response without bound), every one of them here: the wire's fixed bounds
+    (read by the modules that check a request) and the table's, some of which an operator sets
+    by flag (:meth:`bezique.service.config.Config.limits` builds the record from them)."""
+
+    # The wire's bounds: fixed, since clients are written to them.
+    max_table_id: int = 64
+    """A table id: 1 to this many printable characters (a grant's ``table`` claim too)."""
+    max_player_id: int = 128
+    """A platform's player id (``player_id`` of JoinTable and of the ListTables filter, a
+    grant's ``sub``, and its ``jti``): one bound, since a filter longer than any id a seat can
+    be bound to would match nothing, and 128 is what platforms' ids (UUIDs, ULIDs, prefixed
+    database keys) need with room to spare."""
+    max_page_token: int = 64
+    """A ListTables page token (the server's own are a table id)."""
+    list_page: int = 100
+    """Tables per ListTables page unless the caller asks for another size."""
+    max_list_page: int = 1_000
+    max_move_part: int = 64
+    """A submitted move's cards, kind and label: longer than any legal move of any variant,
+    refused before the variant sees it."""
+    min_entropy: int = 16
+    max_entropy: int = 64
+    """Bytes of a seat's entropy (JoinTable, RevealEntropy)."""
+    commitment_bytes: int = 32
+    """An entropy commitment is a sha256 digest."""
+    max_grant_length: int = 4096
+    """Characters of a join grant (a signed JWT), refused before it is parsed."""
+    max_service_name: int = 200
+    """A health call's service name: every watched name is a key kept while its streams are
+    open, so a name is bounded as any other field is."""
+    max_http_head_bytes: int = 64 * 1024
+    """A request's head (request line and headers) on the HTTP port."""
 
     max_tables: int = 100_000
     max_watchers_per_table: int = 1000

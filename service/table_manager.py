@@ -47,8 +47,6 @@ from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
 from bezique.service.settings import Limits, Settings
 from bezique.service.store import LogEntry, Store, TableResult
-from bezique.service.table.entries import Moved, decode
-from bezique.service.terms import MOVE_KINDS
 from bezique.service.watch import (
     BEHIND,
     CLOSING,
@@ -58,6 +56,8 @@ from bezique.service.watch import (
     TOKEN_REVOKED,
     WatchHub,
 )
+from bezique.table.entries import Moved, decode
+from bezique.terms import MOVE_KINDS
 from bezique.variants.api import Event, Move, Outcome
 from bezique.variants.cards import Shoe
 from bezique.variants.registry import Registry

@@ -11,10 +11,11 @@ from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 from bezique.service.errors import InvalidArgument
 from bezique.service.live import LiveTable, Seat, ViewResult
+from bezique.service.settings import Limits
 from bezique.service.store import TableRecord, TableResult, TableState
-from bezique.service.table.entries import Aborted, Ended, Joined, Revealed, decode
 from bezique.service.table_manager import HistoryItem, HistoryPage, MoveResult, Update
-from bezique.service.terms import PLATFORM_JOINS, jsonable, option_text
+from bezique.table.entries import Aborted, Ended, Joined, Revealed, decode
+from bezique.terms import PLATFORM_JOINS, describe_move, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     Event,
@@ -104,7 +105,8 @@ def move_from_pb(message: pb.Move) -> Move:
     if not message.kind:
         raise InvalidArgument("move.kind is empty: submit one of the legal moves",
                               field="move.kind")
-    if len(message.cards) > 64 or len(message.kind) > 64 or len(message.label) > 64:
+    longest = Limits.max_move_part
+    if max(len(message.cards), len(message.kind), len(message.label)) > longest:
         raise InvalidArgument("move is larger than any legal move", field="move")
     return Move(message.kind, tuple(card.id for card in message.cards), message.amount,
                 message.label)
@@ -218,7 +220,9 @@ def _render_view(result: ViewResult, message: pb.View) -> None:
             zone_pb.owner = zone.owner
     message.pot = view.pot
     for move in legal:
-        set_move(message.legal_moves.add(), shoe, move)
+        offered = message.legal_moves.add()
+        set_move(offered, shoe, move)
+        offered.text = describe_move(move, shoe)  # the one text every client shows
     _set_detail(message.detail, view.detail)
     if deadline is not None and outcome is None:
         message.deadline.CopyFrom(timestamp(deadline))

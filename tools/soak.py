@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from pgcluster import Cluster, scratch_folder  # noqa: E402
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle  # noqa: E402
-from bezique.service.terms import MOVE_KINDS  # noqa: E402
+from bezique.terms import MOVE_KINDS  # noqa: E402
 
 SERVER = str(Path(sys.executable).with_name("bezique-server"))
 RETRY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED,

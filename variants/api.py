@@ -42,9 +42,19 @@ class VariantError(ValueError):
     """Base of every error a variant raises on bad input; the message quotes the input."""
 
 
-def shown(value: object, limit: int = 40) -> str:
+QUOTE_LIMIT = 40
+"""How much of a client's input an error message quotes (the rest is counted, not echoed)."""
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``value`` as an error message quotes input: its repr, cut to ``limit`` characters (a
-    client's input can be megabytes long; the message must not be)."""
+    client's input can be megabytes long; the message must not be). A string is cut before it
+    is quoted, so the quote stays a string's repr.
+
+    The one quoter: the rules core quotes with it, and the service (``service/errors.py``
+    passes it on) too, since the rules core cannot import the service."""
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value)} characters)"
     text = repr(value)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
@@ -53,7 +63,7 @@ class OptionError(VariantError):
     """An option is unknown, of the wrong type, or out of range."""
 
     def __init__(self, option: str, reason: str) -> None:
-        super().__init__(f"option {shown(option)}: {reason}")
+        super().__init__(f"option {quoted(option)}: {reason}")
         self.option = option
         self.reason = reason
 
@@ -505,25 +515,25 @@ class OptionSpec:
                 return value
             if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0"):
                 return value.strip().lower() in ("true", "1")
-            raise OptionError(self.name, f"expected true or false, got {shown(value)}")
+            raise OptionError(self.name, f"expected true or false, got {quoted(value)}")
         if self.type is OptionType.CHOICE:
             if isinstance(value, str) and value in self.choices:
                 return value
             allowed = ", ".join(self.choices)
-            raise OptionError(self.name, f"expected one of {allowed}, got {shown(value)}")
+            raise OptionError(self.name, f"expected one of {allowed}, got {quoted(value)}")
         if self.nullable and (value is None or (isinstance(value, str) and
                                                 value.strip().lower() in ("none", ""))):
             return None
         if isinstance(value, bool):
-            raise OptionError(self.name, f"expected an integer, got {shown(value)}")
+            raise OptionError(self.name, f"expected an integer, got {quoted(value)}")
         try:
             number = int(value) if isinstance(value, int) else int(str(value).strip())
         except ValueError:
-            raise OptionError(self.name, f"expected an integer, got {shown(value)}") from None
+            raise OptionError(self.name, f"expected an integer, got {quoted(value)}") from None
         if self.minimum is not None and number < self.minimum:
-            raise OptionError(self.name, f"{shown(number)} is below the minimum {self.minimum}")
+            raise OptionError(self.name, f"{quoted(number)} is below the minimum {self.minimum}")
         if self.maximum is not None and number > self.maximum:
-            raise OptionError(self.name, f"{shown(number)} is above the maximum {self.maximum}")
+            raise OptionError(self.name, f"{quoted(number)} is above the maximum {self.maximum}")
         return number
 
 
@@ -702,9 +712,9 @@ def _malformed(move: object) -> str | None:
     if type(move.kind) is not str or type(move.label) is not str:
         return "a move's kind and label must be strings"
     if type(move.amount) is not int:
-        return f"the amount must be a whole number, not {shown(move.amount)}"
+        return f"the amount must be a whole number, not {quoted(move.amount)}"
     if type(move.cards) is not tuple or any(type(card) is not int for card in move.cards):
-        return f"cards must be a tuple of card ids, not {shown(move.cards)}"
+        return f"cards must be a tuple of card ids, not {quoted(move.cards)}"
     return None
 
 

@@ -17,6 +17,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.rpc import code_pb2, status_pb2
 
+from bezique.service.errors import quoted
 from bezique.service.httpapi import calls, wire
 from bezique.service.httpapi.calls import Receive, Rpc, Scope, Send
 from bezique.service.httpapi.context import HttpContext
@@ -197,7 +198,8 @@ def _decompress(body: bytes, encoding: str, limit: int) -> bytes:
         return body
     if encoding != "gzip":
         raise wire.WireError(code_pb2.UNIMPLEMENTED,
-                             f"content-encoding {encoding!r} is not supported (gzip, identity)")
+                             f"content-encoding {quoted(encoding)} is not supported (gzip, "
+                             "identity)")
     inflater = zlib.decompressobj(wbits=31)
     try:
         data = inflater.decompress(body, limit + 1)

@@ -26,13 +26,14 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from bezique.service.connections import HEALTH, ConnectionCounter, peer_key
 from bezique.service.proxies import TrustedProxies
+from bezique.service.settings import Limits
 
 HEALTH_CHECK = b"/grpc.health.v1.Health/Check"
 """The one call a connection past the port's cap may make (in the health slots)."""
 HEALTH_HEAD_SECONDS = 1.0
 """The head deadline of a connection in a health slot."""
 
-MAX_HEAD_BYTES = 64 * 1024
+MAX_HEAD_BYTES = Limits.max_http_head_bytes
 """The largest request head accepted (a browser's, with a token and a grant, is a few KiB)."""
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from bezique.service.store.base import TableState
-from bezique.service.terms import jsonable
+from bezique.terms import jsonable
 
 
 def dumps(value: Any) -> str:

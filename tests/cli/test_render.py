@@ -6,20 +6,22 @@ import io
 
 from google.protobuf import struct_pb2
 from rich.console import Console
+from rich.text import Text
 
 from bezique.clients.play import QUIT, choose_policy, parse_choice, pass_number, seat_count
 from bezique.clients.render import (
     Words,
-    card_label,
     detail_dict,
     event_text,
     legal_moves_text,
+    move_text,
     ordered_details,
     own_zone_cards,
     shown_moves,
     value_text,
     view_renderable,
 )
+from bezique.terms import card_label
 from bezique.v1 import table_service_pb2 as pb
 
 
@@ -130,3 +132,28 @@ def test_moves_in_hand_order_and_identical_cards_once() -> None:
                          placed=own_zone_cards(view)))
     text = out.getvalue()
     assert "4. play K♥ (from your melds)" in text and text.count("A♠") == 1
+
+
+def test_a_move_is_shown_in_the_servers_words_when_it_sends_them() -> None:
+    """``Move.text`` is what the terminal shows (its cards in colour); a move without it (an
+    older server) is written by the client. A kind of many moves names the kind once."""
+    declare = pb.Move(kind="declare", label="royal_marriage", text="declare royal wedding K♠ Q♠",
+                      cards=[pb.Card(code="KS", id=3), pb.Card(code="QS", id=4)])
+    older = pb.Move(kind="declare", label="royal_marriage",
+                    cards=[pb.Card(code="KS", id=3), pb.Card(code="QS", id=4)])
+    plays = [pb.Move(kind="play", cards=[pb.Card(code=code, id=n)], text=f"play {label} now")
+             for n, (code, label) in enumerate(zip(["7S", "8S", "9S", "TS", "JS"],
+                                                   ["7♠", "8♠", "9♠", "10♠", "J♠"], strict=True))]
+
+    def shown(text: Text) -> str:
+        out = io.StringIO()
+        Console(file=out, width=200, color_system=None).print(text)
+        return out.getvalue().strip()
+
+    assert shown(move_text(declare)) == "declare royal wedding K♠ Q♠"
+    assert shown(move_text(older)) == "declare royal marriage K♠ Q♠"
+    styled = move_text(declare)
+    assert any(span.style == "bold red" or span.style == "bold default"
+               for span in styled.spans)  # its cards in their colours
+    compact = shown(legal_moves_text(plays))
+    assert compact == "play:  1 7♠ now  2 8♠ now  3 9♠ now  4 10♠ now  5 J♠ now"

@@ -26,6 +26,11 @@ async def test_a_gzip_connect_body_is_accepted_and_other_encodings_are_not(web: 
     answer = await web.http.post(LIST, content=b"not gzip", headers={
         "content-type": "application/json", "content-encoding": "gzip"})
     assert answer.status_code == 400 and answer.json()["code"] == "invalid_argument"
+    # the refusal quotes an encoding as any input is quoted: the first 40 characters
+    answer = await web.http.post(LIST, content=b"{}", headers={
+        "content-type": "application/json", "content-encoding": "x" * 20_000})
+    assert answer.status_code == 501 and "(20000 characters)" in answer.json()["message"]
+    assert len(answer.json()["message"]) < 200
 
 
 @pytest.mark.parametrize(("body", "why"), [

@@ -163,7 +163,7 @@ const left = await client.createTable("highcard", { options: { players: 2 } });
 const carl = await client.joinTable(left.tableId, { seat: 0, name: "carl" });
 const leftAt = await client.leaveTable(left.tableId, carl.seatToken);
 console.log(JSON.stringify({ seen, leftAt: Number(leftAt), version: Number(view.version),
-                             toMove: view.toMove }));
+                             toMove: view.toMove, texts: view.legalMoves.map((m) => m.text) }));
 """
 
 
@@ -190,6 +190,9 @@ def test_typed_errors_carry_the_error_reason_enum(node: str, server_address: str
     assert seen["taken"] == {"code": "FailedPrecondition", "reason": "SEAT_TAKEN",
                              "metadata": {}}
     assert result["leftAt"] >= 3
+    # each legal move carries the server's text of it (Move.text), for the client to show
+    texts = result["texts"]
+    assert texts and all(re.fullmatch(r"play (10|[2-9AJQK])[♠♥♦♣]", text) for text in texts)
 
 
 WATCH_SCRIPT = """

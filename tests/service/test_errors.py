@@ -15,7 +15,13 @@ import grpc
 import pytest
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-from bezique.clients.sdk import AsyncTableClient, error_info, error_reason
+from bezique.clients.sdk import (
+    AsyncTableClient,
+    error_info,
+    error_reason,
+    legal_moves_now,
+    status_details,
+)
 from bezique.service import errors
 from bezique.service.errors import REASONS, Retry, ServiceError
 from bezique.service.server import RunningServer
@@ -172,3 +178,22 @@ async def test_the_sdk_reads_the_reason_as_an_error_reason(client: AsyncTableCli
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await client.join(table_id)
     assert error_reason(caught.value) == pb.ERROR_REASON_TABLE_FULL
+
+
+async def test_the_sdk_reads_the_legal_moves_an_illegal_move_names(
+        client: AsyncTableClient) -> None:
+    """``legal_moves_now`` reads them from the one decoder (``status_details``), which the
+    CLI's error text uses too; any other error names none."""
+    table_id, ann, bob = await two_seats(client)
+    views = [(seat, await client.view(table_id, seat.token)) for seat in (ann, bob)]
+    seat, view = next((seat, view) for seat, view in views if view.legal_moves)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await client.submit(seat, pb.Move(kind="nonsense"), view.version)
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert legal_moves_now(caught.value) == details(caught.value)["legal"] != []
+    # The same text as the view's legal moves carry: one text of a move, the server's.
+    assert legal_moves_now(caught.value) == [move.text for move in view.legal_moves]
+    assert status_details(caught.value)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await client.join(table_id)
+    assert legal_moves_now(caught.value) == []

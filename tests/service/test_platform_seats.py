@@ -12,6 +12,7 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import VerificationError, verify_history
 from bezique.service.server import RunningServer, start_server
+from bezique.service.settings import Limits
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import load_registry
 from tests.helpers import details, server_config
@@ -93,6 +94,21 @@ async def test_bindings_out_of_bounds_are_refused_naming_the_field(
             table.table_id, 0, "ann", **request_fields))  # type: ignore[arg-type]
         assert details(error)["fields"] == [field]
         assert (await platform.view(table.table_id)).seats[0].occupied is False
+
+
+async def test_list_tables_filters_by_a_player_id_as_long_as_a_seat_can_be_bound_to(
+        platform_server: RunningServer) -> None:
+    """One player-id length (``Limits.max_player_id``) for a binding and for the filter: the
+    longest id a seat can hold is a filter, one character more is refused naming the field."""
+    longest = Limits.max_player_id
+    async with AsyncTableClient(platform_server.address, api_key=KEY, retries=0) as platform:
+        table = await platform.create_table("quart-bezique", QUART)
+        await platform.join(table.table_id, 0, "ann", player_id="p" * longest)
+        listed = await platform.list_tables(player_id="p" * longest)
+        assert [t.table_id for t in listed] == [table.table_id]
+        error = await expect_error(grpc.StatusCode.INVALID_ARGUMENT,
+                                   platform.list_tables(player_id="p" * (longest + 1)))
+        assert details(error)["fields"] == ["player_id"]
 
 
 async def test_a_variant_without_buy_ins_refuses_one(platform_server: RunningServer) -> None:

@@ -19,7 +19,7 @@ from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.verify import verify_history
 from bezique.service import auth
 from bezique.service.server import RunningServer, start_server
-from bezique.service.table.entries import Joined
+from bezique.table.entries import Joined
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.registry import Registry, load_registry
 from tests.helpers import details, eventually, server_config

@@ -194,7 +194,9 @@ async def test_illegal_moves_name_the_move_and_the_legal_ones(client: AsyncTable
                                client.submit(first, foreign, view.version))
     info = details(error)
     assert info["reason"] == "ILLEGAL_MOVE"
-    assert sorted(info["legal"]) == ["play 7S", "play AS", "play KH"]  # type: ignore[call-overload]
+    # named in words, by the same text as the view's legal moves carry
+    assert sorted(info["legal"]) == ["play 7♠", "play A♠", "play K♥"]  # type: ignore[call-overload]
+    assert sorted(info["legal"]) == sorted(m.text for m in view.legal_moves)  # type: ignore[call-overload]
     # seat 1 may not move for seat 0, nor out of turn
     error = await expect_error(grpc.StatusCode.FAILED_PRECONDITION,
                                client.submit(second, view.legal_moves[0], view.version))

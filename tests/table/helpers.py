@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
+from bezique.service.decide import Command, decide
 from bezique.service.settings import Limits, Settings
-from bezique.service.table.decide import Command, decide
-from bezique.service.table.entries import Entry
-from bezique.service.table.state import GameFacts, Table, evolve
+from bezique.table.entries import Entry
+from bezique.table.state import GameFacts, Table, evolve
 
 SETTINGS = Settings(reveal_seconds=60.0,
                     limits=Limits(max_seat_changes=3, seat_churn_window=100.0,

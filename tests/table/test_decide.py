@@ -5,6 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from bezique.service.decide import (
+    Abort,
+    EndReveal,
+    Join,
+    Leave,
+    Reissue,
+    Reveal,
+    decide,
+    holder,
+)
 from bezique.service.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -15,19 +25,9 @@ from bezique.service.errors import (
     Unauthenticated,
 )
 from bezique.service.settings import Settings
-from bezique.service.table.decide import (
-    Abort,
-    EndReveal,
-    Join,
-    Leave,
-    Reissue,
-    Reveal,
-    decide,
-    holder,
-)
-from bezique.service.table.entries import Aborted, Created, Ended, Joined, Moved, Started
-from bezique.service.table.state import GameFacts, Table, evolve
-from bezique.service.terms import PLATFORM_JOINS
+from bezique.table.entries import Aborted, Created, Ended, Joined, Moved, Started
+from bezique.table.state import GameFacts, Table, evolve
+from bezique.terms import PLATFORM_JOINS
 from bezique.variants.api import Move
 from tests.table.helpers import SETTINGS, commitment, entropy, run, token
 

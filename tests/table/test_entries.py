@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bezique.service.table.entries import (
+from bezique.table.entries import (
     Aborted,
     Created,
     Ended,

@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from bezique.service.table.entries import (
+from bezique.table.entries import (
     Aborted,
     Created,
     Ended,
@@ -19,7 +19,7 @@ from bezique.service.table.entries import (
     Started,
     TokenReissued,
 )
-from bezique.service.table.state import EntryRejected, GameFacts, Table, evolve
+from bezique.table.state import EntryRejected, GameFacts, Table, evolve
 from bezique.variants.api import Move
 
 SECRET = b"\x07" * 16

@@ -8,8 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bezique.service.errors import ServiceError
-from bezique.service.table.decide import (
+from bezique.service.decide import (
     Abort,
     Command,
     EndReveal,
@@ -19,9 +18,10 @@ from bezique.service.table.decide import (
     Reveal,
     decide,
 )
-from bezique.service.table.entries import Created, Entry, Joined, decode, encode
-from bezique.service.table.state import GameFacts, Table, evolve
-from bezique.service.terms import OPEN_JOINS, PLATFORM_JOINS
+from bezique.service.errors import ServiceError
+from bezique.table.entries import Created, Entry, Joined, decode, encode
+from bezique.table.state import GameFacts, Table, evolve
+from bezique.terms import OPEN_JOINS, PLATFORM_JOINS
 from tests.table.helpers import SETTINGS, commitment, entropy, token
 
 SEATS = 3

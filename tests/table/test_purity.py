@@ -15,8 +15,8 @@ FORBIDDEN = ("grpc", "google.protobuf", "asyncio", "structlog", "bezique.service
 
 def test_the_table_package_imports_no_server_machinery() -> None:
     probe = ("import sys\n"
-             "import bezique.service.table.decide, bezique.service.table.entries\n"
-             "import bezique.service.table.state\n"
+             "import bezique.service.decide, bezique.table.entries\n"
+             "import bezique.table.state\n"
              f"bad = [m for m in sys.modules if m.startswith({FORBIDDEN!r})]\n"
              "print(','.join(sorted(bad)))\n")
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

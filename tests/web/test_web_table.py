@@ -93,6 +93,10 @@ def test_a_bezique_deal_against_the_bot(context: BrowserContext, web_server: Web
     offered = page.locator("#moves button.move.kind-play .card").evaluate_all(ids)
     in_hand = hand.evaluate_all(ids)
     assert offered and offered == [card for card in in_hand if card in offered]
+    # each move says the server's text of it (Move.text), its cards shown as cards: the
+    # page's own words would say "Play"
+    said = page.locator("#moves button.move.kind-play .kind").all_text_contents()
+    assert said and set(said) == {"play"}
     trumps = page.locator("#table-head .trumps").text_content() or ""
     assert re.search("[♠♥♦♣]", trumps)
     moves = 0

@@ -5,9 +5,9 @@
  * the others are shown as they come. Every server string goes through clean() into text nodes.
  */
 
-import { cardLabel, cardRow, isCardCode, SUITS } from "./cards.js";
+import { cardLabel, cardNode, cardRow, isCardCode, SUITS } from "./cards.js";
 import { clean, el, fragment, type Child } from "./dom.js";
-import type { Event, Move, Outcome, SeatState } from "./gen/bezique/v1/table_service_pb.js";
+import type { Card, Event, Move, Outcome, SeatState } from "./gen/bezique/v1/table_service_pb.js";
 import type { JsonValue } from "@bufbuild/protobuf";
 
 const VERBS: Readonly<Record<string, string>> = {
@@ -130,8 +130,45 @@ export function amountRange(move: Move): AmountRange | undefined {
   return { min: range.minimum, max: range.maximum, step };
 }
 
-/** A move as a button label: "Play 10♥", "Declare royal marriage", "Raise to 40". */
+/**
+ * The server's text of a legal move (Move.text: the variant's words, the one text of a move
+ * every client shows), cleaned; "" from a server older than it (the page then writes the move
+ * itself). Read without the generated field name, as amountRange is.
+ */
+export function serverText(move: Move): string {
+  const text = (move as unknown as { text?: unknown }).text;
+  return typeof text === "string" ? clean(text).trim() : "";
+}
+
+/** The server's text as a button label: its leading kind marked, its cards as cards. */
+function saidLabel(move: Move, said: string): Child[] {
+  const parts: Child[] = [];
+  const kind = move.kind.replace(/_/g, " ");
+  let rest = said;
+  if (rest === kind || rest.startsWith(`${kind} `)) {
+    parts.push(el("span", { class: "kind" }, kind));
+    rest = rest.slice(kind.length).trimStart();
+  }
+  const byLabel = new Map<string, Card[]>();
+  for (const card of move.cards) {
+    const label = cardLabel(card.code);
+    byLabel.set(label, [...(byLabel.get(label) ?? []), card]);
+  }
+  for (const word of rest.split(" ").filter((part) => part !== "")) {
+    if (parts.length > 0) parts.push(" ");
+    const card = byLabel.get(word)?.shift();
+    parts.push(card === undefined ? word : cardNode(card));
+  }
+  return parts;
+}
+
+/**
+ * A move as a button label: the server's text of it ("play 10♥", "declare royal marriage K♠
+ * Q♠"), or without one the page's own words ("Play 10♥", "Raise to 40").
+ */
 export function moveLabel(move: Move): Child[] {
+  const said = serverText(move);
+  if (said !== "") return saidLabel(move, said);
   const parts: Child[] = [el("span", { class: "kind" }, MOVE_WORDS[move.kind] ?? words(move.kind))];
   if (move.label) parts.push(" ", el("span", { class: "label" }, words(move.label)));
   if (move.cards.length > 0) parts.push(" ", cardRow(move.cards));
@@ -141,8 +178,10 @@ export function moveLabel(move: Move): Child[] {
   return parts;
 }
 
-/** A move in plain text, for the replay's lines and titles. */
+/** A move in plain text, for the replay's lines and titles: the server's, else the page's. */
 export function moveText(move: Move): string {
+  const said = serverText(move);
+  if (said !== "") return said;
   const parts = [MOVE_WORDS[move.kind] ?? words(move.kind)];
   if (move.label) parts.push(words(move.label));
   if (move.cards.length) parts.push(move.cards.map((card) => cardLabel(card.code)).join(" "));

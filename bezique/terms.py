@@ -117,6 +117,20 @@ MOVE_TEXT_CARDS = 8
 """How many cards :func:`describe_move` names: a submitted move can be as long as a client
 likes, and its text goes into an error message."""
 
+SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+"""A card code's suit letter as people read it."""
+RANK_WORDS: Final = {"T": "10"}
+"""A card code's rank letter, where people print it otherwise."""
+
+
+def card_label(code: str) -> str:
+    """``TH`` -> ``10♥``: a card code (rank letter, suit letter) as printed on the card; any
+    other code as it is, and ``?`` for none."""
+    if len(code) != 2:
+        return code or "?"
+    rank, suit = code[0], code[1]
+    return RANK_WORDS.get(rank, rank) + SUIT_SYMBOLS.get(suit, suit)
+
 
 def card_codes(shoe: Shoe, card_ids: Iterable[int], *, with_ids: bool = False) -> str:
     """Cards by their codes, separated by spaces (``7S AS``), an id outside the shoe as
@@ -129,14 +143,26 @@ def card_codes(shoe: Shoe, card_ids: Iterable[int], *, with_ids: bool = False) -
     return " ".join(parts)
 
 
+def amount_range_text(minimum: int, maximum: int, step: int) -> str:
+    """An offered move's amounts in words: ``to any amount from 20 to 90`` (``in steps of
+    10``)."""
+    steps = f" in steps of {step}" if step > 1 else ""
+    return f"to any amount from {minimum} to {maximum}{steps}"
+
+
 def describe_move(move: Move, shoe: Shoe) -> str:
-    """A move in one line of text, as the server's errors name it: kind, label, card codes and
-    the amount (or an offered move's range), e.g. ``declare bezique QS JD`` or ``raise amount
-    10..990``. Kind and label are cut to 40 characters, the cards to the first
-    :data:`MOVE_TEXT_CARDS`."""
-    cards = card_codes(shoe, move.cards[:MOVE_TEXT_CARDS])
+    """A move in one line of words: the one text of a move, which the server sends with each
+    legal move (``Move.text``) and names a refused one by in its errors, and which every
+    client shows. Kind and label as the variant names them (underscores as spaces, cut to 40
+    characters), the cards as printed on them (the first :data:`MOVE_TEXT_CARDS`), and the
+    amount or an offered move's range: ``declare bezique Q♠ J♦``, ``raise to any amount from
+    10 to 990``."""
+    cards = " ".join(card_label(shoe.code(card)) if 0 <= card < len(shoe) else f"#{card}"
+                     for card in move.cards[:MOVE_TEXT_CARDS])
     if len(move.cards) > MOVE_TEXT_CARDS:
         cards += f" (+{len(move.cards) - MOVE_TEXT_CARDS} cards)"
-    amount = (f"amount {move.amount_range}" if move.amount_range is not None
+    span = move.amount_range
+    amount = (amount_range_text(span.minimum, span.maximum, span.step) if span is not None
               else str(move.amount) if move.amount else "")
-    return " ".join(part for part in (move.kind[:40], move.label[:40], cards, amount) if part)
+    words = (str(move.kind)[:40].replace("_", " "), str(move.label)[:40].replace("_", " "))
+    return " ".join(part for part in (*words, cards, amount) if part)

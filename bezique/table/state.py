@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from bezique.service.table.entries import (
+from bezique.table.entries import (
     Aborted,
     Created,
     Ended,

@@ -25,7 +25,7 @@ from bezique.service.errors import (
     quoted,
 )
 from bezique.service.settings import Settings
-from bezique.service.table.entries import (
+from bezique.table.entries import (
     Aborted,
     Ended,
     Entry,
@@ -35,8 +35,8 @@ from bezique.service.table.entries import (
     Started,
     TokenReissued,
 )
-from bezique.service.table.state import Table, evolve
-from bezique.service.terms import PLATFORM_JOINS, REVEAL_TIMEOUT
+from bezique.table.state import Table, evolve
+from bezique.terms import PLATFORM_JOINS, REVEAL_TIMEOUT
 from bezique.variants.api import Event
 
 

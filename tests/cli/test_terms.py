@@ -1,4 +1,4 @@
-"""The protocol's terms (service/terms.py) on what the code feeds them: real games' events,
+"""The protocol's terms (bezique/terms.py) on what the code feeds them: real games' events,
 views and moves, every installed option, and the log of real tables over a real port."""
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from bezique.clients.verify import verify_history
 from bezique.service.live import events_json
 from bezique.service.server import RunningServer, start_server
 from bezique.service.store import codec
-from bezique.service.terms import (
+from bezique.terms import (
     ENTRY_KINDS,
     MOVE_KINDS,
     SEAT_KINDS,
     EntryKind,
     card_codes,
+    card_label,
     describe_move,
     jsonable,
     option_text,
@@ -96,19 +97,23 @@ def test_whole_numbers_undo_the_structs_doubles() -> None:
     assert doubled  # the Struct did turn ints into doubles (3 arrived as 3.0)
 
 
-def test_a_move_is_described_by_its_card_codes() -> None:
+def test_a_move_is_described_in_words() -> None:
     (game, _), *_ = played("bezique-2p", 0)
     shoe = game.shoe
     seat = game.to_move[0]
     move = next(m for m in game.legal_moves(seat) if m.kind == "play")
     (card,) = move.cards
-    assert describe_move(move, shoe) == f"play {shoe.code(card)}"
+    assert describe_move(move, shoe) == f"play {card_label(shoe.code(card))}"
+    assert [card_label(code) for code in ("TH", "AS", "7D", "QC", "", "JOKER")] == [
+        "10♥", "A♠", "7♦", "Q♣", "?", "JOKER"]
+    assert describe_move(Move("exchange_seven", (card,)), shoe).startswith("exchange seven ")
     assert card_codes(shoe, [card, len(shoe)]) == f"{shoe.code(card)} #{len(shoe)}"
     assert card_codes(shoe, [card, len(shoe)], with_ids=True) == (
         f"{shoe.code(card)}#{card} ?#{len(shoe)}")
     long = Move("declare", tuple(range(10)), label="x" * 50)
-    assert describe_move(long, shoe) == ("declare " + "x" * 40 + " "
-                                         + card_codes(shoe, range(8)) + " (+2 cards)")
+    eight = " ".join(card_label(shoe.code(card)) for card in range(8))
+    assert describe_move(long, shoe) == f"declare {'x' * 40} {eight} (+2 cards)"
+    assert describe_move(Move("play", (len(shoe),)), shoe) == f"play #{len(shoe)}"
 
 
 def test_an_offered_range_and_an_amount_are_described() -> None:
@@ -117,7 +122,11 @@ def test_an_offered_range_and_an_amount_are_described() -> None:
     assert offers
     offer = offers[0]
     shoe = load_registry().variant("quart-bezique").shoe({})
-    assert describe_move(offer, shoe) == f"{offer.kind} amount {offer.amount_range}"
+    span = offer.amount_range
+    assert span is not None
+    steps = f" in steps of {span.step}" if span.step > 1 else ""
+    assert describe_move(offer, shoe) == (
+        f"{offer.kind} to any amount from {span.minimum} to {span.maximum}{steps}")
     made = offer.with_amount(offer.amount)
     assert describe_move(made, shoe) == f"{offer.kind} {offer.amount}"
 

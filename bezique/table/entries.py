@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
-from bezique.service.terms import MOVE_KINDS, REVEAL_TIMEOUT, EntryKind
+from bezique.terms import MOVE_KINDS, REVEAL_TIMEOUT, EntryKind
 from bezique.variants.api import Event, Move
 
 Payload = dict[str, Any]
