@@ -62,20 +62,15 @@ from bezique.service.terms import (
     describe_move,
 )
 from bezique.service.watch import WatchHub
-from bezique.variants.api import (
-    ABORTED,
-    Event,
-    Game,
-    Move,
-    OptionError,
-    Variant,
+from bezique.variants.api import ABORTED, Event, Game, Move, OptionError, Variant
+from bezique.variants.chance import commitment
+from bezique.variants.host import (
     buy_in_range,
     check_options,
     match_move,
     range_missed,
     resolve_options,
 )
-from bezique.variants.chance import commitment
 from bezique.variants.registry import Registry, UnknownVariantError
 
 log = structlog.get_logger("bezique.tables")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bezique.variants.api import Variant
+from bezique.variants.api import Options, Variant
 from bezique.variants.conformance import check_variant
 from tests.quart.helpers import QUART, TRUMP
 
@@ -42,7 +42,8 @@ def test_the_kit_catches_options_accepted_at_creation_that_cannot_start() -> Non
     from bezique.variants.quart.variant import QuartBezique
 
     class Unchecked(QuartBezique):
-        check_options = None  # type: ignore[assignment]
+        def check_options(self, options: Options) -> None:
+            return None
 
     check_accepted_options_start(QUART)
     with pytest.raises(ConformanceError, match="does not start"):
