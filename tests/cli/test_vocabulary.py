@@ -14,8 +14,8 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import NO_VOCABULARY, Vocabulary
 from bezique.variants.host import vocabulary_of
-from tests.core.plain import PlainCard
 from tests.cli.helpers import Run, finish
+from tests.core.plain import PlainCard
 
 
 def infos(address: str) -> dict[str, pb.VariantInfo]:

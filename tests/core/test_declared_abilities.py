@@ -225,7 +225,7 @@ def test_the_kit_holds_a_declared_abort_to_its_promise() -> None:
 
 def test_the_kit_checks_the_declared_vocabulary() -> None:
     class Unworded(HighCard):
-        vocabulary = {"phases": {}}  # type: ignore[assignment]
+        vocabulary = ("phases",)  # type: ignore[assignment]
 
     with pytest.raises(ConformanceError, match="no Vocabulary"):
         check_facts(Unworded())

@@ -36,8 +36,9 @@ def test_plugin_registers_both_variants_and_the_heuristic() -> None:
 
 
 def test_the_kit_catches_options_accepted_at_creation_that_cannot_start() -> None:
-    """Without its ``check_options``, Quart would accept an ante above the starting stack at
-    creation and refuse to start when the last seat is taken: the kit says so."""
+    """Without its ``check_options``, Quart would accept an ante above the starting stack (or
+    a buy-in range that is empty) at creation and refuse to start when the last seat is taken
+    (or take no buy-in): the kit says so."""
     from bezique.variants.conformance import ConformanceError, check_accepted_options_start
     from bezique.variants.quart.variant import QuartBezique
 
@@ -46,5 +47,5 @@ def test_the_kit_catches_options_accepted_at_creation_that_cannot_start() -> Non
             return None
 
     check_accepted_options_start(QUART)
-    with pytest.raises(ConformanceError, match="does not start"):
+    with pytest.raises(ConformanceError, match="were accepted but"):
         check_accepted_options_start(Unchecked())
