@@ -767,7 +767,7 @@ class Variant(Protocol):
     The optional abilities (whole-set option checks, buy-ins, playing as an older version,
     a vocabulary) are declared by :class:`BaseVariant` with their defaults: derive from it
     and override what your game has. A variant written before they were declared, with none
-    or some of them as plain attributes, keeps working: the host completes it once
+    or some of them as plain attributes, keeps working: the host completes it
     (``bezique.variants.host.declared``)."""
 
     id: str

@@ -46,7 +46,7 @@ from bezique.variants.chance import Chance
 
 def declared(variant: Variant) -> BaseVariant:
     """``variant`` with every optional ability declared: itself when it derives from
-    :class:`BaseVariant`, else completed once by :class:`bezique.variants.legacy.Undeclared`
+    :class:`BaseVariant`, else completed by :class:`bezique.variants.legacy.Undeclared`
     (a plugin written before the declarations keeps working unchanged)."""
     if isinstance(variant, BaseVariant):
         return variant

@@ -1,5 +1,5 @@
 """Optional abilities are declared with their defaults (``BaseVariant``, ``BaseGame.abort``) and
-called directly by the host; a plugin written before the declarations is completed once
+called directly by the host; a plugin written before the declarations is completed
 (``bezique.variants.legacy``) and keeps working; the conformance kit checks each declared
 ability."""
 
