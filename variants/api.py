@@ -799,10 +799,10 @@ class Variant(Protocol):
         ...
 
 
-class BaseVariant(ABC):
+class BaseVariant(Variant, ABC):
     """A base for a :class:`Variant` that declares every optional ability with its default,
-    so the server calls each directly. A subclass sets the facts (``id``, ``version``,
-    ``title``, ``description``, ``min_seats``, ``max_seats``, ``options``), writes
+    so the server calls each directly. A subclass sets the facts of :class:`Variant` (``id``,
+    ``version``, ``title``, ``description``, ``min_seats``, ``max_seats``, ``options``), writes
     ``seat_count``, ``shoe`` and ``start``, and overrides only the abilities its game has:
 
     * :attr:`vocabulary`: its words for people (default: none, raw keys are shown);
@@ -831,16 +831,6 @@ class BaseVariant(ABC):
     (True, False)
     """
 
-    id: str
-    """Stable identifier used on the wire, e.g. ``bezique-2p``."""
-    version: int
-    """Bumped whenever the same log would replay differently; stored with every table."""
-    title: str
-    description: str
-    min_seats: int
-    max_seats: int
-    options: tuple[OptionSpec, ...]
-
     vocabulary: Vocabulary = NO_VOCABULARY
     """The variant's words for people (:class:`Vocabulary`): ``ListVariants`` sends them, so a
     generic client reads the game in words. Default: none (raw keys, underscores as spaces)."""
@@ -854,12 +844,10 @@ class BaseVariant(ABC):
     1): ``start`` is then never given the keyword."""
 
     @abstractmethod
-    def seat_count(self, options: Options) -> int:
-        """How many seats a table with these (resolved) options has."""
+    def seat_count(self, options: Options) -> int: ...
 
     @abstractmethod
-    def shoe(self, options: Options) -> Shoe:
-        """The cards of a table with these options (a stacked shoe must be exactly this)."""
+    def shoe(self, options: Options) -> Shoe: ...
 
     @abstractmethod
     def start(self, options: Options, chance: Chance, first_dealer: int | None = None
