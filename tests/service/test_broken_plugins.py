@@ -15,6 +15,7 @@ import pexpect
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
+from tests.core import plain
 from tests.helpers import ROOT, ServerProcess
 from tests.plugin_site import Log, environment, install_plugins, spawn_with_plugins
 
@@ -30,38 +31,15 @@ def bezique_variants():
     return [LowCard()]
 """
 
-PLAIN = """
-from bezique_highcard.game import HighCard
+PLAIN = Path(plain.__file__).read_text() + """
 from bezique.variants.hookspecs import hookimpl
-
-class PlainCard:
-    \"\"\"High card written as a plugin was before the optional abilities were declared: a
-    plain class with the facts and a start, and none of them.\"\"\"
-
-    id = "plaincard"
-    version = 1
-    title = "Plain card"
-    description = "High card, declaring nothing optional."
-    min_seats = 2
-    max_seats = 4
-    options = HighCard.options
-
-    def seat_count(self, options):
-        return int(options["players"])
-
-    def shoe(self, options):
-        return HighCard().shoe(options)
-
-    def start(self, options, chance, first_dealer=None):
-        return HighCard().start(options, chance, first_dealer)
-
-    def accepts_log_version(self, version):
-        return version == self.version
 
 @hookimpl
 def bezique_variants():
     return [PlainCard()]
 """
+"""PlainCard (no ``BaseVariant``, no optional ability, a game that is no ``BaseGame`` and has no
+``abort``) as an installed plugin."""
 
 PLUGINS: dict[str, tuple[str, str]] = {
     # distribution: (version, the plugin module's source)
@@ -186,8 +164,9 @@ async def test_broken_plugins_are_left_out_and_the_others_serve(start: Start) ->
 
 async def test_a_plugin_that_declares_no_optional_ability_serves(start: Start) -> None:
     """A variant that is no ``BaseVariant`` and has no vocabulary, no ``check_options``, no
-    buy-ins and no ``abort`` is served with the declared defaults: listed with an empty
-    vocabulary, its tables created, a buy-in refused, an abort ended with no winner."""
+    buy-ins, and a game that is no ``BaseGame`` and has no ``abort``, is served with the
+    declared defaults: listed with an empty vocabulary, its tables created, a buy-in refused,
+    an abort ended with no winner."""
     server, logs = start("--api-key", "plain-key")
     assert "bezique-plaincard" not in excluded_lines(logs)
     async with AsyncTableClient(server.address, api_key="plain-key", retries=0) as admin:
