@@ -15,6 +15,7 @@ import hashlib
 import secrets
 import time
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,8 @@ MIN_ENTROPY, MAX_ENTROPY = 16, 64
 """Bounds on a seat's entropy in bytes: enough to be unguessable, small enough for the log."""
 COMMITMENT_BYTES = 32
 """An entropy commitment is a sha256 digest."""
+MAX_JOINERS = 100_000
+"""Most seats whose joiner a process remembers for the seat churn budget."""
 
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                            "\u2066\u2067\u2068\u2069"
@@ -219,6 +222,12 @@ class CommandPath:
         self.churn = SeatChurn(settings.limits.max_seat_changes,
                                settings.limits.seat_churn_window)
         """Seats each caller gave up before the start (in memory, per process)."""
+        self._joiners: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        """Whom each seat's join was charged to, by its token's hash: a leave is charged to
+        them too, so a seat joined from one address and given up from another still spends
+        the budget its joins are checked against (at most :data:`MAX_JOINERS` remembered,
+        the oldest forgotten first; in memory, per process)."""
+        repo.on_left = self._joiner_left
         self.on_committed: Callable[[LiveTable], None] = lambda live: None
         """Called after every committed change (the scheduler starts the bot to move)."""
         self.on_result: Callable[[], None] = lambda: None
@@ -449,6 +458,9 @@ class CommandPath:
                                   "they would paint other players' screens",
                                   field="display_name")
         name = displayed(name)
+        if len(name) > limits.max_name_length:  # NFC makes some characters two or three
+            raise InvalidArgument(f"display_name is longer than {limits.max_name_length} "
+                                  "characters once normalized (NFC)", field="display_name")
         if entropy and not MIN_ENTROPY <= len(entropy) <= MAX_ENTROPY:
             raise InvalidArgument(f"entropy must be {MIN_ENTROPY} to {MAX_ENTROPY} bytes, or "
                                   "empty", field="entropy")
@@ -502,7 +514,22 @@ class CommandPath:
                 return entries + self._start_if_full(live, now)
 
             await self._commit(live, draft)
+            self._remember_joiner(auth.token_hash(token), caller)
             return seat, token, live.view_for(seat)
+
+    def _joiner_left(self, token_hash: str) -> None:
+        """A seat joined here was given up through another replica: charge its joiner here,
+        where its joins are checked."""
+        joiner = self._joiners.pop(token_hash, ())
+        if joiner:
+            self.churn.charge(joiner)
+
+    def _remember_joiner(self, token_hash: str, caller: Sequence[str]) -> None:
+        if not caller:
+            return
+        if len(self._joiners) >= MAX_JOINERS:
+            self._joiners.popitem(last=False)
+        self._joiners[token_hash] = tuple(caller)
 
     def _check_name(self, live: LiveTable, name: str) -> None:
         """A name no seated player's looks like, and none of the server's own labels (a
@@ -569,8 +596,9 @@ class CommandPath:
                                     "started; try again later", reason="SEAT_CHURN")
 
     async def leave(self, table_id: str, token: str, caller: Sequence[str] = ()) -> int:
-        """Give a seat back before the start; charged to ``caller`` (as :meth:`join`) and to
-        the seat's player."""
+        """Give a seat back before the start; charged to ``caller`` (as :meth:`join`), to
+        whoever joined with this token (when this process remembers it) and to the seat's
+        player."""
         async with self.repo.hold(table_id) as live:
             seat = await self.seat_for(live, token)
             self._check_not_finished(live)
@@ -581,7 +609,8 @@ class CommandPath:
             player = live.seats[seat].player_id
             await self._commit(
                 live, lambda: [self._entry(live, EntryKind.LEFT, seat, {}, time.time())])
-            self.churn.charge([*caller, *_players(player)])
+            joiner = self._joiners.pop(auth.token_hash(token), ())
+            self.churn.charge(list(dict.fromkeys([*caller, *joiner, *_players(player)])))
             return live.version
 
     async def reissue(self, table_id: str, seat: int) -> tuple[str, float | None, int]:

@@ -328,7 +328,8 @@ _OPTIONS: dict[str, _Option] = {
     "seat_token_ttl": _Option(_seconds(False), "seconds a seat token is valid once issued (by "
                                                "JoinTable or ReissueSeatToken; 0: no expiry)"),
     "grant_public_key": _Option(_grant_key, "PEM public key (Ed25519, EC P-256 or RSA) that "
-                                            "checks platform join grants; empty: no grants"),
+                                            "checks platform join grants; empty: no grants; needs "
+                                            "--api-key"),
     "http_address": _Option(_optional_address,
                             "HOST:PORT of the HTTP port for browsers: Connect, gRPC-Web and the "
                             "web table (empty: off)"),
@@ -478,6 +479,10 @@ def _inconsistency(config: Config) -> str:
     if config.http_address and _same_port(config.http_address, config.address):
         return f"--http-address {config.http_address} is the gRPC --address; give it a port " \
                "of its own"
+    if config.grant_public_key and not config.api_key:
+        return ("--grant-public-key (BEZIQUE_GRANT_PUBLIC_KEY) needs --api-key "
+                "(BEZIQUE_API_KEY): without the platform key anybody creates tables, and a "
+                "table with buy-ins takes a stranger's join")
     overlap = set(config.plugins) & set(config.disable_plugin)
     if overlap:
         return (f"--plugins and --disable-plugin both name {', '.join(sorted(overlap))}")

@@ -17,7 +17,7 @@ from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha._async import ReflectionServicer  # what reflection.aio exports
 
 from bezique.service.errors import ResourceExhausted
-from bezique.service.limits import StreamCounter
+from bezique.service.limits import RateLimiter, StreamCounter
 from bezique.service.status import abort
 
 V1ALPHA = "grpc.reflection.v1alpha"
@@ -67,10 +67,12 @@ Context = grpc.aio.ServicerContext[reflection_pb2.ServerReflectionRequest,
 
 
 def enable(server: grpc.aio.Server, service_names: tuple[str, ...], streams: StreamCounter,
-           caller: Callable[[Context], str]) -> None:
+           caller: Callable[[Context], str], rate: RateLimiter | None = None) -> None:
     """Serve reflection as v1 and v1alpha, listing ``service_names`` and both reflections.
     A reflection call is a stream like any other: it counts against the caller's cap
-    (``--max-watchers-per-caller``) with the table, results and health streams."""
+    (``--max-watchers-per-caller``) with the table, results and health streams; and each
+    request in it is charged to the caller's ``rate`` budget, as a call would be (each is
+    answered with a file descriptor of several KB)."""
     add_v1_descriptor()
     servicer = ReflectionServicer((*service_names, V1_SERVICE, V1ALPHA_SERVICE))
     info = servicer.ServerReflectionInfo
@@ -82,8 +84,14 @@ def enable(server: grpc.aio.Server, service_names: tuple[str, ...], streams: Str
             await abort(context, ResourceExhausted(
                 f"at most {streams.limit} open streams per caller", reason="TOO_MANY_STREAMS"))
         try:
-            async for response in info(requests, context):
-                yield response
+            async for request in requests:
+                if rate is not None and not rate.allow(who):
+                    await abort(context, ResourceExhausted(
+                        f"rate limit: at most {rate.rate:g} requests a second per address "
+                        f"(bursts of {rate.burst:g}), reflection requests too; slow down and "
+                        "retry", reason="RATE_LIMITED"))
+                async for response in info(_one(request), context):
+                    yield response
         finally:
             streams.release(who)
 
@@ -96,3 +104,9 @@ def enable(server: grpc.aio.Server, service_names: tuple[str, ...], streams: Str
     server.add_generic_rpc_handlers(tuple(
         grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": stream})
         for name in (V1_SERVICE, V1ALPHA_SERVICE)))
+
+
+async def _one(request: reflection_pb2.ServerReflectionRequest
+               ) -> AsyncIterator[reflection_pb2.ServerReflectionRequest]:
+    """One request as the stream grpc's reflection servicer answers."""
+    yield request

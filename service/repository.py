@@ -24,7 +24,7 @@ from bezique.service.errors import (
 )
 from bezique.service.live import LiveTable, Watcher, rebuild
 from bezique.service.store import LogEntry, Store, StoreError
-from bezique.service.terms import SEAT_KINDS
+from bezique.service.terms import SEAT_KINDS, EntryKind
 from bezique.service.watch import RELOADED, WatchHub
 from bezique.variants.api import LogVersionError
 from bezique.variants.registry import Registry, UnknownVariantError
@@ -53,6 +53,10 @@ class TableRepository:
         """Streams of discarded tables, waiting for the table to be rebuilt."""
         self.on_loaded: Callable[[LiveTable], None] = lambda live: None
         """Called with every table put into memory (the scheduler starts its bots)."""
+        self.on_left: Callable[[str], None] = lambda token_hash: None
+        """Called with the hash of each seat token this process learns was given up by a
+        ``left`` entry another process appended (on catching up, or on loading a table): the
+        seat churn budget of whoever joined with it here is charged (see CommandPath)."""
         self.closing = False
 
     # ------------------------------------------------------------------ holding
@@ -89,6 +93,9 @@ class TableRepository:
                     orphans = self._orphans.pop(table_id, [])
                     missed = await self._missed(live, orphans)
                     self._tables[table_id] = live
+                    for token_hash, why in live.revoked.items():
+                        if why == "left":
+                            self.on_left(token_hash)
                     self.index(live)
                     self.hub.adopt(live, orphans, missed)
                     self.on_loaded(live)
@@ -183,7 +190,12 @@ class TableRepository:
             return
         try:
             for entry in await self.store.read_log(live.table_id, live.version):
+                leaving = (live.seats[entry.seat].token_hash if entry.kind == EntryKind.LEFT
+                           and entry.seat is not None and 0 <= entry.seat < len(live.seats)
+                           else "")
                 live.apply_entry(entry)
+                if leaving:
+                    self.on_left(leaving)
                 self.hub.publish(live, entry)
                 if entry.kind in SEAT_KINDS:
                     self.index(live)

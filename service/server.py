@@ -254,7 +254,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable(server, (SERVICE_NAME,
                                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name),
-                      streams, peer)
+                      streams, peer, servicer.rate)
     port = _listen(server, config)
     http_socket = bind_http(config.http_address) if config.http_address else None
     store.listen(manager.on_remote_entry, manager.on_reconnect, manager.results.on_result)

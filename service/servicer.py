@@ -77,7 +77,13 @@ def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
         hashed = auth.token_hash(token)
         if manager.repo.knows_token(hashed):
             return "seat:" + hashed
-    return "peer:" + proxies.caller_host(context)
+    return _peer(context)
+
+
+def _peer(context: ServicerContext[Req, Resp]) -> str:
+    """The budget of the address block a call comes from (an IPv6 address's /64: one
+    subscriber takes a fresh address of it at will)."""
+    return "peer:" + address_block(proxies.caller_host(context))
 
 
 def charged_to(context: ServicerContext[Req, Resp], manager: TableManager,
@@ -86,7 +92,7 @@ def charged_to(context: ServicerContext[Req, Resp], manager: TableManager,
     its peer's address too. So tokens minted by joining seats never raise what one address
     may send in total."""
     caller = caller_of(context, manager, method)
-    peer = "peer:" + proxies.caller_host(context)
+    peer = _peer(context)
     return (caller,) if caller == peer else (caller, peer)
 
 
@@ -346,7 +352,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         if self.api_key and "x-api-key" in _metadata(context):
             self._check_api_key(context)
             return ()
-        return ("peer:" + address_block(proxies.caller_host(context)),)
+        return (_peer(context),)
 
     def _granted(self, request: pb.JoinTableRequest, asked: int | None
                  ) -> tuple[int | None, str, Binding]:

@@ -7,7 +7,10 @@
   (one read may hold a whole oversized head).
 - A connection must send a complete head within ``head_seconds`` of opening, and of the
   first byte of each later request: a client that sends nothing, or one header line now and
-  then (slowloris), is closed. uvicorn's keep-alive timeout closes an idle connection
+  then (slowloris), is closed. The body must then be complete within ``head_seconds`` of
+  the head's end (a request here is one small message): a head followed by no body, or by a
+  byte now and then, is closed too, as uvicorn's keep-alive timeout does not count a request
+  in flight. uvicorn's keep-alive timeout closes an idle connection
   between requests.
 - Connections are counted per port in total and per peer address
   (:class:`~bezique.service.connections.ConnectionCounter`); one past a cap is answered 503
@@ -44,6 +47,8 @@ _TOO_LARGE = _answer(b"431 Request Header Fields Too Large",
                      b"the request's headers are larger than 64 KiB\n")
 _TOO_SLOW = _answer(b"408 Request Timeout",
                     b"the request's head did not arrive in time (--request-head-seconds)\n")
+_TOO_SLOW_BODY = _answer(b"408 Request Timeout",
+                         b"the request's body did not arrive in time (--request-head-seconds)\n")
 
 
 def _refused(flag: str) -> bytes:
@@ -68,6 +73,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     _admitted: str | None = None
     """How the counter admitted this connection ("" or HEALTH); None: not counted."""
     _head_timer: asyncio.TimerHandle | None = None
+    _body_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -85,6 +91,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_timer()
+        self._cancel_body_timer()
         counter = self.counter
         if self._admitted is not None and counter is not None:
             counter.release(self._peer_key, self._admitted)
@@ -119,10 +126,28 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             raise _HeadRefused
         self._in_head, self._head_bytes, self._parsed_bytes = False, 0, 0
         super().on_headers_complete()
+        self._cancel_body_timer()
+        self._body_timer = self.loop.call_later(self._deadline(), self._body_late)
 
     def on_message_complete(self) -> None:
+        self._cancel_body_timer()
         self._in_head = True  # what comes next is the head of the next request
         super().on_message_complete()
+
+    def _cancel_body_timer(self) -> None:
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+
+    def _body_late(self) -> None:
+        """The body did not arrive in time: 408 unless an answer has begun, and closed."""
+        self._body_timer = None
+        if self.transport.is_closing():
+            return
+        cycle = getattr(self, "cycle", None)
+        if cycle is None or not getattr(cycle, "response_started", False):
+            self.transport.write(_TOO_SLOW_BODY)
+        self.transport.close()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -140,12 +165,15 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.write(answer)
             self.transport.close()
 
+    def _deadline(self) -> float:
+        """Seconds a request's head, and then its body, may take to arrive."""
+        if self._admitted == HEALTH:  # a check is one short request: a slot is not held long
+            return min(self.head_seconds, HEALTH_HEAD_SECONDS)
+        return self.head_seconds
+
     def _arm_head_timer(self) -> None:
         self._cancel_head_timer()
-        seconds = self.head_seconds
-        if self._admitted == HEALTH:  # a check is one short request: a slot is not held long
-            seconds = min(seconds, HEALTH_HEAD_SECONDS)
-        self._head_timer = self.loop.call_later(seconds, self._head_late)
+        self._head_timer = self.loop.call_later(self._deadline(), self._head_late)
 
     def _cancel_head_timer(self) -> None:
         if self._head_timer is not None:

@@ -82,6 +82,17 @@ def grant_key(folder: Path) -> str:
     return str(path)
 
 
+def test_a_grant_key_needs_the_api_key(tmp_path: Path) -> None:
+    """Grants without the platform key would leave creation and buy-in tables to anybody: a
+    server so started refuses to, in one line naming both flags."""
+    code, lines = run_server("--grant-public-key", grant_key(tmp_path))
+    line = one_line(lines)
+    assert code == USAGE_ERROR
+    assert "--grant-public-key" in line and "needs --api-key" in line, line
+    assert parse_config(["--grant-public-key", grant_key(tmp_path), "--api-key", "k"],
+                        {}).api_key == "k"
+
+
 def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> None:
     ca, ca_cert, ca_key = make_ca(tmp_path)
     leaf = make_leaf(tmp_path, "server", ca_cert, ca_key, server=True)
