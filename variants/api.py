@@ -935,7 +935,7 @@ ABORTED = "aborted"
 # --------------------------------------------------------------------------- moved names
 
 _MOVED = ("resolve_options", "check_options", "buy_in_range", "start_game", "vocabulary_of",
-          "match_move", "range_missed", "abort_game", "AbortedGame")
+          "match_move", "range_missed", "abort_game", "AbortedGame", "takes_log_version")
 """The host's helpers that lived here before :mod:`bezique.variants.host` took them: still
 importable from this module (with a DeprecationWarning), so no plugin that used one breaks."""
 
@@ -948,6 +948,7 @@ if TYPE_CHECKING:
     from bezique.variants.host import range_missed as range_missed
     from bezique.variants.host import resolve_options as resolve_options
     from bezique.variants.host import start_game as start_game
+    from bezique.variants.host import takes_log_version as takes_log_version
     from bezique.variants.host import vocabulary_of as vocabulary_of
 
 

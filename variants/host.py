@@ -84,6 +84,12 @@ def vocabulary_of(variant: Variant) -> Vocabulary:
     return declared(variant).vocabulary
 
 
+def takes_log_version(variant: Variant) -> bool:
+    """Whether ``start_game`` passes the variant's ``start`` an older ``log_version``
+    (:attr:`~bezique.variants.api.BaseVariant.start_takes_log_version`)."""
+    return declared(variant).start_takes_log_version
+
+
 def start_game(variant: Variant, options: Options, chance: Chance, first_dealer: int | None,
                buy_ins: Mapping[int, int] | None = None, log_version: int | None = None
                ) -> tuple[Game, tuple[Event, ...]]:

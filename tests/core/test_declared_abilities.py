@@ -38,6 +38,7 @@ from bezique.variants.host import (
     declared,
     resolve_options,
     start_game,
+    takes_log_version,
     vocabulary_of,
 )
 from bezique.variants.legacy import Undeclared
@@ -66,7 +67,7 @@ def test_a_plugin_declaring_nothing_gets_every_default_and_conforms() -> None:
     options = resolve_options(plain.options, {})
     check_options(plain, options)  # nothing to check
     assert buy_in_range(plain, options) is None and vocabulary_of(plain) is NO_VOCABULARY
-    assert not complete.start_takes_log_version
+    assert not complete.start_takes_log_version and not takes_log_version(plain)
     with pytest.raises(VariantError, match="plaincard takes no buy-ins"):
         start_game(plain, options, SeededChance(bytes(32)), None, {0: 100})
     # an older log version is never passed to a start that does not declare it
@@ -85,6 +86,7 @@ def test_abilities_written_as_plain_attributes_are_found_and_used() -> None:
     old = OldQuart()
     complete = declared(old)
     assert complete.start_takes_log_version and complete.vocabulary is QUART.vocabulary
+    assert takes_log_version(old) and takes_log_version(QUART)
     with pytest.raises(OptionError, match="ante"):
         check_options(old, resolve_options(old.options, {"ante": 50, "starting_stack": 40}))
     options = resolve_options(old.options, SMALL_QUART)
