@@ -214,10 +214,18 @@ async def cmd_create(args: argparse.Namespace, console: Console) -> int:
                                             open_seats=args.open_seats, **test)
     say(console, f"table: {created.table_id}")
     say(console, f"seed commitment: {created.seed_commitment}")
-    free = created.table.free_seats
-    say(console, f"free seats: {free}" + (f"  (join with: bezique join {created.table_id})"
-                                          if free else ""))
+    say(console, f"free seats: {created.table.free_seats}" + join_hint(created))
     return 0
+
+
+def join_hint(created: pb.CreateTableResponse) -> str:
+    """How the free seats of a new table are taken: a bare `bezique join` is refused at a
+    table that takes joins only from the platform."""
+    if not created.table.free_seats:
+        return ""
+    if created.platform_joins:
+        return "  (joins need a join grant or the platform API key)"
+    return f"  (join with: bezique join {created.table_id})"
 
 
 async def cmd_join(args: argparse.Namespace, console: Console) -> int:

@@ -274,8 +274,12 @@ _OPTIONS: dict[str, _Option] = {
                                   "power loss)"),
     "test_mode": _Option(_boolean, "allow CreateTable to fix seeds, stack shoes and fix the "
                                    "first dealer"),
-    "api_key": _Option(_text, "platform API key required by CreateTable (metadata x-api-key); "
-                              "empty: none"),
+    "api_key": _Option(_text, "platform API key (metadata x-api-key) required by CreateTable, "
+                              "ReissueSeatToken, AbortTable, WatchResults (the results feed) "
+                              "and joins that bind a player or a buy-in; buy-in tables (and "
+                              "with --grant-public-key every table not opened) seat only with "
+                              "it or a join grant. Empty: none (ReissueSeatToken and "
+                              "AbortTable are then refused)"),
     "log_format": _Option(_choice("json", "console", "auto"),
                           "json, console or auto (console on a terminal)"),
     "log_level": _Option(_choice("debug", "info", "warning", "error"),
@@ -342,7 +346,9 @@ _OPTIONS: dict[str, _Option] = {
                                   "any; empty: the loopback names when it listens on loopback, "
                                   "else any): a guard against DNS rebinding"),
     "http_static_dir": _Option(_folder, "folder of the web table served at / on the HTTP port "
-                                        "(empty: the bundle clients/web/dist)"),
+                                        "(empty: the bundle built beside the code, "
+                                        "clients/web/dist in a checkout, "
+                                        "bezique/clients/web/dist when installed)"),
     "trusted_proxies": _Option(_networks,
                                "IP addresses or CIDR blocks of reverse proxies (comma-separated; "
                                "empty: none) whose X-Forwarded-For names the caller, on both "

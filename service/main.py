@@ -12,6 +12,10 @@ event to one of its own threads first. Measured with the peers' load (every seat
 move = one SubmitMove and four stream messages), each cut about a tenth of the server's CPU per
 move (bench/results.md, "Speed"). grpc reads the variable when it is imported, so it is set
 here, before anything imports grpc; an embedding platform's process keeps its own choices.
+
+Likewise ``GRPC_VERBOSITY=ERROR`` unless the operator set it: left unset, grpc core (1.6x and
+later, logging through absl) writes its INFO lines to stderr, e.g. ``Got goaway`` each time a
+client (Node's, for one) closes its connection, in among the server's own log.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from bezique.service.startup import StartupError
 
 GRPC_EXPERIMENTS = "-event_engine_listener"
 """grpc core experiments the server's process turns off unless the operator sets his own."""
+GRPC_VERBOSITY = "ERROR"
+"""grpc core's own logging unless the operator sets his own: errors only."""
 
 
 def _runner() -> Callable[[Coroutine[Any, Any, None]], None]:
@@ -44,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     configure_logging(config.log_format, config.log_level, final=True)
     os.environ.setdefault("GRPC_EXPERIMENTS", GRPC_EXPERIMENTS)
+    os.environ.setdefault("GRPC_VERBOSITY", GRPC_VERBOSITY)
     from bezique.service.server import serve  # imports grpc: after the variable is set
 
     try:

@@ -187,6 +187,10 @@ async def start_server(config: Config, registry: Registry | None = None,
         log.warning("plugin_not_installed", distribution=name,
                     error="named by --plugins, but no installed distribution has a bezique "
                           "entry point by that name")
+    for name in registry.not_installed_preferred:
+        log.warning("preferred_plugin_not_installed", distribution=name,
+                    error="named by --prefer-plugin, but no installed distribution has a "
+                          "bezique entry point by that name: it settles nothing")
     store, lock = await _open_store(config, store)
     metrics = Metrics()
     try:

@@ -13,7 +13,7 @@ from bezique.service.errors import InvalidArgument
 from bezique.service.live import LiveTable, Seat, ViewResult
 from bezique.service.store import TableRecord, TableResult, TableState
 from bezique.service.table_manager import HistoryItem, HistoryPage, MoveResult, Update
-from bezique.service.terms import EntryKind, jsonable, option_text
+from bezique.service.terms import PLATFORM_JOINS, EntryKind, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
     Event,
@@ -292,7 +292,8 @@ def list_variants_response(registry: Registry) -> pb.ListVariantsResponse:
 
 def create_table_response(live: LiveTable) -> pb.CreateTableResponse:
     return pb.CreateTableResponse(table_id=live.table_id, seed_commitment=live.record.commitment,
-                                  table=table_summary(live.record, live.state()))
+                                  table=table_summary(live.record, live.state()),
+                                  platform_joins=live.joins == PLATFORM_JOINS)
 
 
 def list_tables_response(rows: Iterable[tuple[TableRecord, TableState]], next_page_token: str

@@ -158,6 +158,8 @@ class PluginLoader:
         self.excluded: list[Exclusion] = []
         self.not_installed: list[str] = []
         """Names in the allow-list that no installed distribution's entry point matches."""
+        self.installed: set[str] | None = None
+        """The normalized names of the distributions with an entry point (None: not read)."""
         for plugin in plugins:
             self.manager.register(plugin)
         self.manager.check_pending()
@@ -207,6 +209,7 @@ class PluginLoader:
                              f"unknown hook {', '.join(unknown)} (the hooks are "
                              f"{', '.join(self._known_hooks())})")
         self.not_installed = sorted(allow - found)
+        self.installed = found
 
     def _known_hooks(self) -> list[str]:
         return sorted(name for name in dir(hookspecs) if name.startswith(hookspecs.PROJECT + "_"))
@@ -281,12 +284,19 @@ class Registry:
 
     def __init__(self, manager: pluggy.PluginManager | PluginLoader,
                  prefer: Iterable[str] = ()) -> None:
+        prefer = tuple(prefer)
         loader = manager if isinstance(manager, PluginLoader) else None
         self.manager = manager.manager if isinstance(manager, PluginLoader) else manager
         self._loader = loader
         self._prefer = {normalize(name) for name in prefer}
         self.excluded: list[Exclusion] = list(loader.excluded) if loader else []
         self.not_installed: list[str] = list(loader.not_installed) if loader else []
+        installed = loader.installed if loader else None
+        self.not_installed_preferred: list[str] = sorted(
+            {name for name in prefer if normalize(name) not in installed}
+            if installed is not None else ())
+        """Names ``prefer`` gives that no installed distribution's entry point matches (a
+        typo, or a plugin not installed here): they settle nothing."""
         self._policies: dict[str, dict[str, BotPolicy]] = {}
         self._displaced: dict[tuple[str, str, Origin, Origin], list[str]] = {}
         self._module_origins: dict[str, Origin] = {}

@@ -177,3 +177,30 @@ def test_create_open_seats_opens_a_grant_servers_table(run: Run, tmp_path: Path)
         assert run("join", tables[1], address=at).code == 0
     finally:
         server.kill()
+
+
+def test_create_says_how_seats_are_taken_at_a_table_the_platform_seats(
+        run: Run, tmp_path: Path, keyed: ServerProcess) -> None:
+    """`bezique create` points at `bezique join` only where a bare join works: a grant-only
+    table (grant server) and a buy-in table (any server with an API key) take joins only with
+    a grant or the API key, and the CLI says so (CreateTableResponse.platform_joins)."""
+    platform_hint = "(joins need a join grant or the platform API key)"
+    pem = public_pem(ed25519.Ed25519PrivateKey.generate(), tmp_path)
+    granting = spawn_server("--store", "memory:", "--api-key", "k", "--grant-public-key", pem)
+    try:
+        for at, variant, extra, platform in (
+                (granting.address, "highcard", (), True),
+                (granting.address, "highcard", ("--open-seats",), False),
+                (keyed.address, "quart-bezique", (), True),
+                (keyed.address, "highcard", (), False)):
+            created = run("--api-key", "k", "create", variant, *extra, address=at)
+            assert created.code == 0, created.err
+            table = field(created, "table")
+            free = next(line for line in created.out.splitlines()
+                        if line.startswith("free seats:"))
+            if platform:
+                assert free.endswith(platform_hint) and "bezique join" not in free, free
+            else:
+                assert free.endswith(f"(join with: bezique join {table})"), free
+    finally:
+        granting.kill()

@@ -118,7 +118,7 @@ def test_every_deal_of_a_finished_table_is_reproduced(
     lines = completed.stdout.splitlines()
     assert failed_lines(completed) == []
     assert lines[0].startswith("ok     seed: sha256(revealed seed) is the commitment")
-    assert lines[1] == ("ok     seats: seats 0 contributed entropy by commit-reveal (each "
+    assert lines[1] == ("ok     seats: seat 0 contributed entropy by commit-reveal (each "
                         "reveal matches its commitment)")
     deals = [line for line in lines if line.startswith("ok     deal ")]
     assert lines[-1] == (f"verified: table {table_id}, {len(deals)} deals reproduced from the "
@@ -201,7 +201,7 @@ def test_a_swapped_commitment_changes_the_deals(
     completed = verify_file(node, tmp_path, history)
     assert completed.returncode == 1
     lines = completed.stdout.splitlines()
-    assert any(line.startswith("ok     seats: seats 0 contributed") for line in lines)
+    assert any(line.startswith("ok     seats: seat 0 contributed") for line in lines)
     assert any(line.startswith("FAILED deal 1: ") for line in lines), completed.stdout
 
 
@@ -257,4 +257,34 @@ def test_usage_errors(node: str, tmp_path: Path) -> None:
         completed = verify(node, *arguments)
         assert completed.returncode == 2 and "usage: bezique-verify" in completed.stderr
     missing = verify(node, "--history", str(tmp_path / "none.json"))
-    assert missing.returncode == 1 and "bezique-verify: error:" in missing.stderr
+    assert missing.returncode == 3 and "bezique-verify: cannot check:" in missing.stderr
+
+
+def test_a_variant_it_has_no_deal_check_for_cannot_be_checked(
+        node: str, stub: table_service_pb2_grpc.TableServiceStub, tables: dict[str, str],
+        tmp_path: Path) -> None:
+    """A plugin's variant (``bezique new-variant spades``) is not "something differs": the
+    verifier says it cannot check its deals, points at ``bezique verify``, and exits 3; what
+    it can check still fails as usual."""
+    history = MessageToDict(history_of(stub, tables["highcard"]))
+    history["variantId"] = "spades"
+    completed = verify_file(node, tmp_path, history)
+    assert completed.returncode == 3, completed.stdout + completed.stderr
+    assert failed_lines(completed) == []
+    why = ('cannot verify deals of variant "spades" (the TypeScript verifier knows: '
+           "bezique-2p, bezique-3p, quart-bezique, trump-quart-bezique, highcard); "
+           "`bezique verify` replays any installed variant")
+    lines = completed.stdout.splitlines()
+    assert f"cannot deals: {why}" in lines
+    assert lines[-1] == f"not verified: table {tables['highcard']}: {why}"
+    tamper(history, "seed")
+    assert verify_file(node, tmp_path, history).returncode == 1
+
+
+def test_a_table_it_cannot_read_is_one_line_and_exit_3(node: str, address: str) -> None:
+    for server, table, says in ((address, "no-such-table", "NOT_FOUND: no table"),
+                                ("127.0.0.1:1", "any", "UNAVAILABLE")):
+        completed = verify(node, "--server", server, table)
+        assert completed.returncode == 3, completed.stdout + completed.stderr
+        assert completed.stdout == "" and completed.stderr.count("\n") == 1
+        assert completed.stderr.startswith(f"bezique-verify: cannot check: {says}")

@@ -238,3 +238,21 @@ def test_the_lobby_is_open_and_the_players_tables_take_grants_only(
                           capture_output=True, text=True, timeout=60, check=True)
     assert asyncio.run(stranger_joins(server.address, made.stdout.strip())) == [
         "seat 0", "GRANT_REQUIRED", "GRANT_REQUIRED"]
+
+
+def test_the_lobby_takes_the_key_from_the_environment_and_says_a_refusal_in_one_line(
+        tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
+    """docs/embedding.md §7's server wants the API key: without it ``lobby`` says so in one
+    line (no traceback); with BEZIQUE_API_KEY set, as for the ``bezique`` CLI, it opens."""
+    server = spawn_server("--store", "memory:", "--api-key", KEY)
+    server_process_factory.append(server)
+    lobby = [sys.executable, "-m", "bezique_platform", "lobby", "--server", server.address]
+    bare = {key: value for key, value in ENV.items() if key != "BEZIQUE_API_KEY"}
+    refused = subprocess.run(lobby, cwd=ROOT, env=bare, capture_output=True, text=True,
+                             timeout=60, check=False)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
+    assert "UNAUTHENTICATED" in refused.stderr and "BEZIQUE_API_KEY" in refused.stderr
+    made = subprocess.run(lobby, cwd=ROOT, env={**bare, "BEZIQUE_API_KEY": KEY},
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert asyncio.run(stranger_joins(server.address, made.stdout.strip()))[0] == "seat 0"

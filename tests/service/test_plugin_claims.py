@@ -165,3 +165,19 @@ def test_play_says_in_one_line_why_its_server_cannot_start(site: Path) -> None:
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr
     assert "You left table" in done.stdout
+
+
+def test_preferring_a_distribution_not_installed_says_so_in_one_line(
+        site: Path, started: list[ServerProcess]) -> None:
+    """A --prefer-plugin name no installed distribution has (a typo, a plugin not installed
+    here) settles nothing: the server says so once at start, naming it; an installed one
+    (spelled as the operator likes) draws no such line."""
+    server, logs = spawn_with_plugins(site, "--disable-plugin", "bezique-usurper",
+                                      "--disable-plugin", "bezique-bot-usurper",
+                                      "--prefer-plugin", "no-such-dist",
+                                      "--prefer-plugin", "Bezique_Engine")
+    started.append(server)
+    (line,) = [r for r in logs if r["event"] == "preferred_plugin_not_installed"]
+    assert (line["distribution"], line["level"]) == ("no-such-dist", "warning")
+    assert "--prefer-plugin" in str(line["error"])
+    assert server.terminate() == 0

@@ -63,3 +63,27 @@ def test_a_changed_deal_fails_in_the_page(context: BrowserContext,
     assert failed.count() == 1
     assert "deal 1: packet 1, card 1: the history shows" in (failed.text_content() or "")
     tab.assert_no_errors()
+
+
+def test_a_variant_the_verifier_does_not_know_is_not_called_a_failure(
+        context: BrowserContext, web_server: WebServer) -> None:
+    """A plugin's variant has no deal check in the page: it says it cannot check the shuffle
+    (and who can), not that the history differs."""
+    table_id = finished_bot_table(web_server)
+
+    def rename_the_variant(route: Route) -> None:
+        answer = route.fetch()
+        history = answer.json()
+        history["variantId"] = "spades"
+        route.fulfill(response=answer, body=json.dumps(history))
+
+    context.route("**/bezique.v1.TableService/GetHistory", rename_the_variant)
+    tab = open_tab(context, web_server, f"#/replay/{table_id}", "?protocol=connect-json")
+    fairness = tab.page.locator("#fairness[data-status='unchecked']")
+    fairness.wait_for()
+    text = fairness.text_content() or ""
+    assert "cannot check the shuffle" in text and "bezique verify" in text
+    assert "NOT verified" not in text
+    assert tab.page.locator("#fairness li.failed").count() == 0
+    assert tab.page.locator("#fairness li.unchecked[data-step='deals']").count() == 1
+    tab.assert_no_errors()

@@ -9,7 +9,9 @@
  * GetHistoryResponse), then checks the seed against its commitment, each revealed entropy
  * against its seat's commitment and every deal against the cards the seed and the entropy
  * derive (src/fair/). Prints one line per check and a verdict; exits 0 when everything holds,
- * 1 when something differs, 2 when the game has not ended (or on a usage error).
+ * 1 when something differs, 2 when the game has not ended (or on a usage error), 3 when it
+ * cannot check: the history could not be read (no such table, no server, no file), or its
+ * variant (or chance version) is one this verifier does not know.
  */
 
 import { readFile } from "node:fs/promises";
@@ -19,12 +21,15 @@ import { fromJson } from "@bufbuild/protobuf";
 import { eachArgument, runIfEntryPoint, UsageError, usageExit } from "./cli.js";
 import { TableClient } from "./client.js";
 import { describeError } from "./errors.js";
-import { type Report, verifyHistory } from "./fair/verify.js";
+import { type Report, type Verdict, verifyHistory } from "./fair/verify.js";
 import { GetHistoryResponseSchema } from "./gen/bezique/v1/table_service_pb.js";
 import type { HistoryLike } from "./fair/history.js";
 
 const USAGE = `usage: bezique-verify --server HOST:PORT TABLE_ID [--token SEAT_TOKEN] [--allow-test-settings]
        bezique-verify --history FILE [--allow-test-settings]`;
+
+/** The exit status when nothing was found to differ but the table could not be checked. */
+export const CANNOT_CHECK = 3;
 
 export interface VerifyArgs {
   server: string;
@@ -68,12 +73,17 @@ async function loadHistory(args: VerifyArgs): Promise<HistoryLike> {
 
 /** The report as lines: one per check, then the verdict. */
 export function reportLines(tableId: string, report: Report): string[] {
-  const lines = report.verdicts.map((verdict) => `${verdict.ok ? "ok    " : "FAILED"} ${verdict.step}: ${verdict.text}`);
+  const mark = (verdict: Verdict): string => (verdict.ok ? "ok    " : verdict.unchecked ? "cannot" : "FAILED");
+  const lines = report.verdicts.map((verdict) => `${mark(verdict)} ${verdict.step}: ${verdict.text}`);
   const deals = report.verdicts.filter((verdict) => verdict.step.startsWith("deal ")).length;
   if (report.status === "verified") lines.push(`verified: table ${tableId}, ${deals} deals reproduced from the seed and the seats' entropy`);
   else if (report.status === "failed") {
     const steps = report.verdicts.filter((verdict) => !verdict.ok).map((verdict) => verdict.step);
     lines.push(`failed: table ${tableId}: ${steps.join(", ")} did not verify`);
+  }
+  else if (report.status === "unchecked") {
+    const why = report.verdicts.filter((verdict) => verdict.unchecked).map((verdict) => verdict.text);
+    lines.push(`not verified: table ${tableId}: ${why.join("; ")}`);
   }
   else lines.push(`not verified: table ${tableId} has not ended, its seed is still secret`);
   return lines;
@@ -91,12 +101,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     history = await loadHistory(args);
   } catch (error) {
-    process.stderr.write(`bezique-verify: error: ${describeError(error)}\n`);
-    return 1;
+    process.stderr.write(`bezique-verify: cannot check: ${describeError(error)}\n`);
+    return CANNOT_CHECK;
   }
   const report = await verifyHistory(history, { allowTestSettings: args.allowTestSettings });
   process.stdout.write(`${reportLines(history.tableId || args.table, report).join("\n")}\n`);
-  return { verified: 0, failed: 1, unfinished: 2 }[report.status];
+  return { verified: 0, failed: 1, unfinished: 2, unchecked: CANNOT_CHECK }[report.status];
 }
 
 runIfEntryPoint(import.meta.url, main);

@@ -11,6 +11,7 @@ function headline(report: Report): string {
   const deals = report.verdicts.filter((verdict) => verdict.step.startsWith("deal ")).length;
   if (report.status === "verified") return `Shuffle verified: ${deals === 1 ? "the deal was" : `all ${deals} deals were`} reproduced in this page from the revealed seed and the seats' entropy.`;
   if (report.status === "failed") return "Shuffle NOT verified: the history differs from what its seed derives.";
+  if (report.status === "unchecked") return "This page cannot check the shuffle of this game (see below); the command-line `bezique verify` replays any installed variant.";
   return "The shuffle can be verified once the game has ended and its seed is revealed.";
 }
 
@@ -31,8 +32,8 @@ export function fairnessSection(history: HistoryLike): HTMLElement {
   verifyHistory(history).then((report) => {
     section.dataset.status = report.status;
     const list = el("ul", { class: "verdicts" }, ...report.verdicts.map((verdict) =>
-      el("li", { class: verdict.ok ? "ok" : "failed", "data-step": clean(verdict.step) },
-        `${verdict.ok ? "✓" : "✗"} ${clean(verdict.step)}: ${clean(verdict.text)}`)));
+      el("li", { class: verdict.ok ? "ok" : verdict.unchecked ? "unchecked" : "failed", "data-step": clean(verdict.step) },
+        `${verdict.ok ? "✓" : verdict.unchecked ? "–" : "✗"} ${clean(verdict.step)}: ${clean(verdict.text)}`)));
     replace(section, el("p", { class: report.status === "verified" ? "verified" : "notice" }, headline(report)),
       el("details", { open: report.status === "failed" }, el("summary", {}, "What was checked"), list));
   }, (error: unknown) => {

@@ -3,6 +3,9 @@
 ``keys --home DIR`` makes the platform's grant key pair in its folder (once) and prints the
 public key's path, for ``bezique-server --grant-public-key``; ``run --home DIR ...`` plays;
 ``lobby`` opens one practice table anyone may join without a grant, and prints its id.
+``run`` and ``lobby`` take the server's address and the platform API key as flags, or from
+BEZIQUE_SERVER and BEZIQUE_API_KEY like the ``bezique`` command line; a call the server refuses
+ends the command with one line naming the status, not a traceback.
 """
 
 from __future__ import annotations
@@ -10,7 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import sys
 from pathlib import Path
+
+import grpc
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique_platform.grants import ensure_key
@@ -30,8 +37,11 @@ def main() -> None:
         command.add_argument("--home", default="platform",
                              help="the platform's folder: its ledger and its grant key")
     for command in (play, lobby):
-        command.add_argument("--server", default="127.0.0.1:50051", help="the engine's address")
-        command.add_argument("--api-key", default="", help="the platform API key of the server")
+        command.add_argument("--server",
+                             default=os.environ.get("BEZIQUE_SERVER", "127.0.0.1:50051"),
+                             help="the engine's address (env BEZIQUE_SERVER)")
+        command.add_argument("--api-key", default=os.environ.get("BEZIQUE_API_KEY", ""),
+                             help="the platform API key of the server (env BEZIQUE_API_KEY)")
     play.add_argument("--tables", type=int, default=4, help="tables to play in all")
     play.add_argument("--players", default="alice,bob,carol",
                       help="the platform's players, comma-separated, taken two a table")
@@ -54,6 +64,25 @@ def main() -> None:
     play.add_argument("--think", type=float, default=0.0,
                       help="seconds each scripted player takes over a move")
     args = parser.parse_args()
+    try:
+        perform(args)
+    except grpc.RpcError as error:
+        sys.exit(f"bezique_platform {args.command}: {refusal(error, args.server)}")
+
+
+def refusal(error: grpc.RpcError, server: str) -> str:
+    """One line for a call the server refused (or could not be reached for), with the fix
+    for the usual cause: the platform API key."""
+    code = error.code() if isinstance(error, grpc.Call | grpc.aio.AioRpcError) else None
+    details = error.details() if isinstance(error, grpc.Call | grpc.aio.AioRpcError) else ""
+    line = f"{code.name if code else 'ERROR'} from {server}: {details or error}"
+    if code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+        line += " (give the server's key with --api-key or BEZIQUE_API_KEY)"
+    return line
+
+
+def perform(args: argparse.Namespace) -> None:
+    """Run the chosen command."""
     if args.command == "lobby":
         print(asyncio.run(lobby_table(args.server, args.api_key)))
         return

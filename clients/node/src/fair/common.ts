@@ -22,6 +22,8 @@ export interface Verdict {
   readonly ok: boolean;
   /** What was checked (ok), or the first thing that differs (failed). */
   readonly text: string;
+  /** Set when the step could not be checked at all (not ok, but nothing found to differ). */
+  readonly unchecked?: true;
 }
 
 /** What a game's check gets: the history, its chance, and whether test settings stacked deal 1. */

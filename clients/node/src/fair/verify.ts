@@ -29,8 +29,12 @@ export const DEAL_CHECKS: Readonly<Record<string, GameCheck>> = {
 };
 
 export interface Report {
-  /** "verified", "failed", or "unfinished" (the seed is still secret: nothing to check yet). */
-  readonly status: "verified" | "failed" | "unfinished";
+  /**
+   * "verified", "failed", "unfinished" (the seed is still secret: nothing to check yet), or
+   * "unchecked" (nothing differs, but the deals could not be checked: a variant or a chance
+   * version this verifier does not know).
+   */
+  readonly status: "verified" | "failed" | "unfinished" | "unchecked";
   /** Each check in order: the seed, the seats, the lot and every deal. */
   readonly verdicts: Verdict[];
   /** Which seats contributed entropy, and how. */
@@ -56,7 +60,9 @@ function testSettings(history: HistoryLike): string[] {
 export async function verifyHistory(history: HistoryLike, options: VerifyOptions = {}): Promise<Report> {
   const verdicts: Verdict[] = [];
   const finish = (committed: number[] = [], clear: number[] = []): Report => ({
-    status: verdicts.every((verdict) => verdict.ok) ? "verified" : "failed", verdicts, committed, clear,
+    status: verdicts.some((verdict) => !verdict.ok && !verdict.unchecked) ? "failed"
+      : verdicts.some((verdict) => verdict.unchecked) ? "unchecked" : "verified",
+    verdicts, committed, clear,
   });
   if (!history.finished || history.revealedSeed.length === 0) {
     return { status: "unfinished", verdicts: [{ step: "seed", ok: false, text: "the game has not ended: its seed is still secret" }], committed: [], clear: [] };
@@ -81,14 +87,14 @@ export async function verifyHistory(history: HistoryLike, options: VerifyOptions
   }
   const check = DEAL_CHECKS[history.variantId];
   if (check === undefined) {
-    verdicts.push({ step: "deals", ok: false, text: `no deal check for variant ${JSON.stringify(history.variantId)} (known: ${Object.keys(DEAL_CHECKS).join(", ")})` });
+    verdicts.push({ step: "deals", ok: false, unchecked: true, text: `cannot verify deals of variant ${JSON.stringify(history.variantId)} (the TypeScript verifier knows: ${Object.keys(DEAL_CHECKS).join(", ")}); \`bezique verify\` replays any installed variant` });
     return finish(seats.committed, seats.clear);
   }
   let entropy = seats.entropy;
   if (history.chanceVersion === 0) {
     entropy = new Map(); // a table from before the seats' entropy was mixed in
   } else if (history.chanceVersion !== 2) {
-    verdicts.push({ step: "deals", ok: false, text: `unknown chance_version ${history.chanceVersion} (this verifier knows 0 and 2)` });
+    verdicts.push({ step: "deals", ok: false, unchecked: true, text: `cannot verify deals of chance_version ${history.chanceVersion} (this verifier knows 0 and 2)` });
     return finish(seats.committed, seats.clear);
   }
   const chance = await Chance.create(await tableKey(history.revealedSeed, entropy));
@@ -99,7 +105,12 @@ export async function verifyHistory(history: HistoryLike, options: VerifyOptions
 
 function seatsText(committed: readonly number[], clear: readonly number[]): string {
   const parts: string[] = [];
-  if (committed.length) parts.push(`seats ${committed.join(", ")} contributed entropy by commit-reveal (each reveal matches its commitment)`);
-  if (clear.length) parts.push(`seats ${clear.join(", ")} contributed entropy in the clear`);
+  if (committed.length) parts.push(`${seatList(committed)} contributed entropy by commit-reveal (each reveal matches its commitment)`);
+  if (clear.length) parts.push(`${seatList(clear)} contributed entropy in the clear`);
   return parts.length ? parts.join("; ") : "no seat contributed entropy: the key is the seed";
+}
+
+/** "seat 0", "seats 0, 2". */
+function seatList(seats: readonly number[]): string {
+  return `${seats.length === 1 ? "seat" : "seats"} ${seats.join(", ")}`;
 }
