@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 from bench.common import Section, fmt_us, median, options_for
 from bench.engine import time_variant
-from bezique.variants.api import Variant, resolve_options
+from bezique.variants.api import Variant
 from bezique.variants.chance import CountingChance, SeededChance
 from bezique.variants.conformance import seed_bytes
+from bezique.variants.host import resolve_options
 
 VARIANTS = ("quart-bezique", "trump-quart-bezique", "bezique-2p", "bezique-3p")
 

@@ -15,9 +15,9 @@ import time
 
 from bench.common import options_for
 from bench.engine import engine_step, view_step
-from bezique.variants.api import resolve_options
 from bezique.variants.chance import CountingChance, SeededChance
 from bezique.variants.conformance import seed_bytes
+from bezique.variants.host import resolve_options
 from bezique.variants.registry import load_registry
 
 

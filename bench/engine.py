@@ -21,9 +21,10 @@ from typing import TypeVar
 
 from bench.baselines import Sample, time_poker, time_trick_loop
 from bench.common import Section, fmt_rate, fmt_ratio, fmt_us, median, options_for
-from bezique.variants.api import Game, Variant, resolve_options
+from bezique.variants.api import Game, Variant
 from bezique.variants.chance import CountingChance, SeededChance
 from bezique.variants.conformance import seed_bytes
+from bezique.variants.host import resolve_options
 
 T = TypeVar("T")
 

@@ -20,7 +20,8 @@ from bench.common import Section, median, options_for, server_flag, spawn_server
 from bench.players import channel, local_game, table_seed
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
-from bezique.variants.api import Variant, resolve_options
+from bezique.variants.api import Variant
+from bezique.variants.host import resolve_options
 
 TARGET_BYTES = 20 * 1024
 DEFAULT_VARIANTS = ("highcard", "quart-bezique", "bezique-2p")

@@ -21,9 +21,10 @@ import grpc
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
-from bezique.variants.api import Game, Move, Variant, resolve_options
+from bezique.variants.api import Game, Move, Variant
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 
 Metadata = tuple[tuple[str, str], ...]
 

@@ -100,7 +100,7 @@ def seat_count(info: pb.VariantInfo, options: Mapping[str, str]) -> int:
     """How many seats the table will have: asked of the installed variant when there is one,
     else read from a ``players`` option (given or default), else the variant's minimum."""
     try:
-        from bezique.variants.api import resolve_options
+        from bezique.variants.host import resolve_options
         from bezique.variants.registry import load_registry
 
         variant = load_registry().variant(info.id)

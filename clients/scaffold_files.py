@@ -127,6 +127,7 @@ from collections.abc import Sequence
 
 from bezique.variants.api import (
     BaseGame,
+    BaseVariant,
     Census,
     Event,
     Move,
@@ -136,13 +137,20 @@ from bezique.variants.api import (
     Outcome,
     Pile,
     View,
+    Vocabulary,
 )
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
 
 
-class $class_name:
-    """The variant's facts: what the server lists and how a table starts."""
+class $class_name(BaseVariant):
+    """The variant's facts: what the server lists and how a table starts.
+
+    ``BaseVariant`` declares the optional abilities with their defaults; override those your
+    game has: ``check_options`` (refuse option values that clash), ``buy_in_range`` (seats
+    buy in), ``accepts_log_version`` and ``start_takes_log_version`` (tables of older
+    versions). The conformance kit checks each one.
+    """
 
     id = "$variant_id"
     version = 1  # bump it whenever an old table's log would replay differently
@@ -150,6 +158,11 @@ class $class_name:
     description = "Play one card a round; the highest card takes the round."
     min_seats = 2
     max_seats = 4
+    vocabulary = Vocabulary(
+        events={"deal": "is dealt", "play": "plays", "round_taken": "takes the round"},
+        moves={"play": "play this card; the highest card on the table takes the round"},
+    )
+    """Words for generic clients (``bezique play`` shows them instead of raw keys)."""
     options: tuple[OptionSpec, ...] = (
         OptionSpec("players", OptionType.INT, 2, "Number of seats.", minimum=2, maximum=4),
         OptionSpec("hand_size", OptionType.INT, 4, "Cards dealt to each seat.",
@@ -177,9 +190,6 @@ class $class_name:
             events.append(Event("deal", seat, tuple(hand), visible_to=frozenset({seat})))
         game.stock = order[seats * size:]
         return game, tuple(events)
-
-    def accepts_log_version(self, version: int) -> bool:
-        return version == self.version
 
 
 class ${class_name}Game(BaseGame):

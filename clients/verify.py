@@ -39,18 +39,7 @@ from bezique.terms import (
     whole_numbers,
 )
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import (
-    ABORTED,
-    Event,
-    Game,
-    Move,
-    Options,
-    Variant,
-    VariantError,
-    abort_game,
-    resolve_options,
-    start_game,
-)
+from bezique.variants.api import ABORTED, Event, Game, Move, Options, Variant, VariantError
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import (
     Chance,
@@ -60,6 +49,7 @@ from bezique.variants.chance import (
     mixed_seed,
     stacked_shoe,
 )
+from bezique.variants.host import abort_game, resolve_options, start_game
 from bezique.variants.registry import Registry, load_registry
 
 T = TypeVar("T")

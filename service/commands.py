@@ -42,11 +42,8 @@ from bezique.service.store import LogEntry, RequestIdTaken, Store, StoreError, V
 from bezique.service.watch import WatchHub
 from bezique.table.entries import Created, Entry, Joined, Moved
 from bezique.terms import MOVE_KINDS, SEAT_KINDS, EntryKind, describe_move
-from bezique.variants.api import (
-    Event,
-    Game,
-    Move,
-    OptionError,
+from bezique.variants.api import Event, Game, Move, OptionError
+from bezique.variants.host import (
     buy_in_range,
     match_move,
     range_missed,

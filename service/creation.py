@@ -14,14 +14,9 @@ from bezique.service.live import LiveTable
 from bezique.service.settings import Settings
 from bezique.service.store import TableRecord
 from bezique.terms import OPEN_JOINS, PLATFORM_JOINS
-from bezique.variants.api import (
-    OptionError,
-    Variant,
-    buy_in_range,
-    check_options,
-    resolve_options,
-)
+from bezique.variants.api import OptionError, Variant
 from bezique.variants.chance import commitment
+from bezique.variants.host import buy_in_range, check_options, resolve_options
 from bezique.variants.registry import Registry, UnknownVariantError
 
 

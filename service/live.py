@@ -48,10 +48,10 @@ from bezique.variants.api import (
     Outcome,
     Variant,
     View,
-    abort_game,
 )
-from bezique.variants.api import start_game as start_variant
 from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed, stacked_shoe
+from bezique.variants.host import abort_game
+from bezique.variants.host import start_game as start_variant
 
 __all__ = ["CHANCE_VERSION", "Broadcast", "Drafted", "LiveTable", "Seat", "StreamEnd",
            "ViewResult", "Watcher", "events_json", "rebuild"]

@@ -26,9 +26,9 @@ from bezique.variants.api import (
     Variant,
     View,
     Vocabulary,
-    vocabulary_of,
 )
 from bezique.variants.cards import Shoe
+from bezique.variants.host import vocabulary_of
 from bezique.variants.registry import Origin, Registry, origin_of_module
 
 _OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,

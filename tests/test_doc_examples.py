@@ -51,6 +51,7 @@ NOT_RUN = {
 # Blocks quoted from a file of the repository, which its own tests run: each must be a run of
 # that file's lines, character for character (test_quoted_code_is_the_file_line_for_line).
 QUOTED = {
+    ("plugins.md", "class HighCard(BaseVariant):"): "examples/highcard/bezique_highcard/game.py",
     ("plugins.md", "    def why_illegal(self"): "examples/highcard/bezique_highcard/game.py",
     ("plugins.md", "    def census(self) -> Census:"): "examples/highcard/bezique_highcard/game.py",
 }

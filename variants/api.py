@@ -13,15 +13,13 @@ This module imports nothing from grpc, protobuf or storage: the rules core is pu
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
@@ -206,18 +204,9 @@ class Move:
                    None if span is None else AmountRange(*(int(v) for v in span)))
 
 
-def match_move(move: Move, legal: Sequence[Move]) -> Move | None:
-    """The offered move in ``legal`` that the submitted ``move`` is (see
-    :meth:`Move.accepts`), or None: what the server checks before it calls ``apply``.
-
-    >>> offer = Move("raise", amount=10, amount_range=AmountRange(10, 990))
-    >>> legal = [Move("fold"), offer]
-    >>> match_move(Move("raise", amount=37), legal) is offer
-    True
-    >>> too_much = Move("raise", amount=991)
-    >>> match_move(too_much, legal), str(range_missed(too_much, legal))
-    (None, '10..990')
-    """
+def _matched_offer(move: Move, legal: Sequence[Move]) -> Move | None:
+    """The offered move in ``legal`` that the submitted ``move`` is (:meth:`Move.accepts`),
+    or None: what :meth:`BaseGame.apply` checks (the server's ``match_move``)."""
     if move in legal:
         return move
     for offered in legal:
@@ -226,9 +215,9 @@ def match_move(move: Move, legal: Sequence[Move]) -> Move | None:
     return None
 
 
-def range_missed(move: Move, legal: Sequence[Move]) -> AmountRange | None:
-    """The range of an offered move that ``move`` matches but for its amount, or None: why a
-    move is refused when only its amount is wrong (the error then names the range)."""
+def _missed_range(move: Move, legal: Sequence[Move]) -> AmountRange | None:
+    """The range of an offered move that ``move`` matches but for its amount, or None (the
+    server's ``range_missed``)."""
     for offered in legal:
         span = offered.amount_range
         if (span is not None and move.kind == offered.kind and move.cards == offered.cards
@@ -540,78 +529,6 @@ class OptionSpec:
 Options = Mapping[str, Any]
 
 
-def resolve_options(specs: Sequence[OptionSpec], given: Mapping[str, object]) -> dict[str, Any]:
-    """Every declared option, typed: the given values checked, the rest at their defaults."""
-    by_name = {spec.name: spec for spec in specs}
-    for name in given:
-        if name not in by_name:
-            known = ", ".join(sorted(by_name)) or "none"
-            raise OptionError(name, f"unknown option (this variant has: {known})")
-    return {spec.name: spec.parse(given[spec.name]) if spec.name in given else spec.default
-            for spec in specs}
-
-
-def check_options(variant: object, options: Mapping[str, Any]) -> None:
-    """Check resolved options as a whole (values that depend on each other), by the variant's
-    optional ``check_options(options)`` method, which raises :class:`OptionError`.
-
-    A variant whose options can clash (an ante above the starting stack) defines it, so a
-    table is refused when it is created rather than when its last seat is taken: whatever
-    this accepts, ``start`` must accept too (the conformance kit checks that promise).
-    """
-    check = getattr(variant, "check_options", None)
-    if check is not None:
-        check(options)
-
-
-def buy_in_range(variant: object, options: Mapping[str, Any]) -> tuple[int, int] | None:
-    """The smallest and largest starting stack a seat may buy in with at a table with these
-    (resolved) options, by the variant's optional ``buy_in_range(options)`` method; ``None``
-    when the variant takes no buy-ins (see :class:`BuyInVariant`)."""
-    bounds = getattr(variant, "buy_in_range", None)
-    if bounds is None:
-        return None
-    low, high = bounds(options)
-    return int(low), int(high)
-
-
-def takes_log_version(variant: object) -> bool:
-    """Whether the variant's ``start`` takes the keyword ``log_version`` (see
-    :func:`start_game`)."""
-    start = getattr(variant, "start", None)
-    if start is None:
-        return False
-    try:
-        return "log_version" in inspect.signature(start).parameters
-    except (TypeError, ValueError):  # a builtin or C callable: no keywords of ours
-        return False
-
-
-def start_game(variant: Variant, options: Options, chance: Chance, first_dealer: int | None,
-               buy_ins: Mapping[int, int] | None = None, log_version: int | None = None
-               ) -> tuple[Game, tuple[Event, ...]]:
-    """Start a game, with the seats' buy-ins when any seat has one. A table without buy-ins
-    calls ``start`` exactly as before buy-ins existed, so every older log replays unchanged,
-    and a variant that takes none never sees the keyword.
-
-    ``log_version`` is the variant version that wrote the table's log (its ``created``
-    record). When it is older than the installed one and the variant's ``start`` takes the
-    keyword ``log_version``, the game is started as that version played: its legal moves,
-    and so its bots' choices, are the ones the log was written with (``verify`` recomputes
-    every bot move from them). A variant whose ``accepts_log_version`` takes older logs that
-    replay alike anyway (Bezique's version 1) need not take it."""
-    keywords: dict[str, Any] = {}
-    if buy_ins:
-        if not isinstance(variant, BuyInVariant):
-            raise VariantError(f"{variant.id} takes no buy-ins")
-        keywords["buy_ins"] = dict(buy_ins)
-    if log_version is not None and log_version != variant.version \
-            and takes_log_version(variant):
-        keywords["log_version"] = log_version
-    start: Callable[..., tuple[Game, tuple[Event, ...]]] = variant.start
-    return start(options, chance, first_dealer, **keywords)
-
-
 # --------------------------------------------------------------------------- vocabulary
 
 
@@ -644,13 +561,6 @@ class Vocabulary:
 
 
 NO_VOCABULARY = Vocabulary()
-
-
-def vocabulary_of(variant: object) -> Vocabulary:
-    """The variant's optional ``vocabulary`` attribute, or an empty one (a plugin written
-    before vocabularies existed needs no change)."""
-    found = getattr(variant, "vocabulary", None)
-    return found if isinstance(found, Vocabulary) else NO_VOCABULARY
 
 
 # --------------------------------------------------------------------------- protocols
@@ -738,6 +648,8 @@ class BaseGame(ABC):
     * :meth:`view`, its census as the viewer may see it (:meth:`Census.view_for`): the state
       is written once, with who may see each part, and no view can show more.
 
+    It declares the optional :meth:`abort` (default: the game does not settle an abort).
+
     A game whose view is on a hot path may override :meth:`view` (Bezique and Quart-Bezique
     do); the conformance kit keeps checking it against the census.
 
@@ -815,11 +727,11 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         for offered in legal:
             if offered is move:  # the usual case, a move taken from legal_moves: no comparing
                 break
-        else:  # match_move compares once (``in``), then the offered ranges
+        else:  # compares once (``in``), then the offered ranges
             malformed = _malformed(move)
             if malformed is not None:  # 10.0 == 10 and True == 1 would pass the comparison
                 raise IllegalMoveError(seat, move, malformed, self.phase)
-            if match_move(move, legal) is None:
+            if _matched_offer(move, legal) is None:
                 why = self.why_illegal(seat, move)
                 if why is not None:
                     raise IllegalMoveError(seat, move, why, self.phase)
@@ -832,7 +744,7 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         than it offers (Quart-Bezique's version 1 tables accept every raise level in range,
         not only those of the ladder its bots choose from)."""
         legal = self.legal_moves(seat)
-        span = range_missed(move, legal)
+        span = _missed_range(move, legal)
         if span is not None:
             return f"the amount must be {span}"
         return f"not among the legal moves ({', '.join(map(str, legal))})"
@@ -843,10 +755,30 @@ Zone(name='shown', owner=None, cards=(7,), hidden=0)))
         and viewer."""
         return self.census().view_for(viewer, self.phase, self.to_move, self.shoe)
 
+    def abort(self) -> Sequence[Event] | None:
+        """End the game now, at an operator's request (the service's ``AbortTable``), and
+        return the events of the settlement; or ``None`` (the default): this game does not
+        settle an abort, and the server ends it with its current scores (or stacks) and no
+        winner.
+
+        A game that settles (a betting game gives the current deal's stakes back to who
+        staked them) is over from then on: no seat to move, no legal move, ``outcome()``
+        with the reason :data:`ABORTED`. Like ``apply``, it must be deterministic
+        (``verify`` replays it); the conformance kit aborts games at many points and checks
+        that cards and chips are conserved."""
+        return None
+
 
 @runtime_checkable
 class Variant(Protocol):
-    """A game's facts and its start. Registered through the ``bezique_variants`` hook."""
+    """A game's facts and its start: what every variant must have. Registered through the
+    ``bezique_variants`` hook.
+
+    The optional abilities (whole-set option checks, buy-ins, playing as an older version,
+    a vocabulary) are declared by :class:`BaseVariant` with their defaults: derive from it
+    and override what your game has. A variant written before they were declared, with none
+    or some of them as plain attributes, keeps working: the host completes it
+    (``bezique.variants.host.declared``)."""
 
     id: str
     """Stable identifier used on the wire, e.g. ``bezique-2p``."""
@@ -872,21 +804,100 @@ class Variant(Protocol):
         ...
 
     def accepts_log_version(self, version: int) -> bool:
-        """Whether a log written by ``version`` of this variant replays faithfully here (if the
-        older version offered other moves, ``start`` takes ``log_version``: :func:`start_game`)."""
+        """Whether a log written by ``version`` of this variant replays faithfully here
+        (:meth:`BaseVariant.accepts_log_version`)."""
         ...
+
+
+class BaseVariant(Variant, ABC):
+    """A base for a :class:`Variant` that declares every optional ability with its default,
+    so the server calls each directly. A subclass sets the facts of :class:`Variant` (``id``,
+    ``version``, ``title``, ``description``, ``min_seats``, ``max_seats``, ``options``), writes
+    ``seat_count``, ``shoe`` and ``start``, and overrides only the abilities its game has:
+
+    * :attr:`vocabulary`: its words for people (default: none, raw keys are shown);
+    * :meth:`accepts_log_version`: older versions whose logs replay here (default: its own);
+    * :attr:`start_takes_log_version`: ``start`` takes the keyword ``log_version``, to play a
+      table as the older version that wrote its log (default: no);
+    * :meth:`check_options`: refuse option values that clash (default: every set in range);
+    * :meth:`buy_in_range`: seats may buy in, and ``start`` takes the keyword ``buy_ins``
+      (default: no buy-ins).
+
+    The conformance kit checks each one a variant declares.
+
+    >>> from bezique.variants.cards import piquet_shoe
+    >>> class Solo(BaseVariant):
+    ...     id, version, title, description = "solo", 1, "Solo", "One seat, no game."
+    ...     min_seats = max_seats = 1
+    ...     options = ()
+    ...     def seat_count(self, options: Options) -> int: return 1
+    ...     def shoe(self, options: Options) -> Shoe: return piquet_shoe(1)
+    ...     def start(self, options: Options, chance: Chance, first_dealer: int | None = None
+    ...               ) -> tuple[Game, tuple[Event, ...]]: raise NotImplementedError
+    >>> solo = Solo()
+    >>> solo.buy_in_range({}), solo.accepts_log_version(1), solo.accepts_log_version(0)
+    (None, True, False)
+    >>> solo.vocabulary is NO_VOCABULARY, solo.start_takes_log_version
+    (True, False)
+    """
+
+    vocabulary: Vocabulary = NO_VOCABULARY
+    """The variant's words for people (:class:`Vocabulary`): ``ListVariants`` sends them, so a
+    generic client reads the game in words. Default: none (raw keys, underscores as spaces)."""
+
+    start_takes_log_version: bool = False
+    """``True`` when ``start`` takes the keyword ``log_version``: for a table whose log an
+    older version (one :meth:`accepts_log_version` takes) wrote, the server and ``verify``
+    start the game with that version, and the game offers the moves that version offered, so
+    its bots choose, and ``verify`` recomputes them, as they did (Quart-Bezique's version 1
+    raise ladder). Leave it ``False`` when older logs replay alike anyway (Bezique's version
+    1): ``start`` is then never given the keyword."""
+
+    @abstractmethod
+    def seat_count(self, options: Options) -> int: ...
+
+    @abstractmethod
+    def shoe(self, options: Options) -> Shoe: ...
+
+    @abstractmethod
+    def start(self, options: Options, chance: Chance, first_dealer: int | None = None
+              ) -> tuple[Game, tuple[Event, ...]]:
+        """A new game with resolved options; the events of its opening chance steps. With
+        :attr:`start_takes_log_version` it also takes ``log_version: int | None = None``;
+        with :meth:`buy_in_range` it also takes ``buy_ins: Mapping[int, int] | None = None``
+        (seat -> starting stack; seats left out start with the table's default), both
+        keyword-only. The server passes either only when it applies (an older log, a seat
+        that bought in), so a table without them starts exactly as before."""
+
+    def accepts_log_version(self, version: int) -> bool:
+        """Whether a log written by ``version`` of this variant replays faithfully here.
+        Default: its own version only. Override it to take older versions whose logs
+        replay alike (or, with :attr:`start_takes_log_version`, play as they played); the
+        conformance kit plays and replays a game as each older version it takes."""
+        return version == self.version
+
+    def check_options(self, options: Options) -> None:
+        """Check resolved options as a whole (values that depend on each other: an ante above
+        the starting stack) and raise :class:`OptionError` naming one of them. The server calls
+        it when a table is created, so a table is refused then rather than when its last seat
+        is taken: whatever this accepts, ``start`` must start (the conformance kit checks that
+        promise). Default: every set of options in their declared ranges is fine."""
+        return None
+
+    def buy_in_range(self, options: Options) -> tuple[int, int] | None:
+        """The smallest and largest starting stack, in chips, a seat may buy in with at a
+        table with these options (a platform's buy-ins, ``JoinTableRequest.buy_in``), or
+        ``None``: this variant takes no buy-ins (the default). A variant that returns a range
+        takes the keyword ``buy_ins`` in ``start``; the conformance kit's ``check_buy_ins``
+        checks that the chips in play are exactly the buy-ins, are conserved, and replay."""
+        return None
 
 
 @runtime_checkable
 class BuyInVariant(Protocol):
-    """A variant whose seats may start with stacks of their own (a platform's buy-ins).
-
-    Optional: a variant declares it by defining ``buy_in_range``, and its ``start`` then takes
-    the keyword ``buy_ins`` (seat -> starting stack; seats left out start with the table's
-    default). The service calls ``start`` with ``buy_ins`` only when some seat bought in, so a
-    log without buy-ins replays exactly as before. The conformance kit checks a variant that
-    declares it (``check_buy_ins``).
-    """
+    """A variant whose seats may start with stacks of their own (a platform's buy-ins), as
+    plugins wrote it before :meth:`BaseVariant.buy_in_range` declared the ability: kept for
+    the plugins that name it; a new variant overrides :meth:`BaseVariant.buy_in_range`."""
 
     id: str
 
@@ -925,65 +936,39 @@ class RandomPolicy:
         return move if span is None else move.with_amount(span.pick(rng))
 
 
-# --------------------------------------------------------------------------- aborting
-
 ABORTED = "aborted"
 """``Outcome.reason`` of a game an operator ended (the service's ``AbortTable``)."""
 
 
-def abort_game(game: Game) -> tuple[Game, tuple[Event, ...]]:
-    """End ``game`` now, at an operator's request, settling as its variant says; return the
-    game to use from now on and the events of the settlement.
-
-    A game may define an optional method ``abort() -> Sequence[Event]``: it settles (a betting
-    game gives the current deal's stakes back to who staked them), and from then on the game
-    is over: no seat to move, no legal move, ``outcome()`` with the reason ``"aborted"``.
-    Optional, so every plugin written before it still works: without it the game ends with
-    its current scores (or stacks) and no winner, by :class:`AbortedGame`. Like ``apply``, it
-    must be deterministic: ``verify`` replays it.
-    """
-    abort = getattr(game, "abort", None)
-    if abort is not None:
-        return game, tuple(abort())
-    return AbortedGame(game), ()
 
 
-class AbortedGame:
-    """A game ended by an operator whose variant does not settle an abort itself: the game
-    as it was, with no move left and an outcome of its current scores and no winner."""
+# --------------------------------------------------------------------------- moved names
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        spectator = game.view(None)
-        self._outcome = Outcome((), tuple(spectator.scores or spectator.stacks), ABORTED,
-                                MappingProxyType({"phase": game.phase}))
+_MOVED = ("resolve_options", "check_options", "buy_in_range", "start_game", "vocabulary_of",
+          "match_move", "range_missed", "abort_game", "AbortedGame", "takes_log_version")
+"""The host's helpers that lived here before :mod:`bezique.variants.host` took them: still
+importable from this module (with a DeprecationWarning), so no plugin that used one breaks."""
 
-    @property
-    def phase(self) -> str:
-        return "over"
+if TYPE_CHECKING:
+    from bezique.variants.host import AbortedGame as AbortedGame
+    from bezique.variants.host import abort_game as abort_game
+    from bezique.variants.host import buy_in_range as buy_in_range
+    from bezique.variants.host import check_options as check_options
+    from bezique.variants.host import match_move as match_move
+    from bezique.variants.host import range_missed as range_missed
+    from bezique.variants.host import resolve_options as resolve_options
+    from bezique.variants.host import start_game as start_game
+    from bezique.variants.host import takes_log_version as takes_log_version
+    from bezique.variants.host import vocabulary_of as vocabulary_of
 
-    @property
-    def to_move(self) -> tuple[int, ...]:
-        return ()
 
-    @property
-    def shoe(self) -> Shoe:
-        return self.game.shoe
+def __getattr__(name: str) -> object:
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
 
-    def legal_moves(self, seat: int) -> tuple[Move, ...]:
-        return ()
+    from bezique.variants import host
 
-    def apply(self, seat: int, move: Move) -> tuple[Event, ...]:
-        raise GameOverError(seat, move, "the table was aborted", "over")
-
-    def view(self, viewer: int | None) -> View:
-        return dataclasses.replace(self.game.view(viewer), phase="over", to_move=())
-
-    def outcome(self) -> Outcome | None:
-        return self._outcome
-
-    def default_move(self, seat: int) -> Move:
-        raise GameOverError(seat, Move("none"), "the table was aborted", "over")
-
-    def census(self) -> Census:
-        return self.game.census()
+    warnings.warn(f"bezique.variants.api.{name} moved to bezique.variants.host",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(host, name)

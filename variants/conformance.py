@@ -33,14 +33,17 @@ from bezique.variants.api import (
     RandomPolicy,
     Variant,
     VariantError,
+    Vocabulary,
+)
+from bezique.variants.chance import SeededChance
+from bezique.variants.host import (
     abort_game,
     buy_in_range,
-    check_options,
+    declared,
     match_move,
     resolve_options,
     start_game,
 )
-from bezique.variants.chance import SeededChance
 
 
 class ConformanceError(AssertionError):
@@ -64,6 +67,8 @@ class PlayedGame:
     moves: list[tuple[int, Move]] = field(default_factory=list)
     events: list[tuple[Event, ...]] = field(default_factory=list)
     buy_ins: dict[int, int] = field(default_factory=dict)
+    log_version: int | None = None
+    """The older version the game was played as (None: the variant's own)."""
 
 
 Observer = Callable[[Game, int, Move, tuple[Event, ...], Census], None]
@@ -78,14 +83,17 @@ def random_game(
     max_moves: int = 100_000,
     observe: Observer | None = None,
     buy_ins: Mapping[int, int] | None = None,
+    log_version: int | None = None,
 ) -> PlayedGame:
     """Play one game to its end, each seat choosing with its policy (random by default) from its
     own redacted view. ``observe`` is called after each move with the census taken before it.
-    ``buy_ins`` gives seats their own starting stacks (variants that take buy-ins)."""
+    ``buy_ins`` gives seats their own starting stacks (variants that take buy-ins);
+    ``log_version`` plays the game as that older version (one the variant accepts)."""
     resolved = resolve_options(variant.options, options or {})
     seed = seed_bytes(game_no)
-    game, opening = start_game(variant, resolved, SeededChance(seed), None, buy_ins)
-    played = PlayedGame(variant, resolved, seed, game, opening, buy_ins=dict(buy_ins or {}))
+    game, opening = start_game(variant, resolved, SeededChance(seed), None, buy_ins, log_version)
+    played = PlayedGame(variant, resolved, seed, game, opening, buy_ins=dict(buy_ins or {}),
+                        log_version=log_version)
     rng = random.Random(game_no)
     seats = variant.seat_count(resolved)
     chosen = list(policies) if policies else [RandomPolicy()] * seats
@@ -117,10 +125,15 @@ def random_game(
     raise ConformanceError(f"{variant.id}: game {game_no} did not end in {max_moves} moves")
 
 
+def _restart(played: PlayedGame) -> tuple[Game, tuple[Event, ...]]:
+    """The game of ``played`` started again from its seed, buy-ins and log version."""
+    return start_game(played.variant, played.options, SeededChance(played.seed), None,
+                      played.buy_ins, played.log_version)
+
+
 def replay(played: PlayedGame) -> tuple[Game, list[tuple[Event, ...]]]:
     """Rebuild a game from its seed and its moves."""
-    game, _ = start_game(played.variant, played.options, SeededChance(played.seed), None,
-                         played.buy_ins)
+    game, _ = _restart(played)
     return game, [game.apply(seat, move) for seat, move in played.moves]
 
 
@@ -145,6 +158,8 @@ def check_facts(variant: Variant) -> None:
         raise ConformanceError(f"{variant.id}: default seat count {seats} outside its range")
     if not variant.accepts_log_version(variant.version):
         raise ConformanceError(f"{variant.id}: refuses logs of its own version")
+    if not isinstance(declared(variant).vocabulary, Vocabulary):
+        raise ConformanceError(f"{variant.id}: its vocabulary is no Vocabulary")
 
 
 def _bad_values(spec: OptionSpec) -> list[object]:
@@ -189,22 +204,58 @@ def _some_value(spec: OptionSpec, rng: random.Random) -> object:
     return rng.choice([low, high, default, rng.randint(low, high), rng.randint(low, high)])
 
 
+def _checked_options(variant: Variant, given: Mapping[str, object]) -> Options | None:
+    """The options creation makes of ``given`` (each in range, then the set as a whole by the
+    variant's ``check_options``), or None when it refuses them, as it must: with an
+    :class:`OptionError` that names a declared option."""
+    names = {spec.name for spec in variant.options}
+    try:
+        options = resolve_options(variant.options, given)
+        declared(variant).check_options(options)
+    except OptionError as exc:
+        if exc.option not in names:
+            raise ConformanceError(f"{variant.id}: check_options blames {exc.option!r}, which "
+                                   f"is no declared option") from exc
+        return None
+    except Exception as exc:
+        raise ConformanceError(f"{variant.id}: check_options raised {exc!r} for {given}, not "
+                               f"an OptionError naming the option") from exc
+    return options
+
+
+def _check_buy_in_range(variant: Variant, options: Options, given: Mapping[str, object]
+                        ) -> None:
+    """Options creation accepts have a buy-in range the seats can start with (or none)."""
+    try:
+        bounds = buy_in_range(variant, options)
+    except Exception as exc:
+        raise ConformanceError(f"{variant.id}: options {given} were accepted but "
+                               f"buy_in_range raised {exc!r}") from exc
+    if bounds is not None and not 0 < bounds[0] <= bounds[1]:
+        raise ConformanceError(f"{variant.id}: options {given} give the empty buy-in range "
+                               f"{bounds[0]}..{bounds[1]}")
+
+
 def check_accepted_options_start(variant: Variant, samples: int = 200, seed: int = 0) -> None:
     """Whatever option set creation accepts (each option in range, and the set as a whole
     by the variant's ``check_options``) the game starts with: a table is never accepted
-    that could not start when its last seat is taken."""
+    that could not start when its last seat is taken. ``check_options`` agrees with the
+    declared ranges: it accepts the defaults, and refuses only with an :class:`OptionError`
+    naming a declared option; a variant that takes buy-ins has a range for every option set
+    it accepts."""
+    if _checked_options(variant, {}) is None:
+        raise ConformanceError(f"{variant.id}: check_options refuses the default options")
     rng = random.Random(seed)
     for number in range(samples):
         given = {spec.name: _some_value(spec, rng) for spec in variant.options
                  if rng.random() < 0.7}
-        try:
-            options = resolve_options(variant.options, given)
-            check_options(variant, options)
-        except OptionError:
+        options = _checked_options(variant, given)
+        if options is None:
             continue  # refused at creation: that is the promise kept
         seats = variant.seat_count(options)
         if not variant.min_seats <= seats <= variant.max_seats:
             raise ConformanceError(f"{variant.id}: options {given} give {seats} seats")
+        _check_buy_in_range(variant, options, given)
         try:
             variant.start(options, SeededChance(seed_bytes(number)))
         except Exception as exc:
@@ -389,7 +440,7 @@ def check_replay(played: PlayedGame, seats: int, where: str = "") -> None:
     opening) that replays differently, and its likely cause."""
     variant = played.variant
     label = f"{variant.id} {where}".rstrip()
-    game, opening = variant.start(played.options, SeededChance(played.seed))
+    game, opening = _restart(played)
     if tuple(opening) != tuple(played.opening):
         raise ConformanceError(
             f"{label}: the replay of the log produced a different opening "
@@ -442,8 +493,9 @@ def check_random_games(variant: Variant, options: Mapping[str, object] | None = 
 
 
 def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_no: int,
-                   probe_every: int = 7) -> PlayedGame:
-    """One random game, checked after every move; then its replay and its pickle."""
+                   probe_every: int = 7, log_version: int | None = None) -> PlayedGame:
+    """One random game, checked after every move; then its replay and its pickle.
+    ``log_version``: played as that older version of the variant."""
     rng = random.Random(1000 + game_no)
     resolved = resolve_options(variant.options, options or {})
     seats = variant.seat_count(resolved)
@@ -465,8 +517,9 @@ def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_
             check_every_legal_move_applies(variant, game, where)
             check_abort(variant, game, seats, start_chips[0], where)
 
-    played = random_game(variant, options, game_no=game_no, observe=observe)
-    fresh, opening = variant.start(played.options, SeededChance(played.seed))
+    played = random_game(variant, options, game_no=game_no, observe=observe,
+                         log_version=log_version)
+    fresh, opening = _restart(played)
     start = fresh.census()
     check_event_redaction(variant, start, fresh, opening, seats, f"game {game_no} opening")
     check_census(variant, played.game, fresh.census().chips, f"game {game_no} end")
@@ -477,6 +530,27 @@ def check_one_game(variant: Variant, options: Mapping[str, object] | None, game_
         raise ConformanceError(f"{variant.id}: a pickled game differs from the original")
     check_illegal_refused(variant, played.game, seats, rng, f"game {game_no} end")
     return played
+
+
+def check_log_versions(variant: Variant, options: Mapping[str, object] | None = None, *,
+                       game_no: int = 0) -> None:
+    """Every older version whose logs the variant accepts (``accepts_log_version``) plays a
+    game that keeps every invariant and replays: as that version played, when the variant
+    declares ``start_takes_log_version``, else as the variant plays now. A variant that
+    accepts only its own version passes untouched."""
+    complete = declared(variant)
+    for version in range(complete.version):
+        if not complete.accepts_log_version(version):
+            continue
+        try:
+            start_game(complete, resolve_options(complete.options, options or {}),
+                       SeededChance(seed_bytes(game_no)), None, None, version)
+        except Exception as exc:
+            raise ConformanceError(
+                f"{variant.id}: accepts logs of version {version} but cannot start a game as "
+                f"it (start_takes_log_version={complete.start_takes_log_version}): "
+                f"{exc!r}") from exc
+        check_one_game(complete, options, game_no, log_version=version)
 
 
 def check_buy_ins(variant: Variant, options: Mapping[str, object] | None = None, *,
@@ -522,3 +596,4 @@ def check_variant(variant: Variant, *, options: Sequence[Options] = ({},), games
     for number, given in enumerate(options):
         check_random_games(variant, given, games=games, first_game=number * games)
         check_buy_ins(variant, given, first_game=number * games)
+    check_log_versions(variant, options[0] if options else None)

@@ -27,15 +27,9 @@ from typing import Any, TypeVar
 import pluggy
 
 from bezique.variants import hookspecs
-from bezique.variants.api import (
-    BotPolicy,
-    Event,
-    RandomPolicy,
-    Variant,
-    VariantError,
-    resolve_options,
-)
+from bezique.variants.api import BotPolicy, Event, RandomPolicy, Variant, VariantError
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 
 T = TypeVar("T")
 

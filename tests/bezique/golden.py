@@ -20,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bezique.variants.api import Event, Move, resolve_options
+from bezique.variants.api import Event, Move
 from bezique.variants.bezique.bots import HeuristicPolicy
 from bezique.variants.bezique.game import BeziqueGame
 from bezique.variants.chance import stacked_shoe
+from bezique.variants.host import resolve_options
 from tests.bezique.scenario import FALLBACK, variant_for
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

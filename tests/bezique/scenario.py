@@ -7,11 +7,12 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from bezique.variants.api import Event, Move, resolve_options
+from bezique.variants.api import Event, Move
 from bezique.variants.bezique.game import BeziqueGame
 from bezique.variants.bezique.rules import BeziqueRules
 from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
 from bezique.variants.chance import SeededChance, stacked_shoe
+from bezique.variants.host import resolve_options
 
 FALLBACK = SeededChance(hashlib.sha256(b"bezique-tests").digest())
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bezique.variants.api import resolve_options
 from bezique.variants.bezique.lookup import lookup_for
 from bezique.variants.chance import StackedChance, stacked_shoe
+from bezique.variants.host import resolve_options
 from tests.bezique.scenario import FALLBACK, play_defaults, seeded_game, stack_order, variant_for
 
 

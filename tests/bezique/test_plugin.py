@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bezique.variants.api import OptionError, RandomPolicy, resolve_options
+from bezique.variants.api import OptionError, RandomPolicy
 from bezique.variants.bezique import plugin
 from bezique.variants.bezique.variant import BEZIQUE_2P, BEZIQUE_3P, BeziqueVariant
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 from bezique.variants.registry import load_registry
 
 

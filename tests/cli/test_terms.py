@@ -31,8 +31,9 @@ from bezique.terms import (
     whole_numbers,
 )
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import Event, Game, Move, resolve_options
+from bezique.variants.api import Event, Game, Move
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 from bezique.variants.registry import load_registry
 from tests.helpers import highcard_registry, server_config, until
 

@@ -12,8 +12,10 @@ from rich.console import Console
 from bezique.clients.render import Words, event_text
 from bezique.clients.sdk import AsyncTableClient
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import NO_VOCABULARY, Vocabulary, vocabulary_of
+from bezique.variants.api import NO_VOCABULARY, Vocabulary
+from bezique.variants.host import vocabulary_of
 from tests.cli.helpers import Run, finish
+from tests.core.plain import PlainCard
 
 
 def infos(address: str) -> dict[str, pb.VariantInfo]:
@@ -40,12 +42,10 @@ def test_list_variants_sends_each_built_in_and_plugin_vocabulary(server: str) ->
 
 
 def test_a_plugin_without_vocabulary_gets_an_empty_one() -> None:
-    class Old:
-        id = "old"
-
-    assert vocabulary_of(Old()) is NO_VOCABULARY
-    assert vocabulary_of(type("V", (), {"vocabulary": Vocabulary(phases={"a": "A"})})()
-                         ).phases == {"a": "A"}
+    assert vocabulary_of(PlainCard()) is NO_VOCABULARY
+    worded = PlainCard()
+    worded.vocabulary = Vocabulary(phases={"a": "A"})  # type: ignore[attr-defined]
+    assert vocabulary_of(worded).phases == {"a": "A"}
     # the clients fall back to the raw key, underscores as spaces
     line = io.StringIO()
     Console(file=line, width=200, color_system=None).print(event_text(

@@ -16,11 +16,10 @@ from bezique.variants.api import (
     Options,
     RandomPolicy,
     View,
-    match_move,
-    range_missed,
 )
 from bezique.variants.chance import Chance
 from bezique.variants.conformance import ConformanceError, check_variant
+from bezique.variants.host import match_move, range_missed
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique
 

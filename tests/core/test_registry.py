@@ -9,10 +9,11 @@ from collections.abc import Sequence
 import pluggy
 import pytest
 
-from bezique.variants.api import Move, OptionSpec, OptionType, RandomPolicy, View, resolve_options
+from bezique.variants.api import Move, OptionSpec, OptionType, RandomPolicy, View
 from bezique.variants.chance import SeededChance
 from bezique.variants.conformance import ConformanceError, check_options_refused, check_variant
 from bezique.variants.hookspecs import hookimpl
+from bezique.variants.host import resolve_options
 from bezique.variants.registry import Registry, load_registry, make_plugin_manager
 from bezique_highcard.game import HighCard, HighCardGame
 

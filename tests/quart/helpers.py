@@ -7,9 +7,10 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bezique.variants.api import Event, Move, resolve_options
+from bezique.variants.api import Event, Move
 from bezique.variants.cards import Shoe, parse_code, short_shoe
 from bezique.variants.chance import SeededChance, StackedChance
+from bezique.variants.host import resolve_options
 from bezique.variants.quart.betting import Betting
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique

@@ -3,7 +3,8 @@ them, chips carried over from earlier deals are shared among the seats dealt in.
 
 from __future__ import annotations
 
-from bezique.variants.api import Move, abort_game
+from bezique.variants.api import Move
+from bezique.variants.host import abort_game
 from bezique.variants.quart.game import QuartGame
 from tests.quart.helpers import stacked_game
 

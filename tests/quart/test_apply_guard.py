@@ -8,15 +8,9 @@ import pickle
 import random
 from collections.abc import Iterator
 
-from bezique.variants.api import (
-    GameOverError,
-    IllegalMoveError,
-    Move,
-    NotYourTurnError,
-    match_move,
-    resolve_options,
-)
+from bezique.variants.api import GameOverError, IllegalMoveError, Move, NotYourTurnError
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import match_move, resolve_options
 from bezique.variants.quart.betting import KINDS
 from bezique.variants.quart.game import QuartGame
 from tests.quart.helpers import QUART, TRUMP, rules_as_written

@@ -9,8 +9,9 @@ import pickle
 import random
 from collections.abc import Iterator
 
-from bezique.variants.api import IllegalMoveError, Move, resolve_options
+from bezique.variants.api import IllegalMoveError, Move
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 from bezique.variants.quart.betting import KINDS, Betting, BettingError
 from bezique.variants.quart.game import QuartGame
 from tests.quart.helpers import QUART, TRUMP, rules_as_written

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bezique.variants.api import BotPolicy, RandomPolicy, Variant, resolve_options
+from bezique.variants.api import BotPolicy, RandomPolicy, Variant
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 from bezique.variants.quart.bots import HeuristicPolicy
 from tests.quart.helpers import QUART, TRUMP, check_session_end
 

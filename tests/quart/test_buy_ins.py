@@ -9,16 +9,10 @@ from typing import Any
 
 import pytest
 
-from bezique.variants.api import (
-    Event,
-    OptionError,
-    Options,
-    buy_in_range,
-    resolve_options,
-    start_game,
-)
+from bezique.variants.api import Event, OptionError, Options
 from bezique.variants.chance import Chance, SeededChance
 from bezique.variants.conformance import ConformanceError, check_buy_ins, seed_bytes
+from bezique.variants.host import buy_in_range, resolve_options, start_game
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique
 from tests.quart.helpers import QUART

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bezique.variants.api import Variant
+from bezique.variants.api import Options, Variant
 from bezique.variants.conformance import check_variant
 from tests.quart.helpers import QUART, TRUMP
 
@@ -36,14 +36,16 @@ def test_plugin_registers_both_variants_and_the_heuristic() -> None:
 
 
 def test_the_kit_catches_options_accepted_at_creation_that_cannot_start() -> None:
-    """Without its ``check_options``, Quart would accept an ante above the starting stack at
-    creation and refuse to start when the last seat is taken: the kit says so."""
+    """Without its ``check_options``, Quart would accept an ante above the starting stack (or
+    a buy-in range that is empty) at creation and refuse to start when the last seat is taken
+    (or take no buy-in): the kit says so."""
     from bezique.variants.conformance import ConformanceError, check_accepted_options_start
     from bezique.variants.quart.variant import QuartBezique
 
     class Unchecked(QuartBezique):
-        check_options = None  # type: ignore[assignment]
+        def check_options(self, options: Options) -> None:
+            return None
 
     check_accepted_options_start(QUART)
-    with pytest.raises(ConformanceError, match="does not start"):
+    with pytest.raises(ConformanceError, match="were accepted but"):
         check_accepted_options_start(Unchecked())

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import bezique.variants.chance as chance_module
-from bezique.variants.api import AmountRange, Move, resolve_options
+from bezique.variants.api import AmountRange, Move
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 from bezique.variants.quart.betting import LAST_STANDING, OPEN, SHOWDOWN, Betting
 from bezique.variants.quart.game import QuartGame, _raise_offer
 from tests.quart.helpers import QUART, TRUMP

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bezique.variants.api import OptionError, resolve_options
+from bezique.variants.api import OptionError
 from bezique.variants.chance import SeededChance, StackedChance
+from bezique.variants.host import resolve_options
 from bezique.variants.quart.game import QuartGame
 from tests.quart.helpers import (
     BET,

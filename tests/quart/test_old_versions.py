@@ -22,15 +22,9 @@ from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import VerificationError, verify_history
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import (
-    Event,
-    Move,
-    Options,
-    resolve_options,
-    start_game,
-    takes_log_version,
-)
+from bezique.variants.api import Event, Move, Options
 from bezique.variants.chance import Chance, SeededChance
+from bezique.variants.host import resolve_options, start_game
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique
 from bezique.variants.registry import load_registry
@@ -185,8 +179,9 @@ async def test_a_version_1_table_is_finished_as_version_1_and_verifies(
 
 
 def test_a_variant_whose_start_takes_no_log_version_never_sees_it() -> None:
-    """Older logs of a variant that replays them alike (its start takes no ``log_version``)
-    start exactly as before; a start that takes it is told only an older version."""
+    """Older logs of a variant that replays them alike (it does not declare
+    ``start_takes_log_version``) start exactly as before; a start that declares it is told
+    only an older version."""
     told: list[int | None] = []
 
     class Plain(QuartBezique):
@@ -202,6 +197,8 @@ def test_a_variant_whose_start_takes_no_log_version_never_sees_it() -> None:
                                  log_version=log_version)
 
     class Untold(Plain):
+        start_takes_log_version = False
+
         def start(self, options: Options, chance: Chance, first_dealer: int | None = None,
                   **keywords: object) -> tuple[QuartGame, tuple[Event, ...]]:
             assert not keywords
@@ -209,8 +206,7 @@ def test_a_variant_whose_start_takes_no_log_version_never_sees_it() -> None:
             return super().start(options, chance, first_dealer)
 
     options = resolve_options(QUART.options, {"players": 2})
-    assert takes_log_version(Told()) and takes_log_version(QUART)
-    assert not takes_log_version(Untold())
+    assert Told().start_takes_log_version and QUART.start_takes_log_version
     for version in (0, 1, 2, None):
         start_game(Told(), options, SeededChance(bytes(32)), 0, None, version)
     assert told == [0, 1, None, None]

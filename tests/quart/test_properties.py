@@ -9,9 +9,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bezique.variants.api import RandomPolicy, resolve_options
+from bezique.variants.api import RandomPolicy
 from bezique.variants.cards import Rank, Suit
 from bezique.variants.chance import SeededChance
+from bezique.variants.host import resolve_options
 from bezique.variants.quart.evaluator import (
     BEZIQUE,
     BEZIQUE_ANY_QJ,

@@ -34,12 +34,11 @@ from bezique.variants.api import (
     Outcome,
     Pile,
     Variant,
-    abort_game,
-    resolve_options,
 )
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance, SeededChance
 from bezique.variants.hookspecs import hookimpl
+from bezique.variants.host import abort_game, resolve_options
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
 from bezique.variants.registry import load_registry

@@ -17,8 +17,8 @@ from bezique.clients.verify import OwnSeat, VerificationError, verify_history
 from bezique.service.live import LiveTable
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import resolve_options
 from bezique.variants.chance import SeededChance, mixed_seed
+from bezique.variants.host import resolve_options
 from tests.helpers import details, highcard_registry, server_config, until
 from tests.security.helpers import tampered
 from tests.service.helpers import expect_error

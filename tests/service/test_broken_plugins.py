@@ -10,10 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
+import grpc
 import pexpect
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
+from tests.core import plain
 from tests.helpers import ROOT, ServerProcess
 from tests.plugin_site import Log, environment, install_plugins, spawn_with_plugins
 
@@ -29,9 +31,20 @@ def bezique_variants():
     return [LowCard()]
 """
 
+PLAIN = Path(plain.__file__).read_text() + """
+from bezique.variants.hookspecs import hookimpl
+
+@hookimpl
+def bezique_variants():
+    return [PlainCard()]
+"""
+"""PlainCard (no ``BaseVariant``, no optional ability, a game that is no ``BaseGame`` and has no
+``abort``) as an installed plugin."""
+
 PLUGINS: dict[str, tuple[str, str]] = {
     # distribution: (version, the plugin module's source)
     "bezique-lowcard": ("0.3.0", GOOD),
+    "bezique-plaincard": ("0.1.0", PLAIN),
     "bezique-broken-import": ("1.0.0", "import bezique_no_such_module\n"),
     "bezique-exits": ("0.0.9", "raise SystemExit(3)\n"),
     "bezique-misspelled": ("2.1.0", """
@@ -146,6 +159,31 @@ async def test_broken_plugins_are_left_out_and_the_others_serve(start: Start) ->
         assert variants["highcard"].distribution == "bezique-highcard"
         assert (await client.create_table("lowcard")).table_id
         assert (await client.create_table("quart-bezique")).table_id
+    assert server.terminate() == 0
+
+
+async def test_a_plugin_that_declares_no_optional_ability_serves(start: Start) -> None:
+    """A variant that is no ``BaseVariant`` and has no vocabulary, no ``check_options``, no
+    buy-ins, and a game that is no ``BaseGame`` and has no ``abort``, is served with the
+    declared defaults: listed with an empty vocabulary, its tables created, a buy-in refused,
+    an abort ended with no winner."""
+    server, logs = start("--api-key", "plain-key")
+    assert "bezique-plaincard" not in excluded_lines(logs)
+    async with AsyncTableClient(server.address, api_key="plain-key", retries=0) as admin:
+        variants = {v.id: v for v in await admin.list_variants()}
+        vocabulary = variants["plaincard"].vocabulary
+        assert not (vocabulary.phases or vocabulary.events or vocabulary.moves)
+        table = await admin.create_table("plaincard", {"players": 2}, bots={1: "random"})
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await admin.join(table.table_id, buy_in=100)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "plaincard takes no buy-ins" in str(caught.value.details())
+        seat = await admin.join(table.table_id)
+        assert (await admin.view(table.table_id, seat.token)).phase == "play"
+        await admin.abort_table(table.table_id)
+        view = await admin.view(table.table_id, seat.token)
+        assert (view.phase, list(view.to_move), view.outcome.reason) == ("over", [], "aborted")
+        assert list(view.outcome.winners) == [] and len(view.outcome.scores) == 2
     assert server.terminate() == 0
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from bezique.service.live import rebuild
 from bezique.service.store import LogEntry, TableRecord
-from bezique.variants.api import LogVersionError, resolve_options
+from bezique.variants.api import LogVersionError
 from bezique.variants.chance import commitment
+from bezique.variants.host import resolve_options
 from tests.helpers import highcard_registry
 
 

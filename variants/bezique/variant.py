@@ -5,12 +5,13 @@ Every **[R]** of docs/rules/bezique.md is an option here, with the spec's defaul
 
 from __future__ import annotations
 
-from bezique.variants.api import Event, Options, OptionSpec, OptionType, resolve_options
+from bezique.variants.api import BaseVariant, Event, Options, OptionSpec, OptionType
 from bezique.variants.bezique.game import BeziqueGame
 from bezique.variants.bezique.rules import LEGACY_DECLARE_PROMPT, BeziqueRules
 from bezique.variants.bezique.words import VOCABULARY
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
+from bezique.variants.host import resolve_options
 
 
 def option_specs(seats: int) -> tuple[OptionSpec, ...]:
@@ -58,7 +59,7 @@ def option_specs(seats: int) -> tuple[OptionSpec, ...]:
     )
 
 
-class BeziqueVariant:
+class BeziqueVariant(BaseVariant):
     """Multi-pack Bezique for ``seats`` players (2 packs for 2, 3 packs for 3)."""
 
     version = 2

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bezique.variants.api import Event, OptionError, Options, OptionSpec, OptionType
+from bezique.variants.api import BaseVariant, Event, OptionError, Options, OptionSpec, OptionType
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
 from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD, QUART_SHOE
@@ -59,7 +59,7 @@ TRUMP_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-class QuartBezique:
+class QuartBezique(BaseVariant):
     """Quart-Bezique: four cards each from six 24-card packs, then betting and a showdown."""
 
     id = "quart-bezique"
@@ -67,6 +67,7 @@ class QuartBezique:
     """2: one raise with an amount range (any level). Version 1 offered a ladder of raise
     levels; its tables play on with that ladder (see :meth:`start`), so their bots choose, and
     ``verify`` recomputes them, as they did."""
+    start_takes_log_version = True
     title = "Quart-Bezique"
     vocabulary = VOCABULARY
     """Labels for generic clients (ListVariants sends them)."""

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from bezique.variants.api import (
     BaseGame,
+    BaseVariant,
     Census,
     Event,
     Move,
@@ -25,8 +26,10 @@ from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
 
 
-class HighCard:
-    """The variant's facts."""
+class HighCard(BaseVariant):
+    """The variant's facts. ``BaseVariant`` declares the optional abilities with their
+    defaults; this game overrides only its vocabulary (and takes the defaults: logs of its own
+    version only, every option set in range, no buy-ins)."""
 
     id = "highcard"
     version = 1
@@ -69,9 +72,6 @@ class HighCard:
             events.append(Event("deal", seat, tuple(hand), visible_to=frozenset({seat})))
         game.stock = order[seats * size:]
         return game, tuple(events)
-
-    def accepts_log_version(self, version: int) -> bool:
-        return version == self.version
 
 
 class HighCardGame(BaseGame):
