@@ -18,6 +18,8 @@ from bezique.variants.api import (
     Move,
     OptionError,
     Options,
+    OptionSpec,
+    OptionType,
     Variant,
     VariantError,
 )
@@ -263,3 +265,17 @@ def test_no_ability_is_probed_outside_the_legacy_module() -> None:
              for number, line in enumerate(path.read_text().splitlines(), start=1)
              if PROBES.search(line)]
     assert found == []
+
+
+class DefaultOutOfRange(HighCard):
+    """A hand size whose default its own range refuses (a typo in a plugin's declaration)."""
+
+    options = (HighCard.options[0],
+               OptionSpec("hand_size", OptionType.INT, 10, "Cards dealt to each player.",
+                          minimum=1, maximum=8))
+
+
+def test_the_kit_refuses_a_default_outside_its_own_range() -> None:
+    check_facts(HighCard())
+    with pytest.raises(ConformanceError, match="'hand_size' has a default its own declaration"):
+        check_facts(DefaultOutOfRange())
