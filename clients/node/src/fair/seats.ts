@@ -37,6 +37,9 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
   const problems: string[] = [];
   let started = false;
   let endedBeforeDeal = false;
+  // The first reveal: no seat may join or leave after it (a seat joining later could choose
+  // its entropy knowing the revealed one), as the server's reducer refuses.
+  let firstReveal: { version: bigint | number; seat: number } | undefined;
   for (const entry of history.entries) {
     const where = `version ${entry.version}`;
     if (started) {
@@ -44,6 +47,11 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
       continue;
     }
     const seat = entry.seat ?? -1;
+    if (firstReveal !== undefined && (entry.entryKind === "joined" || entry.entryKind === "left")) {
+      problems.push(`${where}: seat ${seat} ${entry.entryKind} after seat ${firstReveal.seat} revealed `
+        + `at version ${firstReveal.version}: a reveal before every seat is taken lets a later `
+        + "seat choose its entropy knowing it");
+    }
     if (entry.entryKind === "joined") {
       const joined: Seat = { bot: entry.botPolicy !== "" };
       if (entry.entropy.length) joined.clear = entry.entropy;
@@ -61,6 +69,7 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
       } else {
         held.revealed = entry.entropy;
       }
+      firstReveal ??= { version: entry.version, seat };
     } else if (entry.entryKind === "started") {
       started = true;
     } else if (entry.entryKind === "ended") {
