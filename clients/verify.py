@@ -221,6 +221,11 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
         if entry.version != previous + 1:
             raise VerificationError(f"the log jumps from version {previous} to "
                                     f"{entry.version}", entry.version)
+        if previous == 0 and entry.entry_kind != EntryKind.CREATED:
+            # the 'created' entry sets how the table draws (its chance version): a log
+            # without it would replay as a table from before seats contributed entropy
+            raise VerificationError(f"the log begins with a {entry.entry_kind!r} entry, not "
+                                    "with the table's 'created' entry", entry.version)
         previous = entry.version
         replay.entry(entry)
     if replay.aborted and replay.game is None:
