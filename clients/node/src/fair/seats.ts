@@ -20,7 +20,7 @@ export interface Contributions {
   /** Seats that contributed by commit-reveal, and in the clear. */
   readonly committed: number[];
   readonly clear: number[];
-  /** True when the table ended before any deal (e.g. a reveal timed out). */
+  /** True when the table ended before any deal (a reveal timed out, or it was aborted). */
   readonly endedBeforeDeal: boolean;
   /** What is wrong with the seats' entries; empty when nothing is. */
   readonly problems: string[];
@@ -72,7 +72,18 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
       firstReveal ??= { version: entry.version, seat };
     } else if (entry.entryKind === "started") {
       started = true;
-    } else if (entry.entryKind === "ended") {
+    } else if (entry.entryKind === "ended" || entry.entryKind === "aborted") {
+      // The seats it names as withholding are exactly those that committed and had not
+      // revealed, every seat taken (an abort of a table from before it named them may name
+      // none): a platform may act on this blame.
+      const named = [...(entry.withheldSeats ?? [])].sort((a, b) => a - b);
+      const owing = [...seats].filter(([, held]) => held.commitment !== undefined && held.revealed === undefined)
+        .map(([index]) => index).sort((a, b) => a - b);
+      const blamed = entry.entryKind === "ended" || named.length > 0;
+      if (blamed && (named.length === 0 || named.join(",") !== owing.join(","))) {
+        problems.push(`${where}: the ${entry.entryKind} entry names seats [${named.join(", ")}] as having `
+          + `withheld their entropy, but the seats that owed a reveal are [${owing.join(", ")}]`);
+      }
       endedBeforeDeal = true;
       break;
     }
