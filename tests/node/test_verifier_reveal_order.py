@@ -61,8 +61,9 @@ def played(stub: table_service_pb2_grpc.TableServiceStub) -> pb.GetHistoryRespon
     for _ in range(50):
         view = stub.GetView(pb.GetViewRequest(table_id=table_id), timeout=10).view
         if view.HasField("outcome"):
-            return stub.GetHistory(pb.GetHistoryRequest(table_id=table_id, page_size=1000),
-                                   timeout=10)
+            history: pb.GetHistoryResponse = stub.GetHistory(
+                pb.GetHistoryRequest(table_id=table_id, page_size=1000), timeout=10)
+            return history
         for seat in view.to_move:
             if seat in tokens:
                 own = stub.GetView(pb.GetViewRequest(table_id=table_id), metadata=auth(seat),
