@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from google.protobuf import struct_pb2
+from google.protobuf.json_format import MessageToDict
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import VerificationError, verify_history
@@ -58,7 +59,7 @@ async def test_an_abort_whose_outcome_blames_another_seat_fails_verify(
     table_id = await committed_seat_1(client)
     await client.abort_table(table_id)
     history = await client.history(table_id)
-    assert list(history.outcome.detail["withheld"]) == [1]
+    assert MessageToDict(history.outcome.detail)["withheld"] == [1]
     assert verify_history(history).aborted
     with pytest.raises(VerificationError, match="withheld"):
         verify_history(blaming(history, [0]))
