@@ -33,9 +33,12 @@ WEB_DIST := $(WEB)/dist/index.html
 WEB_SRC  := $(shell find $(WEB)/src $(WEB)/static $(NODE)/src/fair -type f -not -path '*/src/gen/*' 2>/dev/null) \
             $(WEB)/build.mjs $(WEB)/buf.gen.yaml $(WEB)/tsconfig.json
 
-.PHONY: run test lint proto clean bench play soak venv typecheck flaky dist web
+.PHONY: run test lint proto clean bench play soak venv venv-run typecheck flaky dist web
 
 venv: $(STAMP)
+
+# The server's environment alone (`make run` and `make play` create it too).
+venv-run: $(RUN_STAMP)
 
 $(STAMP): pyproject.toml setup.py examples/highcard/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -221,17 +221,24 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
         if entry.version != previous + 1:
             raise VerificationError(f"the log jumps from version {previous} to "
                                     f"{entry.version}", entry.version)
+        if previous == 0 and entry.entry_kind != EntryKind.CREATED:
+            # the 'created' entry sets how the table draws (its chance version): a log
+            # without it would replay as a table from before seats contributed entropy
+            raise VerificationError(f"the log begins with a {entry.entry_kind!r} entry, not "
+                                    "with the table's 'created' entry", entry.version)
         previous = entry.version
         replay.entry(entry)
     if replay.aborted and replay.game is None:
         if history.outcome.reason != ABORTED:
             raise VerificationError(f"the table was aborted before its game started, but the "
                                     f"history's outcome says {history.outcome.reason!r}")
+        _check_blame(history, replay.owed_at_abort)
         return Verified(0, 0, (), test, aborted=True)
     if replay.ended:
         if history.outcome.reason != replay.ended:
             raise VerificationError(f"the table ended before any deal ({replay.ended}), but the "
                                     f"outcome says {history.outcome.reason!r}")
+        _check_blame(history, replay.withheld)
         return Verified(0, 0, (), test, ended=replay.ended, withheld=replay.withheld)
     if replay.game is None or replay.chance is None:
         raise VerificationError("the history never starts the game")
@@ -242,6 +249,15 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
                                 "deals came from the operator's seed alone")
     return Verified(len(replay.chance.deals), replay.moves, replay.contributors, test,
                     replay.bot_moves, replay.timeouts, replay.aborted, replay.committed)
+
+
+def _check_blame(history: pb.GetHistoryResponse, withheld: Sequence[int]) -> None:
+    """The outcome of a table that ended before any deal names exactly the seats that owed a
+    reveal as having withheld their entropy (clients show it; a platform may act on it)."""
+    told = _shown(history.outcome.detail).get("withheld", [])
+    if list(told) != list(withheld):
+        raise VerificationError(f"the outcome says seats {told} withheld their entropy, but the "
+                                f"seats that owed a reveal are {list(withheld)}")
 
 
 def _check_own_seat(history: pb.GetHistoryResponse, own: OwnSeat) -> None:
@@ -296,6 +312,13 @@ class _Replay:
     @property
     def ended(self) -> str:
         return self.table.ended.reason if self.table.ended is not None else ""
+
+    @property
+    def owed_at_abort(self) -> tuple[int, ...]:
+        """The seats an abort in the reveal round leaves owing a reveal (every seat taken, a
+        commitment not revealed), as the server's outcome names them; none otherwise."""
+        table = self.table
+        return table.owing if table.owing and not table.free_seats else ()
 
     @property
     def withheld(self) -> tuple[int, ...]:

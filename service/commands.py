@@ -29,6 +29,7 @@ from bezique.service.errors import (
     PermissionDenied,
     ResourceExhausted,
     StaleVersion,
+    quoted,
     store_unavailable,
 )
 from bezique.service.limits import SeatChurn
@@ -51,6 +52,9 @@ from bezique.variants.host import (
 from bezique.variants.registry import Registry
 
 log = structlog.get_logger("bezique.tables")
+
+MOVE_QUOTE_LIMIT = 120
+"""How much of a refused move's text its error quotes (its kind and label are the caller's)."""
 
 
 @dataclass(frozen=True)
@@ -403,7 +407,9 @@ def _duplicate(live: LiveTable, seat: int, earlier: LogEntry) -> MoveResult:
 def _illegal(live: LiveTable, game: Game, seat: int, move: Move, legal: Sequence[Move]
              ) -> IllegalMove:
     """Why a move is refused, naming the moves offered (and an amount's range)."""
-    said = describe_move(move, game.shoe)
+    # the caller's own text (kind and label): quoted as any input is, so control and bidi
+    # characters come back escaped; long enough for any offered move's text
+    said = quoted(describe_move(move, game.shoe), MOVE_QUOTE_LIMIT)
     offered = [describe_move(m, game.shoe) for m in legal]
     if not legal:
         why = ("the game is over" if live.finished else
@@ -412,10 +418,10 @@ def _illegal(live: LiveTable, game: Game, seat: int, move: Move, legal: Sequence
         span = range_missed(move, legal)
         if span is not None:
             return IllegalMove(
-                f"move '{said}' refused in phase {game.phase!r}: amount "
+                f"move {said} refused in phase {game.phase!r}: amount "
                 f"{move.amount} is outside the offered range {span}",
                 offered, field="move.amount", metadata={
                     "field": "move.amount", "amount_min": str(span.minimum),
                     "amount_max": str(span.maximum), "amount_step": str(span.step)})
         why = "it is not one of your legal moves"
-    return IllegalMove(f"move '{said}' refused in phase {game.phase!r}: {why}", offered)
+    return IllegalMove(f"move {said} refused in phase {game.phase!r}: {why}", offered)

@@ -11,7 +11,7 @@ from typing import Any
 
 from bezique.service.errors import InvalidArgument, PermissionDenied, quoted
 from bezique.service.live import LiveTable
-from bezique.service.settings import Settings
+from bezique.service.settings import Limits, Settings
 from bezique.service.store import TableRecord
 from bezique.terms import OPEN_JOINS, PLATFORM_JOINS
 from bezique.variants.api import OptionError, Variant
@@ -46,8 +46,9 @@ def new_record(registry: Registry, settings: Settings, variant_id: str,
                                "with --test-mode", field="test")
     seed = test_settings.pop("seed", b"")
     if seed:
-        if len(seed) < 16:
-            raise InvalidArgument("test.seed needs at least 16 bytes", field="test.seed")
+        if len(seed) < Limits.min_test_seed:
+            raise InvalidArgument(f"test.seed needs at least {Limits.min_test_seed} bytes",
+                                  field="test.seed")
         test_settings["seed_fixed"] = True  # verify then says the seed was chosen
     else:
         seed = secrets.token_bytes(32)

@@ -10,10 +10,9 @@ from bezique.service import names
 from bezique.service.errors import InvalidArgument
 from bezique.service.settings import Limits
 
-MIN_ENTROPY, MAX_ENTROPY = 16, 64
+MIN_ENTROPY, MAX_ENTROPY = Limits.min_entropy, Limits.max_entropy
 """Bounds on a seat's entropy in bytes: enough to be unguessable, small enough for the log."""
-COMMITMENT_BYTES = 32
-"""An entropy commitment is a sha256 digest."""
+COMMITMENT_BYTES = Limits.commitment_bytes
 
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
                            "\u2066\u2067\u2068\u2069"

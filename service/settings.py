@@ -33,6 +33,8 @@ class Limits:
     """Bytes of a seat's entropy (JoinTable, RevealEntropy)."""
     commitment_bytes: int = 32
     """An entropy commitment is a sha256 digest."""
+    min_test_seed: int = 16
+    """Bytes of a test-mode table's given seed (``TestSettings.seed``)."""
     max_grant_length: int = 4096
     """Characters of a join grant (a signed JWT), refused before it is parsed."""
     max_service_name: int = 200

