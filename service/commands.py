@@ -220,7 +220,8 @@ class CommandPath:
                                  binding.grant_jti, _buy_ins(live, binding.buy_in),
                                  binding.vouched,
                                  self.budgets.spent(caller, binding.player_id),
-                                 tuple(self.registry.bot_policies(live.variant.id)))
+                                 tuple(self.registry.bot_policies(live.variant.id)),
+                                 live.variant.id)
             taken = next(entry.seat for entry in await self._decided(live, command)
                          if isinstance(entry, Joined))
             self.budgets.joined(command.token_hash, caller)

@@ -62,6 +62,8 @@ class Join:
     any: the budgets are per caller and per process, kept by the command path."""
     bot_policies: tuple[str, ...] = ()
     """The variant's bot policies: their labels (``<policy> bot``) are the server's."""
+    variant: str = ""
+    """The table's variant, for messages only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +280,8 @@ def _check_binding(join: Join) -> None:
     if not join.buy_in:
         return
     if join.buy_in_range is None:
-        raise InvalidArgument("this variant takes no buy-ins", field="buy_in")
+        raise InvalidArgument(f"{join.variant or 'this variant'} takes no buy-ins",
+                              field="buy_in")
     low, high = join.buy_in_range
     if not low <= join.buy_in <= high:
         raise InvalidArgument(f"buy_in must be {low}..{high} chips at this table",
