@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from bezique.clients.sdk import TableClient
 from tests.cli.helpers import BIN, Run, clean_env, field, no_traceback
 from tests.helpers import ROOT, ServerProcess, spawn_server
-from tests.service.test_grants import public_pem
+from tests.service.helpers import public_pem
 
 
 @pytest.fixture

@@ -16,9 +16,6 @@ from bezique.variants.quart.betting import KINDS, Betting, BettingError
 from bezique.variants.quart.game import QuartGame
 from tests.quart.helpers import QUART, TRUMP, rules_as_written
 
-# test_attacks_session4.py (split later) still imports it from here by this name
-_rules_as_written = rules_as_written
-
 
 def _states(games: int) -> Iterator[tuple[QuartGame, int]]:
     """Tables in random play with raises to random levels, short stacks among them (so all-ins

@@ -19,9 +19,6 @@ from tests.helpers import (
 )
 from tests.replicas.helpers import Ledger, check_nothing_lost, open_tables, start_players
 
-# test_attacks_session4.py (split later) still imports these four from here
-__all__ = ["Ledger", "check_nothing_lost", "open_tables", "start_players"]
-
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_sigkill_loses_no_acknowledged_move(

@@ -17,8 +17,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
 from tests.helpers import details, highcard_registry, server_config
-from tests.service.helpers import STACK, expect_error, stream_end, two_seats
-from tests.service.test_grants import grant, public_pem
+from tests.service.helpers import STACK, expect_error, grant, public_pem, stream_end, two_seats
 
 KEY = "platform-key"
 SIGNER = ed25519.Ed25519PrivateKey.generate()

@@ -6,37 +6,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 
 import grpc
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
-from bezique.service.server import RunningServer, start_server
-from tests.helpers import details, highcard_registry, server_config
-from tests.service.test_rpcs import expect_error
+from tests.helpers import details
+from tests.security.helpers import TwoAddresses, two_addresses
+from tests.service.helpers import expect_error
 
 KEY = "platform-key"
-
-
-@dataclass
-class TwoAddresses:
-    server: RunningServer
-    stranger: AsyncTableClient
-    """Calls from 127.0.0.1."""
-    other: AsyncTableClient
-    """Calls from ::1: another address."""
-
-
-async def two_addresses(**settings: object) -> AsyncIterator[TwoAddresses]:
-    server = await start_server(server_config(address="[::]:0", **settings),
-                                highcard_registry())
-    try:
-        async with AsyncTableClient(f"127.0.0.1:{server.port}", retries=0) as stranger, \
-                AsyncTableClient(f"[::1]:{server.port}", retries=0) as other:
-            yield TwoAddresses(server, stranger, other)
-    finally:
-        await server.stop()
 
 
 def ahead_by(seconds: float) -> Callable[[], float]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import grpc
 
 from tests.helpers import details
-from tests.security.test_churn import two_addresses
-from tests.service.test_rpcs import expect_error
+from tests.security.helpers import two_addresses
+from tests.service.helpers import expect_error
 
 
 async def test_joining_here_and_leaving_there_is_charged_to_the_joiner() -> None:

@@ -11,8 +11,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from tests.helpers import details
-from tests.service.test_grants import platform_of
-from tests.service.test_rpcs import expect_error
+from tests.service.helpers import expect_error, platform_of
 
 BLANK = ["   ", "\u00a0", "\u2800\u2800", "\u200d", "\ufe0f", "\u200c\u200d", "\u3000",
          " \u2800\u00a0 ", "\ufe00", "\u0301"]

@@ -9,7 +9,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from tests.helpers import details
-from tests.service.test_rpcs import expect_error
+from tests.service.helpers import expect_error
 
 
 @pytest.mark.parametrize("char", ["\ufb2c", "\u0958"])

@@ -16,8 +16,7 @@ from bezique.service.live import LiveTable
 from bezique.service.server import start_server
 from bezique.variants.registry import load_registry
 from tests.helpers import details, highcard_registry, server_config
-from tests.service.test_grants import KEY, Platform, grant, platform_of, public_pem
-from tests.service.test_rpcs import expect_error
+from tests.service.helpers import KEY, Platform, expect_error, grant, platform_of, public_pem
 
 
 @pytest.fixture

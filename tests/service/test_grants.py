@@ -15,65 +15,21 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.config import parse_config
-from bezique.service.server import RunningServer, start_server
 from bezique.variants.registry import load_registry
-from tests.helpers import details, highcard_registry, server_config
-from tests.service.test_rpcs import expect_error
-
-KEY = "platform-key"
-PrivateKey = ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
-KINDS: dict[str, tuple[Any, str]] = {
-    "EdDSA": (lambda: ed25519.Ed25519PrivateKey.generate(), "EdDSA"),
-    "ES256": (lambda: ec.generate_private_key(ec.SECP256R1()), "ES256"),
-    "RS256": (lambda: rsa.generate_private_key(public_exponent=65537, key_size=2048), "RS256"),
-}
-
-
-def public_pem(key: PrivateKey, folder: Path, name: str = "grant.pub") -> str:
-    path = folder / name
-    path.write_bytes(key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    return str(path)
-
-
-def grant(key: PrivateKey, algorithm: str, table_id: str, **claims: Any) -> str:
-    body: dict[str, Any] = {"table": table_id, "sub": "acct-7", "name": "ann",
-                            "exp": int(time.time()) + 60, "jti": uuid.uuid4().hex}
-    body.update(claims)
-    return jwt.encode({k: v for k, v in body.items() if v is not None}, key,
-                      algorithm=algorithm)
-
-
-class Platform:
-    """A server that takes grants signed by ``key``, and a player client with no API key."""
-
-    def __init__(self, server: RunningServer, key: PrivateKey, algorithm: str,
-                 player: AsyncTableClient, platform: AsyncTableClient) -> None:
-        self.server, self.key, self.algorithm = server, key, algorithm
-        self.player, self.platform = player, platform
-
-    def grant(self, table_id: str, **claims: Any) -> str:
-        return grant(self.key, self.algorithm, table_id, **claims)
-
-
-async def platform_of(tmp_path: Path, kind: str, registry: Any = None
-                      ) -> AsyncIterator[Platform]:
-    make, algorithm = KINDS[kind]
-    key = make()
-    server = await start_server(server_config(api_key=KEY,
-                                              grant_public_key=public_pem(key, tmp_path)),
-                                registry or highcard_registry())
-    async with AsyncTableClient(server.address, retries=0) as player, \
-            AsyncTableClient(server.address, api_key=KEY, retries=0) as platform:
-        yield Platform(server, key, algorithm, player, platform)
-    await server.stop()
+from tests.helpers import details
+from tests.service.helpers import (
+    KINDS,
+    Platform,
+    expect_error,
+    grant,
+    platform_of,
+)
 
 
 @pytest.fixture

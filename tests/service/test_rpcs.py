@@ -13,7 +13,6 @@ from tests.helpers import details, until
 from tests.service.helpers import STACK, STARTED, expect_error, play_out, two_seats
 
 # test_grants.py (being edited elsewhere) still imports expect_error from here
-__all__ = ["expect_error"]
 
 
 async def test_list_variants_gives_the_option_schema(client: AsyncTableClient) -> None:

@@ -1,8 +1,7 @@
-"""Attacks on this session's changes, read from the code (brief attack4): a derived view when a
-game changes outside ``apply`` (an operator's abort), moves of odd types Quart's refusal path
-let through, Quart's kept offers and public part, and a SIGKILL amid WAL resets the checkpoint
-thread readies. (The shuffle's hand-hashed HMAC pads they attacked are gone since #27: the
-standard library's HMAC makes the MACs.)"""
+"""Derived views and odd moves under attack, read from the code: a derived view when a game
+changes outside ``apply`` (an operator's abort) and tables played side by side, moves of odd
+types Quart's refusal path let through, Quart's offers and public part, and a SIGKILL amid the
+WAL resets the sqlite checkpoint thread readies."""
 
 from __future__ import annotations
 
@@ -44,8 +43,8 @@ from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
 from bezique.variants.registry import load_registry
 from bezique_highcard import plugin as highcard_plugin
 from tests.helpers import ROOT, ServerProcess, eventually, server_config, spawn_server
-from tests.quart.test_betting_rules import _rules_as_written
-from tests.replicas.test_crash import Ledger, check_nothing_lost, open_tables, start_players
+from tests.quart.helpers import rules_as_written
+from tests.replicas.helpers import Ledger, check_nothing_lost, open_tables, start_players
 
 # ---------------------------------------------------------------------------- abort and view
 
@@ -249,7 +248,7 @@ def _offered(game: QuartGame, seat: int) -> tuple[Move, ...]:
     betting = game.betting
     if game.outcome() is not None or betting is None or betting.turn != seat:
         return ()
-    bet, show, span, allin = _rules_as_written(betting, seat)
+    bet, show, span, allin = rules_as_written(betting, seat)
     moves = [Move("fold")] + [Move("bet")] * bet + [Move("show")] * show
     if span is not None:
         moves.append(Move("raise", amount=span[0], amount_range=AmountRange(*span)))
@@ -330,7 +329,7 @@ sys.exit(main())
 async def test_a_sigkill_amid_the_threads_wal_resets_loses_no_acknowledged_move(
         tmp_path: Path, server_process_factory: list[ServerProcess]) -> None:
     """A real server whose checkpoint thread readies a WAL reset every 50 ms (by itself, with
-    no finish on the event loop), under moves from twelve tables over its port, SIGKILLed once
+    no finish on the event loop), under moves from forty tables over its port, SIGKILLed once
     the WAL has started over several times: a server started again on the file has every
     acknowledged move, each retry of one gets its first answer, and the WAL stayed small."""
     store, count = tmp_path / "resets.sqlite", tmp_path / "resets"
@@ -346,7 +345,7 @@ async def test_a_sigkill_amid_the_threads_wal_resets_loses_no_acknowledged_move(
     assert match, "the server with fast WAL resets did not start"
     ledger = Ledger()
     async with AsyncTableClient(first.address, retries=0, timeout=5) as client:
-        tables = await open_tables(client, 12)
+        tables = await open_tables(client, 40)  # enough play to outlast 3 resets under load
         stop = asyncio.Event()
         players = await start_players(client, tables, ledger, stop, acked=20)
         readied = int(count.read_text() or 0)
