@@ -73,12 +73,17 @@ def caller_of(context: ServicerContext[Req, Resp], manager: TableManager,
               method: str) -> str:
     """Who is calling, for per-caller limits: for a seat's own calls the seat of a token this
     server knows, else the peer's address. A made-up token earns no bucket of its own."""
+    return _seat(context, manager, method) or _peer(context)
+
+
+def _seat(context: ServicerContext[Req, Resp], manager: TableManager, method: str) -> str:
+    """The budget of the seat whose known token a seat's own call carries, else ''."""
     token = auth.bearer_token(_metadata(context)) if method in SEAT_CALLS else None
     if token:
         hashed = auth.token_hash(token)
         if manager.repo.knows_token(hashed):
             return "seat:" + hashed
-    return _peer(context)
+    return ""
 
 
 def _peer(context: ServicerContext[Req, Resp]) -> str:
@@ -92,9 +97,9 @@ def charged_to(context: ServicerContext[Req, Resp], manager: TableManager,
     """Every budget a call is charged to: its caller (see :func:`caller_of`) and, for a seat,
     its peer's address too. So tokens minted by joining seats never raise what one address
     may send in total."""
-    caller = caller_of(context, manager, method)
-    peer = _peer(context)
-    return (caller,) if caller == peer else (caller, peer)
+    peer = _peer(context)  # the address is worked out once a call
+    seat = _seat(context, manager, method)
+    return (seat, peer) if seat else (peer,)
 
 
 def _token(context: ServicerContext[Req, Resp]) -> str | None:
