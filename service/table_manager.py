@@ -343,6 +343,9 @@ class TableManager:
     async def fire_due_deadlines(self, now: float | None = None) -> int:
         return await self.scheduler.fire_due_deadlines(now)
 
+    async def sweep_abandoned(self, now: float | None = None) -> int:
+        return await self.scheduler.sweep_abandoned(now)
+
     async def evict_idle(self, idle_seconds: float, now: float | None = None) -> int:
         return await self.repo.evict_idle(idle_seconds, self.scheduler.busy, now)
 

@@ -437,5 +437,6 @@ def _add_history_entry(into: RepeatedCompositeFieldContainer[pb.HistoryEntry], s
     elif isinstance(record, Aborted):
         message.note = record.note
         message.withheld_seats.extend(record.withheld)
+        message.reason = record.reason
     if item.move is not None:
         set_move(message.move, shoe, item.move)

@@ -20,6 +20,7 @@ import asyncpg
 import structlog
 
 from bezique.service.store.base import (
+    UNSTARTED_PHASES,
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -95,6 +96,13 @@ MIGRATIONS: dict[int, str] = {
     );
     INSERT INTO results_cursor (single, last) VALUES (true, 0);
     CREATE INDEX tables_seats ON tables USING gin (seats jsonb_path_ops);
+    """,
+    # When a seat of a table last had a stream open on any replica (the abandon sweep).
+    4: """
+    CREATE TABLE presence (
+        table_id text PRIMARY KEY,
+        seen_at double precision NOT NULL
+    );
     """,
 }
 
@@ -362,6 +370,25 @@ class PostgresStore:
         rows = await self._run("due deadlines", lambda c: c.fetch(
             "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= $1"
             " AND NOT finished ORDER BY deadline LIMIT $2", now, limit))
+        return [(row["table_id"], int(row["version"])) for row in rows]
+
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        await self._run("touch tables", lambda c: c.execute(
+            "INSERT INTO presence (table_id, seen_at) SELECT unnest($1::text[]), $2 "
+            "ON CONFLICT (table_id) DO UPDATE SET "
+            "seen_at = GREATEST(presence.seen_at, excluded.seen_at)",
+            list(table_ids), seen_at))
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        rows = await self._run("idle tables", lambda c: c.fetch(
+            "SELECT t.table_id, t.version FROM tables t "
+            "LEFT JOIN presence p ON p.table_id = t.table_id WHERE NOT t.finished AND "
+            "GREATEST(COALESCE((SELECT l.created_at FROM log l WHERE l.table_id = t.table_id "
+            "ORDER BY l.version DESC LIMIT 1), t.created_at), COALESCE(p.seen_at, 0)) < "
+            "CASE WHEN t.phase = ANY($3::text[]) THEN $2::float8 ELSE $1::float8 END "
+            "ORDER BY t.table_id LIMIT $4",
+            started_before, unstarted_before, list(UNSTARTED_PHASES), limit))
         return [(row["table_id"], int(row["version"])) for row in rows]
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bezique.service.store.base import (
+    UNSTARTED_PHASES,
     LocalStore,
     LogEntry,
     RequestIdTaken,
@@ -31,7 +32,7 @@ from bezique.service.store.base import (
 )
 from bezique.service.store.codec import dumps, loads, state_from_row
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _MIGRATIONS = {
     1: """
@@ -106,6 +107,13 @@ _MIGRATIONS = {
         data TEXT NOT NULL,
         finished_at REAL NOT NULL
     );
+    """,
+    # When a seat of a table last had a stream open (the abandon sweep: service/scheduler.py).
+    6: """
+    CREATE TABLE presence (
+        table_id TEXT PRIMARY KEY,
+        seen_at REAL NOT NULL
+    ) WITHOUT ROWID;
     """,
 }
 
@@ -467,6 +475,29 @@ class SqliteStore(LocalStore):
         rows = self.db.execute(
             f"SELECT table_id, {_VERSION} FROM tables WHERE deadline IS NOT NULL AND deadline <= ? "
             "AND +finished = 0 ORDER BY deadline LIMIT ?", (now, limit))
+        return [(str(t), int(v)) for t, v in rows]
+
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        try:
+            self.db.executemany(
+                "INSERT INTO presence (table_id, seen_at) VALUES (?, ?) ON CONFLICT (table_id) "
+                "DO UPDATE SET seen_at = max(seen_at, excluded.seen_at)",
+                [(table_id, seen_at) for table_id in table_ids])
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not record connected seats: {exc}") from exc
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        rows = self.db.execute(
+            f"SELECT table_id, version FROM (SELECT tables.table_id AS table_id, "
+            f"{_VERSION} AS version, tables.phase AS phase, max(coalesce(("
+            "SELECT created_at FROM log WHERE log.table_id = tables.table_id ORDER BY "
+            "version DESC LIMIT 1), tables.created_at), coalesce((SELECT seen_at FROM presence "
+            "WHERE presence.table_id = tables.table_id), 0)) AS last FROM tables "
+            "WHERE finished = 0) WHERE last < CASE WHEN phase IN "
+            f"({', '.join('?' * len(UNSTARTED_PHASES))}) THEN ? ELSE ? END "
+            "ORDER BY table_id LIMIT ?",
+            (*UNSTARTED_PHASES, unstarted_before, started_before, limit))
         return [(str(t), int(v)) for t, v in rows]
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
