@@ -179,10 +179,10 @@ class CommandPath:
 
     async def create(self, variant_id: str, options: Mapping[str, str],
                      bots: Sequence[tuple[int, str]] = (), turn_seconds: int = 0,
-                     test: Mapping[str, Any] | None = None, open_seats: bool = False
-                     ) -> LiveTable:
+                     test: Mapping[str, Any] | None = None, open_seats: bool = False,
+                     table_id: str = "") -> LiveTable:
         record, variant, seats = new_record(self.registry, self.settings, variant_id, options,
-                                            bots, turn_seconds, test)
+                                            bots, turn_seconds, test, table_id)
         who_joins = joins(self.settings, variant, record.options, open_seats)
         limit = self.settings.limits.max_tables
         if await self.store.count_tables() >= limit:

@@ -302,10 +302,10 @@ def list_variants_response(registry: Registry) -> pb.ListVariantsResponse:
         for v in registry.variants.values()])
 
 
-def create_table_response(live: LiveTable) -> pb.CreateTableResponse:
+def create_table_response(live: LiveTable, existed: bool = False) -> pb.CreateTableResponse:
     return pb.CreateTableResponse(table_id=live.table_id, seed_commitment=live.record.commitment,
                                   table=table_summary(live.record, live.summary()),
-                                  platform_joins=live.joins == PLATFORM_JOINS)
+                                  platform_joins=live.joins == PLATFORM_JOINS, existed=existed)
 
 
 def list_tables_response(rows: Iterable[tuple[TableRecord, TableState]], next_page_token: str

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -29,11 +30,13 @@ def games_registry() -> Registry:
     return load_registry(entry_points=False, plugins=[highcard, quart])
 
 
-@pytest.fixture
-async def admin() -> AsyncIterator[AsyncTableClient]:
+@pytest.fixture(params=["memory", "sqlite"])
+async def admin(request: pytest.FixtureRequest, tmp_path: Path
+                ) -> AsyncIterator[AsyncTableClient]:
+    store = "memory:" if request.param == "memory" else f"sqlite:{tmp_path / 'store.sqlite'}"
     server = await start_server(server_config(
-        api_key=KEY, abandon_after=STARTED_WINDOW, abandon_unstarted_after=UNSTARTED_WINDOW),
-        games_registry())
+        store=store, api_key=KEY, abandon_after=STARTED_WINDOW,
+        abandon_unstarted_after=UNSTARTED_WINDOW), games_registry())
     try:
         async with AsyncTableClient(server.address, api_key=KEY, retries=0) as client:
             yield client
