@@ -336,3 +336,20 @@ async def test_no_play_stream_shows_a_card_its_seat_may_not_see(
                         f"seat {seat} saw {card.code} at version {version}, played at "
                         f"{played[card.code]}")
     assert final.HasField("outcome")
+
+
+async def test_a_request_that_is_not_protobuf_ends_the_stream(client: AsyncTableClient) -> None:
+    table_id, ann, _ = await two_seats(client, stacked_shoe=STACK)
+    opened = pb.PlayRequest(open=pb.PlayOpen(table_id=table_id)).SerializeToString()
+
+    async def requests() -> AsyncIterator[bytes]:
+        yield opened
+        yield b"\xff\xff\xff"
+
+    play = client.channel.stream_stream("/bezique.v1.TableService/Play", None, None)
+    call = play(requests(), metadata=(("authorization", f"Bearer {ann.token}"),))
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        async for _ in call:
+            pass
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "bezique.v1.PlayRequest" in (caught.value.details() or "")
