@@ -353,3 +353,21 @@ async def test_a_request_that_is_not_protobuf_ends_the_stream(client: AsyncTable
             pass
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "bezique.v1.PlayRequest" in (caught.value.details() or "")
+
+
+async def test_a_resent_move_taken_before_the_cut_is_answered_at_once(
+        client: AsyncTableClient) -> None:
+    """A client resumes from the last version it received and sends again a move whose result
+    it missed: the move was taken at that version, so its answer (duplicate) comes without
+    waiting for any later update (the table is idle: the other seat is to move)."""
+    table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
+    view = await client.view(table_id)
+    mover = ann if view.to_move[0] == ann.seat else bob
+    mine = await client.view(table_id, mover.token)
+    taken = await client.submit(mover, mine.legal_moves[0], mine.version, "missed")
+    stream = RawPlay(client.stub, mover.token, table_id, from_version=taken.version)
+    stream.move(mine.legal_moves[0], mine.version, "missed")
+    result = await stream.result()
+    assert result.accepted.duplicate and result.accepted.version == taken.version
+    assert stream.updates == []  # nothing after the version it resumed from
+    stream.close()
