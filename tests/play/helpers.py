@@ -9,10 +9,11 @@ from collections.abc import AsyncIterator
 import grpc
 from google.rpc import status_pb2
 
-from bezique.clients.sdk import move_request
+from bezique.clients.sdk import AsyncTableClient, SeatHandle, move_request
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from tests.helpers import summary
+from tests.service.helpers import STACK, STARTED, two_seats
 
 WAIT = 10.0
 """How long a test waits for one message."""
@@ -117,3 +118,13 @@ def refusal(result: pb.PlayResult) -> dict[str, object]:
     assert status.code == result.code and status.message == result.message
     code = next(c for c in grpc.StatusCode if c.value[0] == result.code)
     return {"code": code, **summary(list(status.details))}
+
+
+async def movers_stream(client: AsyncTableClient) -> tuple[str, SeatHandle, RawPlay, pb.View]:
+    """A two-seat table at its start: its id, the seat to move, that seat's Play stream and
+    its view there."""
+    table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
+    view = await client.view(table_id)
+    mover = ann if view.to_move[0] == ann.seat else bob
+    stream = RawPlay(client.stub, mover.token, table_id)
+    return table_id, mover, stream, await stream.turn(STARTED)

@@ -15,7 +15,7 @@ from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import details, highcard_registry, server_config, until
-from tests.play.helpers import RawPlay, refusal
+from tests.play.helpers import RawPlay, movers_stream, refusal
 from tests.security.test_leaks import cards_in
 from tests.service.helpers import STACK, STARTED, expect_error, serving, two_seats
 
@@ -115,11 +115,7 @@ async def test_refusals_come_in_results_and_the_stream_goes_on(client: AsyncTabl
 
 async def test_a_refusal_has_submit_moves_code_message_and_details(
         client: AsyncTableClient) -> None:
-    table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
-    view = await client.view(table_id)
-    mover = ann if view.to_move[0] == ann.seat else bob
-    stream = RawPlay(client.stub, mover.token, table_id)
-    mine = await stream.turn(STARTED)
+    _, mover, stream, mine = await movers_stream(client)
     wrong = pb.Move(kind="play", cards=[pb.Card(id=999, code="XX")])
     unary = await expect_error(grpc.StatusCode.FAILED_PRECONDITION,
                                client.submit(mover, wrong, mine.version, "u1"))
@@ -133,11 +129,7 @@ async def test_a_refusal_has_submit_moves_code_message_and_details(
 
 async def test_a_repeated_request_id_is_answered_duplicate_and_applied_once(
         client: AsyncTableClient) -> None:
-    table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
-    view = await client.view(table_id)
-    mover = ann if view.to_move[0] == ann.seat else bob
-    stream = RawPlay(client.stub, mover.token, table_id)
-    mine = await stream.turn(STARTED)
+    table_id, mover, stream, mine = await movers_stream(client)
     stream.move(mine.legal_moves[0], mine.version, "once")
     first = await stream.result()
     stream.move(mine.legal_moves[0], mine.version, "once")
