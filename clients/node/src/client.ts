@@ -31,6 +31,7 @@ import {
   type WatchTableResponse,
 } from "./gen/bezique/v1/table_service_pb.js";
 import { freeSeats } from "./fair/seats.js";
+import { PlaySession } from "./session.js";
 
 /**
  * Whether `amount` may be submitted with the offered `move`: its exact amount, or, for a move
@@ -386,6 +387,25 @@ export class TableClient {
       signal?.removeEventListener("abort", forward);
       stop.abort();
     }
+  }
+
+  /**
+   * A seat's Play stream: moves with `session.move(move, expectedVersion)` (resolves with
+   * SubmitMove's answer, rejects with SubmitMove's error), and every update after `fromVersion`
+   * with `for await (const update of session)`, as watchTable sends them. A cut stream is opened
+   * again from the last version received (`resume: false` to end the session instead), and the
+   * moves it had not answered are sent again under their request ids. Leaving the loop, or
+   * `session.close()`, ends the call. Needs a server with Play (else the first move and the loop
+   * end with UNIMPLEMENTED: use submitMove and watchTable there).
+   */
+  play(tableId: string, token: string, fromVersion: bigint = 0n,
+       settings: { resume?: boolean; retries?: number; backoffMs?: number } = {}): PlaySession {
+    return new PlaySession(this.rpc, tableId, fromVersion, {
+      ...settings,
+      callOptions: (signal) => this.options(token, signal, false),
+      onView: (view) => this.revealOwed(view),
+      moveTimeoutMs: this.timeoutMs,
+    });
   }
 
   /**
