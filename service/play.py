@@ -1,0 +1,162 @@
+"""A seat's Play stream: WatchTable's updates and SubmitMove's answers on one two-way call.
+
+The updates come from the generator WatchTable's come from (so the same caps, resume and
+endings); this module only merges them with the answers to the moves read upstream. Moves are
+read one at a time, each answered before the next is read, so a stream never holds more than
+one move in hand and one answer unsent: gRPC's flow control holds back a client that sends
+faster. A taken move's result is sent after the update of the version it reached (a client
+has the table at that version when it learns its move was taken), and results go out in the
+order their moves came.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from bezique.service.errors import InvalidArgument
+from bezique.v1 import table_service_pb2 as pb
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One move's answer, a serialized PlayResponse; ``version``: the version a taken move
+    reached (0 for a refusal), whose update goes out first."""
+
+    data: bytes
+    version: int
+
+
+Answer = Callable[[pb.PlayMove], Awaitable[Answered]]
+"""Answer one move as SubmitMove would (never raises for a refusal: it is the answer)."""
+
+
+async def opening(requests: AsyncIterator[pb.PlayRequest]) -> pb.PlayOpen:
+    """The stream's first message, which must be ``open``."""
+    first = await anext(requests, None)
+    if first is None or first.WhichOneof("kind") != "open":
+        raise InvalidArgument("the first message of a Play stream must be `open` (the table "
+                              "and from_version)", field="open")
+    return first.open
+
+
+async def play(requests: AsyncIterator[pb.PlayRequest],
+               updates: AsyncIterator[tuple[int, bytes]], answer: Answer
+               ) -> AsyncIterator[bytes]:
+    """The stream's messages, serialized: ``updates`` (version, bytes) as they come, each
+    move's answer in turn. Ends when ``updates`` does (after answering a move in hand), or
+    with the error that ended them, or with the error of a malformed request (answers
+    already worked out are sent first)."""
+    reader = _Reader(requests, answer)
+    next_update = asyncio.ensure_future(_step(updates))
+    shown = 0  # the version of the last update sent
+    held: Answered | None = None  # a taken move's answer, waiting for its update
+    try:
+        while True:
+            waits: set[asyncio.Future[Any]] = {next_update}
+            if held is None:
+                waits.add(reader.next)
+            if not reader.task.done():
+                waits.add(reader.task)
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            if next_update in done:
+                try:
+                    update = next_update.result()
+                except BaseException:
+                    for data in await reader.rest(held):
+                        yield data
+                    raise
+                if update is None:  # the game is over and every update sent
+                    for data in await reader.rest(held, settle=True):
+                        yield data
+                    return
+                shown, data = update
+                yield data
+                next_update = asyncio.ensure_future(_step(updates))
+                if held is not None and held.version <= shown:
+                    yield held.data
+                    held = None
+            if held is None and reader.next.done():
+                answered = reader.take()
+                if answered.version > shown:
+                    held = answered
+                else:
+                    yield answered.data
+            if reader.task.done() and reader.task.exception() is not None:
+                for data in await reader.rest(held):
+                    yield data
+                reader.task.result()  # raises the malformed request's error
+    finally:
+        next_update.cancel()
+        with contextlib.suppress(BaseException):
+            await next_update
+        await reader.close()
+        aclose = getattr(updates, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+async def _step(updates: AsyncIterator[T]) -> T | None:
+    """The next update, or ``None`` at the end (a task must not raise StopAsyncIteration)."""
+    return await anext(updates, None)
+
+
+class _Reader:
+    """Reads the moves one at a time and answers each before reading the next."""
+
+    def __init__(self, requests: AsyncIterator[pb.PlayRequest], answer: Answer) -> None:
+        self.answers: asyncio.Queue[Answered] = asyncio.Queue(1)
+        self.answering = False
+        """A move is read and its answer not yet handed over."""
+        self.next: asyncio.Future[Answered] = asyncio.ensure_future(self.answers.get())
+        self.task = asyncio.ensure_future(self._run(requests, answer))
+
+    def take(self) -> Answered:
+        """The answer :attr:`next` holds (call once it is done), and wait for the next."""
+        answered = self.next.result()
+        self.next = asyncio.ensure_future(self.answers.get())
+        return answered
+
+    async def rest(self, held: Answered | None, *, settle: bool = False) -> list[bytes]:
+        """Every answer worked out and not sent yet, in order (the stream is ending); with
+        ``settle``, after waiting for the answer to a move in hand."""
+        out = [held.data] if held is not None else []
+        while True:
+            if self.next.done() and not self.next.cancelled():
+                out.append(self.take().data)
+            while not self.answers.empty():
+                out.append(self.answers.get_nowait().data)
+            if not (settle and self.answering) or self.task.done():
+                return out
+            pending: set[asyncio.Future[Any]] = {self.next, self.task}
+            await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+
+    async def close(self) -> None:
+        for task in (self.task, self.next):
+            task.cancel()
+        for task in (self.task, self.next):
+            with contextlib.suppress(BaseException):
+                await task
+
+    async def _run(self, requests: AsyncIterator[pb.PlayRequest], answer: Answer) -> None:
+        async for request in requests:
+            kind = request.WhichOneof("kind")
+            if kind == "open":
+                raise InvalidArgument("`open` is only the first message of a Play stream",
+                                      field="open")
+            if kind != "move":
+                raise InvalidArgument("every message after `open` must be a `move`",
+                                      field="move")
+            if not request.move.request_id:
+                raise InvalidArgument("move.request_id is required on a Play stream (the "
+                                      "result carries it back)", field="move.request_id")
+            self.answering = True
+            try:
+                await self.answers.put(await answer(request.move))
+            finally:
+                self.answering = False
