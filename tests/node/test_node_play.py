@@ -8,15 +8,20 @@ stubs then check the log the game left.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import json
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import grpc
 import pytest
 
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
-from tests.helpers import serving
+from tests.helpers import fake_table_service, serving
 from tests.node.scripts import run_script
+from tests.npm import NODE_DIR
 
 
 @pytest.fixture(scope="module")
@@ -49,18 +54,25 @@ const { seat, seatToken } = await client.joinTable(created.tableId, { seat: 0, n
 let view = await client.getView(created.tableId, seatToken);
 const from = view.version;
 const session = client.play(created.tableId, seatToken, view.version);
+const updates = session[Symbol.asyncIterator]();
 const versions = [];
 let moves = 0;
-for await (const update of session) {
-  versions.push(Number(update.version));
-  if (update.view === undefined) continue;     // the newest update of a batch has a view
-  view = update.view;
-  if (view.outcome !== undefined) break;       // leaving the loop ends the call
+while (view.outcome === undefined) {
   const move = view.legalMoves[0];
-  const turn = view.toMove.includes(seat) && update.version === view.version;
-  if (!turn || move === undefined) continue;
-  const answer = await session.move(move, view.version);
-  moves += answer.duplicate ? 0 : 1;
+  if (view.toMove.includes(seat) && move !== undefined) {
+    const answer = await session.move(move, view.version);
+    moves += answer.duplicate ? 0 : 1;
+    view = answer.view;
+    continue;
+  }
+  const next = await updates.next();  // wait until the table moves on
+  if (next.done) break;
+  versions.push(Number(next.value.version));
+  const newer = next.value.view;
+  if (newer !== undefined && newer.version >= view.version) view = newer;
+}
+for (let next = await updates.next(); !next.done; next = await updates.next()) {
+  versions.push(Number(next.value.version));  // the rest: the stream ends after the final state
 }
 client.close();
 console.log(JSON.stringify({ tableId: created.tableId, from: Number(from), versions, moves,
@@ -205,20 +217,27 @@ const { seat, seatToken } = await client.joinTable(created.tableId, { seat: 0 })
 let view = await client.getView(created.tableId, seatToken);
 const from = view.version;
 const session = client.play(created.tableId, seatToken, view.version, { backoffMs: 20 });
+const updates = session[Symbol.asyncIterator]();
 const versions = [];
 const answers = [];
-for await (const update of session) {
-  versions.push(Number(update.version));
-  if (update.view === undefined) continue;
-  view = update.view;
-  if (view.outcome !== undefined) break;
+while (view.outcome === undefined) {
   const move = view.legalMoves[0];
-  const turn = view.toMove.includes(seat) && update.version === view.version;
-  if (!turn || move === undefined) continue;
-  const sent = session.move(move, view.version);
-  if (answers.length === 1 || answers.length === 3) cut();  // with a move on its way, twice
-  const answer = await sent;
-  answers.push([Number(answer.version), answer.duplicate]);
+  if (view.toMove.includes(seat) && move !== undefined) {
+    const sent = session.move(move, view.version);
+    if (answers.length === 1 || answers.length === 3) cut();  // with a move on its way, twice
+    const answer = await sent;
+    answers.push([Number(answer.version), answer.duplicate]);
+    view = answer.view;
+    continue;
+  }
+  const next = await updates.next();
+  if (next.done) break;
+  versions.push(Number(next.value.version));
+  const newer = next.value.view;
+  if (newer !== undefined && newer.version >= view.version) view = newer;
+}
+for (let next = await updates.next(); !next.done; next = await updates.next()) {
+  versions.push(Number(next.value.version));
 }
 client.close();
 proxy.close();
@@ -240,3 +259,63 @@ def test_a_cut_stream_resumes_from_the_last_version_received(
     moves = own_moves(stub, result["tableId"], 0)
     assert len(moves) == len(result["answers"]) == 6, result
     assert [entry.version for entry in moves] == [version for version, _ in result["answers"]]
+
+
+class ServerWithoutPlay(table_service_pb2_grpc.TableServiceServicer):
+    """A server from before Play: the calls bezique-play makes are passed on to a real server
+    (their refusals too, trailers and all); Play answers UNIMPLEMENTED, as the generated base
+    class does."""
+
+    def __init__(self, channel: grpc.aio.Channel) -> None:
+        self.stub = table_service_pb2_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
+
+    @staticmethod
+    def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> list[tuple[str, str]]:
+        return [(key, str(value)) for key, value in context.invocation_metadata() or ()
+                if key in ("authorization", "x-api-key")]
+
+    async def _unary(self, name: str, request: Any,
+                     context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        try:
+            return await getattr(self.stub, name)(request, metadata=self._metadata(context))
+        except grpc.aio.AioRpcError as error:
+            trailers: Any = error.trailing_metadata() or ()  # the refusal's rich status too
+            await context.abort(error.code(), error.details() or "", tuple(trailers))
+
+    async def ListVariants(self, request: Any, context: Any) -> Any:
+        return await self._unary("ListVariants", request, context)
+
+    async def CreateTable(self, request: Any, context: Any) -> Any:
+        return await self._unary("CreateTable", request, context)
+
+    async def JoinTable(self, request: Any, context: Any) -> Any:
+        return await self._unary("JoinTable", request, context)
+
+    async def GetView(self, request: Any, context: Any) -> Any:
+        return await self._unary("GetView", request, context)
+
+    async def GetHistory(self, request: Any, context: Any) -> Any:
+        return await self._unary("GetHistory", request, context)
+
+    async def RevealEntropy(self, request: Any, context: Any) -> Any:
+        return await self._unary("RevealEntropy", request, context)
+
+    async def SubmitMove(self, request: Any, context: Any) -> Any:
+        return await self._unary("SubmitMove", request, context)
+
+    async def WatchTable(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        async for update in self.stub.WatchTable(request, metadata=self._metadata(context)):
+            yield update
+
+
+async def test_bezique_play_falls_back_to_calls_on_a_server_without_play(
+        node: str, server_address: str) -> None:
+    async with grpc.aio.insecure_channel(server_address) as channel, \
+            fake_table_service(ServerWithoutPlay(channel)) as address:
+        completed = await asyncio.to_thread(
+            subprocess.run, [node, "dist/play.js", "--server", address, "--variant", "highcard"],
+            cwd=NODE_DIR, capture_output=True, text=True, timeout=60, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert "no Play stream; playing with SubmitMove and WatchTable" in completed.stderr
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert result["outcome"]["winners"] and result["moves"] == 3, result

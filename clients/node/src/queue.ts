@@ -54,6 +54,13 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
     return Promise.resolve({ value: undefined, done: true });
   }
 
+  /** The reader gives up with `error` (as a generator would): the queue ends and drops the rest. */
+  throw(error?: unknown): Promise<IteratorResult<T>> {
+    this.items.length = 0;
+    this.end();
+    return Promise.reject(error);
+  }
+
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
   }
