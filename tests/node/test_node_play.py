@@ -173,9 +173,8 @@ const taken = await session.move(move, view.version, "retry-1");
 const again = await session.move(move, view.version, "retry-1");
 const byCall = await client.submitMove(tableId, mover.seatToken, move, view.version, "retry-1");
 const emptyId = await refusal(() => session.move(move, view.version, ""));
-session.close();
-client.close();
-console.log(JSON.stringify({ tableId,
+client.close();  // ends the open session too: it must not reconnect and keep Node.js running
+console.log(JSON.stringify({ tableId, closed: session.closed,
   answers: [taken, again, byCall].map((a) => [Number(a.version), a.duplicate]),
   mover: seats.indexOf(mover), emptyId }));
 """
@@ -188,6 +187,7 @@ def test_a_repeated_request_id_is_answered_as_a_duplicate(
     assert not duplicate and repeats == [[version, True], [version, True]], result
     assert len(own_moves(stub, result["tableId"], result["mover"])) == 1  # applied once
     assert result["emptyId"]["code"] == "InvalidArgument", result
+    assert result["closed"], result
 
 
 # A TCP proxy in the script between the client and the server: `cut()` drops every connection

@@ -152,6 +152,8 @@ export class TableClient {
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly session: Http2SessionManager;
+  /** Aborted by close(): ends the Play sessions, which would otherwise reconnect. */
+  private readonly closing = new AbortController();
   /** table id -> seat -> [token, entropy]: seats that committed and have not revealed yet. */
   private readonly unrevealed = new Map<string, Map<number, [string, Uint8Array]>>();
   /**
@@ -171,10 +173,11 @@ export class TableClient {
   }
 
   /**
-   * Close the connection and every call still open on it. A program that is done should call
+   * Close the connection, every call still open on it and every Play session. A program that is done should call
    * it: an open HTTP/2 connection keeps Node.js running (for as long as its idle timeout).
    */
   close(): void {
+    this.closing.abort();
     this.session.abort();
   }
 
@@ -405,6 +408,7 @@ export class TableClient {
       callOptions: (signal) => this.options(token, signal, false),
       onView: (view) => this.revealOwed(view),
       moveTimeoutMs: this.timeoutMs,
+      signal: this.closing.signal,
     });
   }
 

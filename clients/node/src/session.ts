@@ -38,6 +38,8 @@ export interface PlaySessionSettings {
   readonly backoffMs?: number;
   /** How long a move waits for its result, in ms; 0 for ever (default 30 s, SubmitMove's). */
   readonly moveTimeoutMs?: number;
+  /** Closes the session when aborted (the client closing: a cut is not resumed then). */
+  readonly signal?: AbortSignal;
 }
 
 /** A move sent and not answered yet. */
@@ -71,6 +73,7 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
   /** Set once the session is over: why (undefined for a table that finished). */
   private over: { error: unknown } | undefined;
   private opened = 0;
+  private readonly closeOnAbort = (): void => this.close();
 
   constructor(
     private readonly rpc: Client<typeof TableService>,
@@ -79,7 +82,9 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
     private readonly settings: PlaySessionSettings,
   ) {
     this.last = fromVersion;
-    void this.run();
+    settings.signal?.addEventListener("abort", this.closeOnAbort, { once: true });
+    if (settings.signal?.aborted) this.close();
+    else void this.run();
   }
 
   /** The last table version received (the one a cut stream resumes after). */
@@ -233,6 +238,7 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
   private finish(error: unknown): void {
     if (this.over !== undefined) return;
     this.over = { error };
+    this.settings.signal?.removeEventListener("abort", this.closeOnAbort);
     this.stop.abort();
     this.updates.end(error instanceof ConnectError && error.code === Code.Canceled ? undefined : error);
     const failure = this.endedError();
