@@ -46,15 +46,15 @@ async def opening(requests: AsyncIterator[pb.PlayRequest]) -> pb.PlayOpen:
 
 
 async def play(requests: AsyncIterator[pb.PlayRequest],
-               updates: AsyncIterator[tuple[int, bytes]], answer: Answer
+               updates: AsyncIterator[tuple[int, bytes]], answer: Answer, from_version: int
                ) -> AsyncIterator[bytes]:
-    """The stream's messages, serialized: ``updates`` (version, bytes) as they come, each
-    move's answer in turn. Ends when ``updates`` does (after answering a move in hand), or
-    with the error that ended them, or with the error of a malformed request (answers
-    already worked out are sent first)."""
+    """The stream's messages, serialized: ``updates`` (version, bytes, after
+    ``from_version``) as they come, each move's answer in turn. Ends when ``updates`` does
+    (after answering a move in hand), or with the error that ended them, or with the error
+    of a malformed request (answers already worked out are sent first)."""
     reader = _Reader(requests, answer)
     next_update = asyncio.ensure_future(_step(updates))
-    shown = 0  # the version of the last update sent
+    shown = from_version  # the version of the last update the client has
     held: Answered | None = None  # a taken move's answer, waiting for its update
     try:
         while True:

@@ -469,7 +469,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             return await self._play_move(context, opened.table_id, token, move)
 
         updates = self._updates(opened.table_id, token, opened.from_version, _play_update)
-        async for message in play.play(request, updates, answer):
+        async for message in play.play(request, updates, answer, opened.from_version):
             yield message
 
     async def _play_move(self, context: ServicerContext[pb.PlayRequest, bytes], table_id: str,

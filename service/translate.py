@@ -376,10 +376,15 @@ _PLAY_UPDATE_TAG = b"\x0a"
 
 
 def play_update(update: pb.WatchTableResponse) -> tuple[int, bytes]:
-    """An update on a Play stream, with its version: a serialized PlayResponse{update} is the
-    update's own bytes behind its tag and length, so it is never copied into a new message."""
-    body = update.SerializeToString()
-    return update.version, _PLAY_UPDATE_TAG + _varint(len(body)) + body
+    """An update on a Play stream, with its version (see :func:`play_update_bytes`)."""
+    return play_update_bytes(update.version, update.SerializeToString())
+
+
+def play_update_bytes(version: int, update: bytes) -> tuple[int, bytes]:
+    """A serialized WatchTableResponse as a serialized PlayResponse{update}: its own bytes
+    behind the field's tag and length, so an update serialized once is never copied into a
+    new message."""
+    return version, _PLAY_UPDATE_TAG + _varint(len(update)) + update
 
 
 def _varint(value: int) -> bytes:
