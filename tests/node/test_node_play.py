@@ -45,7 +45,9 @@ def own_moves(stub: table_service_pb2_grpc.TableServiceStub, table_id: str,
 
 
 GAME_SCRIPT = """
-import { TableClient } from "./dist/index.js";
+import { create } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
+import { ErrorReason, MoveSchema, TableClient, errorReason } from "./dist/index.js";
 
 const client = new TableClient(process.argv[2]);
 const created = await client.createTable("highcard",
@@ -74,8 +76,19 @@ while (view.outcome === undefined) {
 for (let next = await updates.next(); !next.done; next = await updates.next()) {
   versions.push(Number(next.value.version));  // the rest: the stream ends after the final state
 }
+// a move after the end gets the server's own answer (by SubmitMove), as a call gets it
+const late = [];
+for (const call of [(m) => session.move(m, view.version),
+                    (m) => client.submitMove(created.tableId, seatToken, m, view.version)]) {
+  try {
+    await call(view.legalMoves[0] ?? create(MoveSchema, { kind: "play" }));
+    late.push("accepted");
+  } catch (error) {
+    late.push([Code[error.code], ErrorReason[errorReason(error)], error.rawMessage]);
+  }
+}
 client.close();
-console.log(JSON.stringify({ tableId: created.tableId, from: Number(from), versions, moves,
+console.log(JSON.stringify({ tableId: created.tableId, from: Number(from), versions, moves, late,
   version: Number(view.version), winners: view.outcome?.winners ?? null,
   resumes: session.resumes, closed: session.closed }));
 """
@@ -88,6 +101,8 @@ def test_a_whole_game_on_one_play_stream(
     # every update after from_version, once each and in order, up to the end
     assert result["versions"] == list(range(result["from"] + 1, result["version"] + 1)), result
     assert result["resumes"] == 0 and result["closed"], result
+    stream, call = result["late"]
+    assert stream == call and stream[0] == "FailedPrecondition", result
     history = stub.GetHistory(pb.GetHistoryRequest(table_id=result["tableId"]), timeout=10)
     assert history.finished and history.entries[-1].version == result["version"]
     assert len(own_moves(stub, result["tableId"], 0)) == result["moves"] == 3  # hand_size 3

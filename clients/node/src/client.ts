@@ -409,6 +409,8 @@ export class TableClient {
       onView: (view) => this.revealOwed(view),
       moveTimeoutMs: this.timeoutMs,
       signal: this.closing.signal,
+      submit: (move) => this.submitMove(tableId, token, move.move ?? create(MoveSchema),
+        move.expectedVersion, move.requestId),
     });
   }
 

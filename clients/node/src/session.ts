@@ -13,8 +13,10 @@ import { Code, ConnectError, type CallOptions, type Client } from "@connectrpc/c
 import { statusError } from "./errors.js";
 import {
   MoveSchema,
+  PlayMoveSchema,
   PlayRequestSchema,
   type Move,
+  type PlayMove,
   type PlayRequest,
   type PlayResult,
   type SubmitMoveResponse,
@@ -40,11 +42,17 @@ export interface PlaySessionSettings {
   readonly moveTimeoutMs?: number;
   /** Closes the session when aborted (the client closing: a cut is not resumed then). */
   readonly signal?: AbortSignal;
+  /**
+   * SubmitMove, for a move the stream cannot answer because it has ended with the game: its
+   * answer is then the server's own (TABLE_FINISHED, or a duplicate's), not one made up here.
+   */
+  readonly submit?: (move: PlayMove) => Promise<SubmitMoveResponse>;
 }
 
 /** A move sent and not answered yet. */
 interface Pending {
   readonly request: PlayRequest;
+  readonly move: PlayMove;
   readonly requestId: string;
   readonly resolve: (answer: SubmitMoveResponse) => void;
   readonly reject: (error: unknown) => void;
@@ -107,16 +115,16 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
    * expectedVersion = view.version. Resolves with SubmitMove's answer (`duplicate` for a
    * request id already applied); a refusal rejects with the ConnectError SubmitMove would have
    * thrown (errorReason, errorInfo work on it) and the stream goes on. A request id is made
-   * unless one is given: pass the same one to retry the same attempt.
+   * unless one is given: pass the same one to retry the same attempt. Once the game has ended
+   * the stream has, and the move goes by SubmitMove.
    */
   move(move: Move, expectedVersion: bigint, requestId: string = randomUUID()): Promise<SubmitMoveResponse> {
-    if (this.over !== undefined) return Promise.reject(this.endedError());
     if (!requestId) return Promise.reject(new ConnectError("a move needs a request id", Code.InvalidArgument));
-    const request = create(PlayRequestSchema, {
-      kind: { case: "move", value: { move: create(MoveSchema, move), expectedVersion, requestId } },
-    });
+    const playMove = create(PlayMoveSchema, { move: create(MoveSchema, move), expectedVersion, requestId });
+    if (this.over !== undefined) return this.afterEnd(playMove);
+    const request = create(PlayRequestSchema, { kind: { case: "move", value: playMove } });
     return new Promise<SubmitMoveResponse>((resolve, reject) => {
-      const pending: Pending = { request, requestId, resolve, reject };
+      const pending: Pending = { request, move: playMove, requestId, resolve, reject };
       const timeout = this.settings.moveTimeoutMs ?? 30_000;
       if (timeout > 0) {
         pending.timer = setTimeout(() => {
@@ -150,6 +158,13 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
   /** End the session and its call; moves not answered yet reject with CANCELED. */
   close(): void {
     this.finish(new ConnectError("the Play session was closed", Code.Canceled));
+  }
+
+  /** A move once the session is over: SubmitMove's answer after the game ended, else its error. */
+  private afterEnd(move: PlayMove): Promise<SubmitMoveResponse> {
+    const submit = this.settings.submit;
+    if (this.over?.error === undefined && submit !== undefined) return submit(move);
+    return Promise.reject(this.endedError());
   }
 
   private endedError(): unknown {
@@ -241,10 +256,9 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
     this.settings.signal?.removeEventListener("abort", this.closeOnAbort);
     this.stop.abort();
     this.updates.end(error instanceof ConnectError && error.code === Code.Canceled ? undefined : error);
-    const failure = this.endedError();
     for (const pending of this.pending.splice(0)) {
       clearTimeout(pending.timer);
-      pending.reject(failure);
+      this.afterEnd(pending.move).then(pending.resolve, pending.reject);
     }
   }
 }
