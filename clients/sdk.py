@@ -778,6 +778,12 @@ class TableClient:
                 ) -> pb.GetHistoryResponse:
         return self._run(self._client.history(table_id, token, page_size))
 
+    def play(self, seat: SeatHandle, from_version: int = 0, *, resume: bool = True
+             ) -> SyncPlaySession:
+        """As :meth:`AsyncTableClient.play`, to use as ``with client.play(seat) as session``:
+        ``session.move(move, version)`` and ``for update in session``."""
+        return SyncPlaySession(self, self._client.play(seat, from_version, resume=resume))
+
     def watch(self, table_id: str, token: str | None = None, from_version: int = 0
               ) -> Iterator[pb.WatchTableResponse]:
         return self._iterate(self._client.watch(table_id, token, from_version))
@@ -803,3 +809,29 @@ class TableClient:
             close = getattr(source, "aclose", None)
             if close is not None and not self._loop.is_closed() and self._loop.is_running():
                 self._run(close())
+
+
+class SyncPlaySession:
+    """A :class:`PlaySession` driven from sync code, on its client's event-loop thread."""
+
+    def __init__(self, client: TableClient, session: PlaySession) -> None:
+        self._client = client
+        self.session = session
+
+    def __enter__(self) -> SyncPlaySession:
+        self._client._run(self.session.__aenter__())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client._run(self.session.close())
+
+    def __iter__(self) -> Iterator[pb.WatchTableResponse]:
+        return self._client._iterate(self.session)
+
+    def move(self, move: pb.Move, expected_version: int, request_id: str | None = None
+             ) -> pb.SubmitMoveResponse:
+        return self._client._run(self.session.move(move, expected_version, request_id))
+
+    @property
+    def view(self) -> pb.View | None:
+        return self.session.view

@@ -2,11 +2,11 @@
 
 The updates come from the generator WatchTable's come from (so the same caps, resume and
 endings); this module only merges them with the answers to the moves read upstream. Moves are
-read one at a time, each answered before the next is read, so a stream never holds more than
-one move in hand and one answer unsent: gRPC's flow control holds back a client that sends
-faster. A taken move's result is sent after the update of the version it reached (a client
-has the table at that version when it learns its move was taken), and results go out in the
-order their moves came.
+read one at a time: each is answered, and its answer taken by the stream, before the next is
+read, so a stream holds at most two answers unsent and never reads ahead (gRPC's flow control
+holds back a client that sends faster). A taken move's result is sent after the update of the
+version it reached (a client has the table at that version when it learns its move was
+taken), and results go out in the order their moves came.
 """
 
 from __future__ import annotations
@@ -107,43 +107,44 @@ async def _step(updates: AsyncIterator[T]) -> T | None:
 
 
 class _Reader:
-    """Reads the moves one at a time and answers each before reading the next."""
+    """Reads the moves one at a time: each is answered, and its answer taken by the stream,
+    before the next is read."""
 
     def __init__(self, requests: AsyncIterator[pb.PlayRequest], answer: Answer) -> None:
-        self.answers: asyncio.Queue[Answered] = asyncio.Queue(1)
+        self.next: asyncio.Future[Answered] = asyncio.get_running_loop().create_future()
+        """The answer to hand over, once there is one."""
         self.answering = False
-        """A move is read and its answer not yet handed over."""
-        self.next: asyncio.Future[Answered] = asyncio.ensure_future(self.answers.get())
+        """A move is read and its answer not worked out yet."""
+        self._taken: asyncio.Future[None] | None = None
         self.task = asyncio.ensure_future(self._run(requests, answer))
 
     def take(self) -> Answered:
-        """The answer :attr:`next` holds (call once it is done), and wait for the next."""
+        """The answer :attr:`next` holds (call once it is done); the next move is read."""
         answered = self.next.result()
-        self.next = asyncio.ensure_future(self.answers.get())
+        self.next = asyncio.get_running_loop().create_future()
+        if self._taken is not None and not self._taken.done():
+            self._taken.set_result(None)
         return answered
 
     async def rest(self, held: Answered | None, *, settle: bool = False) -> list[bytes]:
         """Every answer worked out and not sent yet, in order (the stream is ending); with
         ``settle``, after waiting for the answer to a move in hand."""
         out = [held.data] if held is not None else []
-        while True:
-            if self.next.done() and not self.next.cancelled():
-                out.append(self.take().data)
-            while not self.answers.empty():
-                out.append(self.answers.get_nowait().data)
-            if not (settle and self.answering) or self.task.done():
-                return out
+        if settle and self.answering and not self.task.done():
             pending: set[asyncio.Future[Any]] = {self.next, self.task}
             await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        if self.next.done() and not self.next.cancelled():
+            out.append(self.take().data)
+        return out
 
     async def close(self) -> None:
-        for task in (self.task, self.next):
-            task.cancel()
-        for task in (self.task, self.next):
-            with contextlib.suppress(BaseException):
-                await task
+        self.task.cancel()
+        self.next.cancel()
+        with contextlib.suppress(BaseException):
+            await self.task
 
     async def _run(self, requests: AsyncIterator[pb.PlayRequest], answer: Answer) -> None:
+        loop = asyncio.get_running_loop()
         async for request in requests:
             kind = request.WhichOneof("kind")
             if kind == "open":
@@ -157,6 +158,9 @@ class _Reader:
                                       "result carries it back)", field="move.request_id")
             self.answering = True
             try:
-                await self.answers.put(await answer(request.move))
+                answered = await answer(request.move)
             finally:
                 self.answering = False
+            self._taken = loop.create_future()
+            self.next.set_result(answered)
+            await self._taken

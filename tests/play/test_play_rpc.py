@@ -5,6 +5,7 @@ stream ends WatchTable has, its caps, and no card a seat may not see."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -363,3 +364,15 @@ async def test_a_resent_move_taken_before_the_cut_is_answered_at_once(
     assert result.accepted.duplicate and result.accepted.version == taken.version
     assert stream.updates == []  # nothing after the version it resumed from
     stream.close()
+
+
+async def test_an_expired_token_ends_its_play_stream_at_the_expiry() -> None:
+    async with serving(seat_token_ttl=1.0) as (_, client):
+        table = await client.create_table("highcard", {"players": 2})
+        ann = await client.join(table.table_id, 0, "ann")
+        stream = RawPlay(client.stub, ann.token, table.table_id)
+        await stream.until_version(2)
+        error = await stream.error()  # nothing happens at the table: the expiry ends it
+        assert ann.expires is not None and time.time() >= ann.expires
+        assert error.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert details(error)["reason"] == "SEAT_TOKEN_EXPIRED"

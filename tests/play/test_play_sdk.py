@@ -128,3 +128,34 @@ async def test_a_session_is_used_inside_async_with(client: AsyncTableClient) -> 
     session = client.play(ann)
     with pytest.raises(RuntimeError, match="async with"):
         await session.move(pb.Move(kind="play"), STARTED)
+
+
+async def test_the_sync_client_plays_a_seat_over_play(server: RunningServer) -> None:
+    """The sync SDK's session: every seat on its own stream, each moving when its view says
+    so, until the game is over (the sync client runs in a thread: the server is this loop's)."""
+    outcome = await asyncio.wait_for(asyncio.to_thread(_play_synchronously, server.address), 60)
+    assert outcome.reason
+
+
+def _play_synchronously(address: str) -> pb.Outcome:
+    from bezique.clients.sdk import TableClient
+
+    with TableClient(address, retries=0) as client:
+        table = client.create_table("highcard", {"players": 2}, stacked_shoe=STACK)
+        seats = [client.join(table.table_id, name=name) for name in ("ann", "bob")]
+        sessions = [client.play(seat) for seat in seats]
+        for session in sessions:
+            session.__enter__()
+        try:
+            updates = [iter(session) for session in sessions]
+            while not (view := client.view(table.table_id)).HasField("outcome"):
+                seat = view.to_move[0]
+                while (mine := sessions[seat].view) is None or mine.version < view.version:
+                    next(updates[seat])
+                answer = sessions[seat].move(mine.legal_moves[0], mine.version)
+                if answer.version != view.version + 1:
+                    raise AssertionError(f"{answer.version} after {view.version}")
+        finally:
+            for session in sessions:
+                session.__exit__(None, None, None)
+        return view.outcome
