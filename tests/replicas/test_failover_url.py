@@ -1,0 +1,63 @@
+"""The server on a multi-host URL (what a pg_auto_failover formation gives): it reaches the
+host that takes writes, and a connection lost or left unusable costs one retryable error."""
+
+from __future__ import annotations
+
+import socket
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import start_server
+from bezique.service.store import StoreError
+from bezique.service.store.postgres import PostgresStore
+from tests.helpers import highcard_registry, server_config
+from tests.replicas.helpers import open_table
+
+
+def _dead_port() -> int:
+    """A loopback port nothing listens on (a lost primary answers like this)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def multi_host(url: str) -> str:
+    """``url`` behind a first host that is down, asking for the host that takes writes."""
+    parts = urlsplit(url)
+    netloc = f"{parts.username}@127.0.0.1:{_dead_port()},127.0.0.1:{parts.port}"
+    return urlunsplit(parts._replace(netloc=netloc, query="target_session_attrs=read-write"))
+
+
+async def test_the_server_plays_on_a_multi_host_url_whose_first_host_is_down(
+        postgres_url: str) -> None:
+    servers = [await start_server(server_config(store=multi_host(postgres_url)),
+                                  highcard_registry()) for _ in range(2)]
+    try:
+        async with AsyncTableClient(servers[0].address) as first, \
+                AsyncTableClient(servers[1].address) as second:
+            table_id, seats = await open_table(first)
+            mine = await second.view(table_id, seats[0].token)  # read on the other replica
+            assert mine.version == (await first.view(table_id)).version >= 3
+    finally:
+        for server in servers:
+            await server.stop()
+
+
+async def test_a_connection_asyncpg_gave_up_on_costs_one_retryable_error(
+        postgres_url: str) -> None:
+    store = PostgresStore(multi_host(postgres_url), pool_size=1)
+    await store.open()
+    try:
+        async def cut_short(conn: asyncpg.Connection) -> None:
+            # what a call cut short mid-protocol as its primary died leaves behind
+            raise asyncpg.InternalClientError("cannot switch to state 12; another operation "
+                                              "(2) is in progress")
+
+        with pytest.raises(StoreError, match="unavailable"):
+            await store._run("probe", cut_short)
+        assert await store.load_table("nope") is None  # a fresh connection serves the next
+    finally:
+        await store.close()
