@@ -14,7 +14,8 @@ multi-host URL that always reaches the primary (docs/operations.md, "Surviving t
 primary"):
 
     python tools/pgcluster.py formation start DIR   # prints postgresql://h1:p1,h2:p2/...
-    python tools/pgcluster.py formation stop DIR    # stops all three; rm -rf DIR removes them
+    python tools/pgcluster.py formation stop DIR    # stops all three, keeps their data
+    python tools/pgcluster.py formation remove DIR  # stops them and deletes DIR
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+AUTOCTL = "pg_autoctl"
+
 
 def binaries() -> Path:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
@@ -39,6 +42,16 @@ def binaries() -> Path:
         raise RuntimeError("PostgreSQL server binaries not found: apt-get install postgresql "
                            "(.ci/run does this)")
     return Path(found[-1]).parent
+
+
+def autofailover_binaries() -> Path:
+    """The server binaries of the PostgreSQL version pg_auto_failover's extension is built for
+    (the monitor loads it; the nodes must be the same version)."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/lib/pgautofailover.so"))
+    if not found or shutil.which(AUTOCTL) is None:
+        raise RuntimeError("pg_auto_failover not found: apt-get install pg-auto-failover-cli "
+                           "postgresql-15-auto-failover (.ci/run does this)")
+    return Path(found[-1]).parent.parent / "bin"
 
 
 def _as_owner(command: list[str]) -> list[str]:
@@ -119,7 +132,6 @@ class Cluster:
                       ignore_errors=True)
 
 
-AUTOCTL = "pg_autoctl"
 FAST_FAILOVER = {
     "health_check_period": 1000, "health_check_timeout": 1000, "health_check_max_retries": 1,
     "health_check_retry_delay": 500, "node_considered_unhealthy_timeout": 3000,
@@ -138,7 +150,7 @@ class Formation:
 
     def __init__(self, root: Path, fast: bool = True) -> None:
         self.root = root
-        self.bin = binaries()
+        self.bin = autofailover_binaries()
         self.fast = fast
         state = root / "formation.json"
         ports = (json.loads(state.read_text()) if state.exists() else
@@ -228,6 +240,12 @@ class Formation:
             shutil.chown(self.root, "postgres", "postgres")
             shutil.chown(self.root / "formation.json", "postgres", "postgres")
             self.root.chmod(0o700)
+        for folder in self._environment().values():
+            if folder.startswith(str(self.root / "xdg")):
+                Path(folder).mkdir(parents=True, exist_ok=True, mode=0o700)
+                if os.geteuid() == 0:
+                    shutil.chown(folder, "postgres", "postgres")
+                    shutil.chown(Path(folder).parent, "postgres", "postgres")
         self._spawn("monitor", "monitor")
         deadline = time.monotonic() + 60
         while not self._monitor_ready():
@@ -277,13 +295,20 @@ class Formation:
         for name in (*self.NODES, "monitor"):
             if (self.root / name).exists():
                 self._autoctl("stop", "--pgdata", str(self.root / name), check=False)
+                deadline = time.monotonic() + 30  # a clean shutdown removes the pid file
+                while ((self.root / name / "postmaster.pid").exists()
+                       and time.monotonic() < deadline):
+                    time.sleep(0.2)
         for process in self.processes.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=30)
 
     def remove(self) -> None:
         """Kill every process of the formation and delete its files (and the scratch folder
-        around them, when it came from ``scratch_folder``)."""
+        around them, when it came from ``scratch_folder``). From another process (the CLI),
+        which has no handles on them, the formation is stopped first."""
+        if not self.processes:
+            self.stop()
         for process in self.processes.values():
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
@@ -300,19 +325,21 @@ class Formation:
 
 
 USAGE = ("usage: python tools/pgcluster.py start|stop DIR\n"
-         "       python tools/pgcluster.py formation start|stop DIR\n"
+         "       python tools/pgcluster.py formation start|stop|remove DIR\n"
          "start prints the URL; stop keeps the data (rm -rf DIR removes it); formation starts a "
          "pg_auto_failover monitor, primary and synchronous standby and prints the multi-host "
          "URL")
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["formation"] and len(argv) == 3 and argv[1] in ("start", "stop"):
+    if argv[:1] == ["formation"] and len(argv) == 3 and argv[1] in ("start", "stop", "remove"):
         formation = Formation(Path(argv[2]))
         if argv[1] == "start":
             print(formation.start())
-        else:
+        elif argv[1] == "stop":
             formation.stop()
+        else:
+            formation.remove()
         return 0
     if len(argv) != 2 or argv[0] not in ("start", "stop"):
         print(USAGE, file=sys.stderr)
