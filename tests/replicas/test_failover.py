@@ -3,7 +3,8 @@ standby), two server replicas as processes on the formation's multi-host URL, ta
 through both by clients that retry with the same request id, and the primary SIGKILLed (its
 keeper too: nothing restarts it) mid-load. Every acknowledged move is in the new primary's log,
 none is applied twice, play resumes within 30 s, every watch stream goes on or ends with a
-resume point, nothing a watcher saw is missing from the log, and every table verifies.
+resume point (the results feed's too), nothing a watcher saw is missing from the log, and
+every table verifies.
 
 It takes about a minute (the formation alone starts in ~20 s), so it runs in ``make soak``
 and ``make failover`` (and in .ci/run), not in ``make test``: set BEZIQUE_FAILOVER=1."""
@@ -27,7 +28,7 @@ import pytest
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.clients.verify import verify_history
 from tests.helpers import ROOT, ServerProcess, details, spawn_server
-from tests.replicas.helpers import open_tables
+from tests.replicas.helpers import KEY, open_tables
 
 pytestmark = pytest.mark.skipif(not os.environ.get("BEZIQUE_FAILOVER"),
                                 reason="about a minute: runs in `make failover`/`make soak` "
@@ -127,18 +128,46 @@ async def watch(client: AsyncTableClient, table_id: str, watched: Watched) -> No
             await asyncio.sleep(0.2)
 
 
+async def watch_results(client: AsyncTableClient, count: int, watched: Watched) -> None:
+    """The results feed until ``count`` results came, opened again where a cut stream said
+    (``seen`` holds (cursor, table id, None))."""
+    last = 0
+    while len(watched.seen) < count:
+        sent = 0
+        try:
+            async for result in client.watch_results(last, resume=False):
+                watched.seen.append((result.cursor, result.table_id, None))
+                last, sent = result.cursor, sent + 1
+                if len(watched.seen) == count:
+                    return
+        except grpc.aio.AioRpcError as error:
+            metadata = details(error).get("metadata") or {}
+            assert isinstance(metadata, dict)
+            resume = metadata.get("resume_from")
+            watched.ends.append((error.code().name, resume, sent))
+            if error.code() not in RETRY:
+                raise
+            if resume is not None:
+                last = int(resume)
+            await asyncio.sleep(0.2)
+
+
 async def test_the_primary_dies_mid_load_and_nothing_acknowledged_is_lost(
         formation: Any, server_process_factory: list[ServerProcess]) -> None:
     url = await asyncio.to_thread(formation.start)
     assert formation.setting("node1", "synchronous_standby_names").startswith("ANY 1 (")
     assert formation.setting("node1", "synchronous_commit") == "on"
-    replicas = [spawn_server("--store", url, "--bot-delay", "0") for _ in range(2)]
+    replicas = [spawn_server("--store", url, "--bot-delay", "0", "--api-key", KEY)
+                for _ in range(2)]
     server_process_factory.extend(replicas)
-    clients = [AsyncTableClient(r.address, retries=0, timeout=5) for r in replicas]
+    clients = [AsyncTableClient(r.address, api_key=KEY, retries=0, timeout=5)
+               for r in replicas]
     acks = Acks()
     try:
         tables = await open_tables(clients[0], 6)
         watched = {table_id: Watched() for table_id, _ in tables}
+        feed = Watched()
+        feed_watcher = asyncio.create_task(watch_results(clients[1], len(tables), feed))
         watchers = [asyncio.create_task(watch(clients[(n + 1) % 2], table_id,
                                               watched[table_id]))
                     for n, (table_id, _) in enumerate(tables)]
@@ -152,7 +181,7 @@ async def test_the_primary_dies_mid_load_and_nothing_acknowledged_is_lost(
         killed_at = time.monotonic()
         await asyncio.to_thread(formation.kill_node, primary)
         await asyncio.wait_for(asyncio.gather(*players), 180)
-        await asyncio.wait_for(asyncio.gather(*watchers), 60)
+        await asyncio.wait_for(asyncio.gather(*watchers, feed_watcher), 60)
         new_primary = formation.primary()
         assert new_primary not in (None, primary)
 
@@ -189,10 +218,17 @@ async def test_the_primary_dies_mid_load_and_nothing_acknowledged_is_lost(
             assert [v for v, _, _ in seen] == versions
             assert all(kinds[v] == (kind, seat) for v, kind, seat in seen), table_id
             for code, resume, sent in watched[table_id].ends:
-                # a stream cut after it sent something says where to resume
-                assert resume is not None or sent == 0, (table_id, code)
+                # every stream that ends, at its start or after updates, says where to resume
+                assert resume is not None, (table_id, code, sent)
+        # the results feed: every table's result once, in cursor order, whatever was cut
+        assert sorted(t for _, t, _ in feed.seen) == sorted(t for t, _ in tables)
+        cursors = [c for c, _, _ in feed.seen]
+        assert cursors == sorted(set(cursors))
+        for code, resume, sent in feed.ends:
+            assert resume is not None, ("results feed", code, sent)
         print(f"watch streams cut: {sum(len(w.ends) for w in watched.values())} "
-              f"({[e for w in watched.values() for e in w.ends]})")
+              f"({[e for w in watched.values() for e in w.ends]}); results feed cut: "
+              f"{feed.ends}")
     finally:
         for client in clients:
             await client.close()

@@ -1,5 +1,6 @@
 """The server on a multi-host URL (what a pg_auto_failover formation gives): it reaches the
-host that takes writes, and a connection lost or left unusable costs one retryable error."""
+host that takes writes, a connection lost or left unusable costs one retryable error, and a
+watch stream the store cuts says where to resume."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ import socket
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import grpc
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
-from bezique.service.store import StoreError
+from bezique.service.store import LogEntry, StoreError, TableResult
+from bezique.service.store.memory import MemoryStore
 from bezique.service.store.postgres import PostgresStore
-from tests.helpers import highcard_registry, server_config
-from tests.replicas.helpers import open_table
+from tests.helpers import details, highcard_registry, server_config
+from tests.replicas.helpers import KEY, open_table
 
 
 def _dead_port() -> int:
@@ -61,3 +64,48 @@ async def test_a_connection_asyncpg_gave_up_on_costs_one_retryable_error(
         assert await store.load_table("nope") is None  # a fresh connection serves the next
     finally:
         await store.close()
+
+
+class LosingStore(MemoryStore):
+    """A store whose reads fail while ``lost`` is set, as PostgreSQL's do while a standby is
+    being promoted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lost = False
+
+    async def read_log(self, table_id: str, after_version: int = 0,
+                       limit: int | None = None) -> list[LogEntry]:
+        if self.lost:
+            raise StoreError("read log: PostgreSQL unavailable (ConnectionRefusedError)")
+        return await super().read_log(table_id, after_version, limit)
+
+    async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
+        if self.lost:
+            raise StoreError("read results: PostgreSQL unavailable (ConnectionRefusedError)")
+        return await super().read_results(after, limit)
+
+
+async def test_a_stream_the_store_cuts_says_where_to_resume() -> None:
+    store = LosingStore()
+    server = await start_server(server_config(api_key=KEY), highcard_registry(), store=store)
+    try:
+        async with AsyncTableClient(server.address, api_key=KEY, retries=0) as client:
+            table_id, _ = await open_table(client)
+            store.lost = True
+            with pytest.raises(grpc.aio.AioRpcError) as cut:
+                async for _ in client.watch(table_id, None, 1, resume=False):
+                    pass
+            assert cut.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert details(cut.value)["reason"] == "STORE_UNAVAILABLE"
+            assert details(cut.value)["metadata"] == {"resume_from": "1"}
+            with pytest.raises(grpc.aio.AioRpcError) as cut:
+                async for _ in client.watch_results(0, resume=False):
+                    pass
+            assert details(cut.value)["metadata"] == {"resume_from": "0"}
+            store.lost = False  # the resume point serves once the store is back
+            async for update in client.watch(table_id, None, 1, resume=False):
+                assert update.version == 2
+                break
+    finally:
+        await server.stop()
