@@ -130,7 +130,7 @@ soak: $(GEN)
 	$(BIN)/python tools/soak.py --seconds $(or $(SECONDS),180) --tables $(or $(TABLES),40) $(SOAK_ARGS)
 	$(MAKE) --no-print-directory failover
 
-# The failover test (tests/replicas/test_failover.py, about a minute; `make soak` and .ci/run
+# The failover test (tests/replicas/test_failover.py, 40 s to 2 minutes; `make soak` and .ci/run
 # run it, `make test` does not): a pg_auto_failover formation (tools/pgcluster.py formation),
 # two replicas, tables in play, the primary SIGKILLed; it prints the outage it saw.
 failover: $(GEN)
