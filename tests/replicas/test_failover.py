@@ -105,6 +105,18 @@ class Watched:
     ends: list[tuple[str, str | None, int]] = field(default_factory=list)
     """(code, resume_from or None, updates the stream had sent) of each stream cut short."""
 
+    async def cut(self, error: grpc.aio.AioRpcError, sent: int, last: int,
+                  *also: grpc.StatusCode) -> int:
+        """Note how a stream ended; where to open it again (a moment later)."""
+        metadata = details(error).get("metadata") or {}
+        assert isinstance(metadata, dict)
+        resume = metadata.get("resume_from")
+        self.ends.append((error.code().name, resume, sent))
+        if error.code() not in (*RETRY, *also):
+            raise error
+        await asyncio.sleep(0.2)
+        return last if resume is None else int(resume)
+
 
 async def watch(client: AsyncTableClient, table_id: str, watched: Watched) -> None:
     """The public view of a table to its end, opened again where a cut stream said."""
@@ -118,15 +130,7 @@ async def watch(client: AsyncTableClient, table_id: str, watched: Watched) -> No
                 last, sent = update.version, sent + 1
             return
         except grpc.aio.AioRpcError as error:
-            metadata = details(error).get("metadata") or {}
-            assert isinstance(metadata, dict)
-            resume = metadata.get("resume_from")
-            watched.ends.append((error.code().name, resume, sent))
-            if error.code() not in (*RETRY, grpc.StatusCode.RESOURCE_EXHAUSTED):
-                raise
-            if resume is not None:
-                last = int(resume)
-            await asyncio.sleep(0.2)
+            last = await watched.cut(error, sent, last, grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 
 async def watch_results(client: AsyncTableClient, count: int, watched: Watched) -> None:
@@ -142,15 +146,7 @@ async def watch_results(client: AsyncTableClient, count: int, watched: Watched) 
                 if len(watched.seen) == count:
                     return
         except grpc.aio.AioRpcError as error:
-            metadata = details(error).get("metadata") or {}
-            assert isinstance(metadata, dict)
-            resume = metadata.get("resume_from")
-            watched.ends.append((error.code().name, resume, sent))
-            if error.code() not in RETRY:
-                raise
-            if resume is not None:
-                last = int(resume)
-            await asyncio.sleep(0.2)
+            last = await watched.cut(error, sent, last)
 
 
 async def test_the_primary_dies_mid_load_and_nothing_acknowledged_is_lost(
