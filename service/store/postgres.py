@@ -10,7 +10,7 @@ unique (table_id, request_id) index makes a doubled move impossible.
 
 The URL may name several hosts with ``target_session_attrs=read-write`` (a pg_auto_failover
 formation, docs/operations.md): every connection, the pools' and the listener's, goes to
-whichever host takes writes now. When the primary is lost, the calls in flight fail
+whichever host takes writes now (``connect``). When the primary is lost, the calls in flight fail
 (StoreError), the pools drop every connection they hold, and the next calls connect afresh to
 the new primary once it is promoted.
 """
@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import structlog
@@ -118,6 +119,38 @@ _TRANSIENT = (*_LOST, asyncio.TimeoutError)
 CONNECT_TIMEOUT = 5.0
 """Seconds to reach one host: a host lost without a reset (a dead machine) costs this much
 before the next host of a multi-host URL is tried (asyncpg's default is 60)."""
+
+
+_ANSWERED: dict[str, str] = {}
+"""Per URL, the one-host URL that last gave a connection: tried first next time, so that after
+a failover new connections go straight to the new primary, not through a dead host first."""
+
+
+def _each_host(url: str) -> list[str]:
+    """A multi-host URL as one URL per host, in its order but the host that answered last
+    first (a one-host URL: itself)."""
+    parts = urlsplit(url)
+    user, at, hosts = parts.netloc.rpartition("@")
+    each = [urlunsplit(parts._replace(netloc=f"{user}{at}{host}")) for host in hosts.split(",")]
+    return sorted(each, key=lambda one: one != _ANSWERED.get(url))
+
+
+async def connect(url: str, **options: Any) -> asyncpg.Connection:
+    """A connection to the first host of ``url`` that answers and takes writes (with
+    ``target_session_attrs=read-write``), each host given ``CONNECT_TIMEOUT`` of its own:
+    asyncpg's timeout covers all the hosts of a URL together, so a first host that never
+    answers (a dead machine, no reset) would use it all and the next would never be tried."""
+    error: BaseException | None = None
+    for one in _each_host(url):
+        try:
+            conn = await asyncpg.connect(one, **{**options, "timeout": CONNECT_TIMEOUT})
+        except _TRANSIENT as exc:
+            error = exc
+            continue
+        _ANSWERED[url] = one
+        return conn
+    assert error is not None
+    raise error
 
 
 def _table(row: asyncpg.Record) -> tuple[TableRecord, TableState]:
@@ -229,10 +262,10 @@ class PostgresStore:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
                                                    command_timeout=10, reset=_keep_session,
-                                                   timeout=CONNECT_TIMEOUT)
+                                                   connect=connect)
             self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
                                                         command_timeout=10, reset=_keep_session,
-                                                        timeout=CONNECT_TIMEOUT)
+                                                        connect=connect)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
         await self._migrate()
@@ -437,7 +470,7 @@ class PostgresStore:
         first = True
         while True:
             try:
-                conn = await asyncpg.connect(self.url)
+                conn = await connect(self.url)
                 self._listener = conn
                 await conn.add_listener(CHANNEL, received)
                 await conn.add_listener(RESULTS_CHANNEL, result)

@@ -5,6 +5,7 @@ watch stream the store cuts says where to resume."""
 from __future__ import annotations
 
 import socket
+import time
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -13,7 +14,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import start_server
-from bezique.service.store import LogEntry, StoreError, TableResult
+from bezique.service.store import LogEntry, StoreError, TableResult, postgres
 from bezique.service.store.memory import MemoryStore
 from bezique.service.store.postgres import PostgresStore
 from tests.helpers import details, highcard_registry, server_config
@@ -109,3 +110,25 @@ async def test_a_stream_the_store_cuts_says_where_to_resume() -> None:
                 break
     finally:
         await server.stop()
+
+
+async def test_a_first_host_that_never_answers_costs_only_its_own_timeout(
+        postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dead machine sends no reset: its port takes the connection and says nothing. The
+    next host must still be tried (asyncpg's one timeout for all hosts would not)."""
+    monkeypatch.setattr(postgres, "CONNECT_TIMEOUT", 1.0)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)  # the kernel completes handshakes; nobody ever answers
+        parts = urlsplit(postgres_url)
+        hosts = f"127.0.0.1:{silent.getsockname()[1]},127.0.0.1:{parts.port}"
+        url = urlunsplit(parts._replace(netloc=f"{parts.username}@{hosts}",
+                                        query="target_session_attrs=read-write"))
+        store = PostgresStore(url, pool_size=2)
+        started = time.monotonic()
+        await store.open()
+        try:
+            assert await store.load_table("nope") is None
+            assert time.monotonic() - started < 20
+        finally:
+            await store.close()
