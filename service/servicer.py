@@ -28,6 +28,7 @@ from bezique.service.errors import (
     ResourceExhausted,
     ServiceError,
     Unauthenticated,
+    Unavailable,
     store_unavailable,
 )
 from bezique.service.grants import GrantVerifier, printable_id
@@ -45,6 +46,7 @@ log = structlog.get_logger("bezique.rpc")
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 T = TypeVar("T")
+Item = TypeVar("Item")
 Incoming = TypeVar("Incoming")  # a call's request, or the iterator of a two-way stream's
 Method = Callable[["TableServicer", Req, ServicerContext[Req, Resp]], Awaitable[Resp]]
 StreamMethod = Callable[["TableServicer", Incoming, ServicerContext[Req, Resp]],
@@ -129,6 +131,25 @@ def _failure(error: ServiceError | StoreError) -> ServiceError:
         log.warning("store_unavailable", error=str(error))
         return store_unavailable()
     return error
+
+
+async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[Item], int]
+                    ) -> AsyncIterator[Item]:
+    """A watch stream's items; a stream the store cuts (its primary lost, say) ends UNAVAILABLE
+    and, like every stream that ends UNAVAILABLE, says where to resume: ``resume_from``, the
+    ``position`` of the last item sent (``first`` before any)."""
+    last = first
+    try:
+        async for item in items:
+            last = position(item)
+            yield item
+    except (StoreError, Unavailable) as error:
+        answer = _failure(error)
+        if answer.code == "UNAVAILABLE" and "resume_from" not in answer.metadata:
+            answer.metadata["resume_from"] = str(last)
+        if answer is error:
+            raise
+        raise answer from error
 
 
 def _answer_for(error: Exception, name: str) -> ServiceError | None:
@@ -451,7 +472,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
                        render: Callable[[Update], T]) -> AsyncIterator[T]:
         """The one update loop of WatchTable and Play: every update the caller may see after
         ``from_version``, each rendered by ``render``."""
-        async for update in self.manager.watch(table_id, token, from_version):
+        updates = self.manager.watch(table_id, token, from_version)
+        async for update in _resuming(updates, from_version, lambda u: u.version):
             yield render(update)
 
     @streaming
@@ -512,7 +534,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             context: ServicerContext[pb.WatchResultsRequest, pb.WatchResultsResponse]
     ) -> AsyncIterator[pb.WatchResultsResponse]:
         self._check_api_key(context)
-        async for row in self.manager.watch_results(request.from_cursor):
+        rows = self.manager.watch_results(request.from_cursor)
+        async for row in _resuming(rows, request.from_cursor, lambda r: r.cursor):
             yield translate.watch_results_response(row)
 
     @unary

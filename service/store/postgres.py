@@ -7,6 +7,12 @@ having matched. PostgreSQL delivers the notification at commit (never if the sta
 every replica listening, so watchers connected anywhere see the move. A connection lost
 mid-call is a StoreError (UNAVAILABLE): the client retries with the same request id, and the
 unique (table_id, request_id) index makes a doubled move impossible.
+
+The URL may name several hosts with ``target_session_attrs=read-write`` (a pg_auto_failover
+formation, docs/operations.md): every connection, the pools' and the listener's, goes to
+whichever host takes writes now (``connect``). When the primary is lost, the calls in flight fail
+(StoreError), the pools drop every connection they hold, and the next calls connect afresh to
+the new primary once it is promoted.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import structlog
@@ -100,8 +107,50 @@ MIGRATIONS: dict[int, str] = {
 
 _COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
             "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
-_TRANSIENT = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
-              asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError, asyncio.TimeoutError)
+_LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
+         asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
+         asyncpg.InternalClientError, asyncpg.ReadOnlySQLTransactionError)
+"""The primary is gone (no host takes writes: asyncpg's TargetServerAttributeNotMatched, an
+InternalClientError), a connection outlived its primary's promotion elsewhere (a host that
+became a standby answers read-only), or a connection was left mid-protocol by a call cut
+short as its primary died (InternalClientError "cannot switch to state"): the pools'
+connections are dropped."""
+_TRANSIENT = (*_LOST, asyncio.TimeoutError)
+CONNECT_TIMEOUT = 5.0
+"""Seconds to reach one host: a host lost without a reset (a dead machine) costs this much
+before the next host of a multi-host URL is tried (asyncpg's default is 60)."""
+
+
+_ANSWERED: dict[str, str] = {}
+"""Per URL, the one-host URL that last gave a connection: tried first next time, so that after
+a failover new connections go straight to the new primary, not through a dead host first."""
+
+
+def _each_host(url: str) -> list[str]:
+    """A multi-host URL as one URL per host, in its order but the host that answered last
+    first (a one-host URL: itself)."""
+    parts = urlsplit(url)
+    user, at, hosts = parts.netloc.rpartition("@")
+    each = [urlunsplit(parts._replace(netloc=f"{user}{at}{host}")) for host in hosts.split(",")]
+    return sorted(each, key=lambda one: one != _ANSWERED.get(url))
+
+
+async def connect(url: str, **options: Any) -> asyncpg.Connection:
+    """A connection to the first host of ``url`` that answers and takes writes (with
+    ``target_session_attrs=read-write``), each host given ``CONNECT_TIMEOUT`` of its own:
+    asyncpg's timeout covers all the hosts of a URL together, so a first host that never
+    answers (a dead machine, no reset) would use it all and the next would never be tried."""
+    error: BaseException | None = None
+    for one in _each_host(url):
+        try:
+            conn = await asyncpg.connect(one, **{**options, "timeout": CONNECT_TIMEOUT})
+        except _TRANSIENT as exc:
+            error = exc
+            continue
+        _ANSWERED[url] = one
+        return conn
+    assert error is not None
+    raise error
 
 
 def _table(row: asyncpg.Record) -> tuple[TableRecord, TableState]:
@@ -212,9 +261,11 @@ class PostgresStore:
     async def open(self) -> None:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
-                                                   command_timeout=10, reset=_keep_session)
+                                                   command_timeout=10, reset=_keep_session,
+                                                   connect=connect)
             self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
-                                                        command_timeout=10, reset=_keep_session)
+                                                        command_timeout=10, reset=_keep_session,
+                                                        connect=connect)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
         await self._migrate()
@@ -252,13 +303,28 @@ class PostgresStore:
                    pool: asyncpg.Pool | None = None) -> Any:
         try:
             async with (pool or self.pool).acquire() as conn:
-                return await call(conn)
+                try:
+                    return await call(conn)
+                except asyncpg.InternalClientError:
+                    conn.terminate()  # asyncpg no longer trusts it: never hand it out again
+                    raise
         except (VersionConflict, StoreError):
             raise
         except _TRANSIENT as exc:
+            if isinstance(exc, _LOST):
+                await self._drop_connections()
             raise StoreError(f"{what}: PostgreSQL unavailable ({type(exc).__name__})") from exc
         except asyncpg.PostgresError as exc:
             raise StoreError(f"{what}: {exc}") from exc
+
+    async def _drop_connections(self) -> None:
+        """After a lost connection, every other one in the pools likely points at the same dead
+        (or demoted) primary: expire them all, so that each reconnects, through the URL's hosts,
+        to the primary of now when next used, instead of each failing one call first."""
+        for pool in (self._pool, self._feed_pool):
+            if pool is not None:
+                with contextlib.suppress(Exception):
+                    await pool.expire_connections()
 
     async def create_table(self, record: TableRecord, state: TableState,
                            entries: Sequence[LogEntry]) -> None:
@@ -404,7 +470,7 @@ class PostgresStore:
         first = True
         while True:
             try:
-                conn = await asyncpg.connect(self.url)
+                conn = await connect(self.url)
                 self._listener = conn
                 await conn.add_listener(CHANNEL, received)
                 await conn.add_listener(RESULTS_CHANNEL, result)
