@@ -29,6 +29,7 @@ from bezique.service.store.base import (
     TableState,
     VersionConflict,
 )
+from bezique.service.store.batching import Append, GroupCommit
 from bezique.service.store.codec import dumps, loads, state_from_row
 
 log = structlog.get_logger("bezique.postgres")
@@ -137,17 +138,22 @@ SELECT (SELECT count(*) FROM logged) AS logged,
 
 # One change: the compare-and-set on the version ($7 the table, $8 the version expected, $1..$6
 # the new summary), then, only if it matched, the log rows ($9..$14) and the notification
-# ($15). ``moved`` 0 means nothing was written: a stale version, or no such table.
+# ($15). ``moved`` 0 means nothing was written: a stale version, no such table, or a request id
+# the log holds already (``taken``; checked here, not left to the unique index, so a refusal is
+# no error and does not abort the group commit's transaction it is part of).
 _APPEND_HEAD = f"""
-WITH moved AS (
+WITH taken AS (
+    SELECT 1 FROM log WHERE table_id = $7 AND request_id = ANY($13::text[]) LIMIT 1
+), moved AS (
     UPDATE tables SET version = $1, phase = $2, free_seats = $3, finished = $4,
                       seats = $5::jsonb, deadline = $6
-    WHERE table_id = $7 AND version = $8
+    WHERE table_id = $7 AND version = $8 AND NOT EXISTS (SELECT 1 FROM taken)
     RETURNING table_id
 ), logged AS ({_LOG_ROWS.format(gate="moved", a=9, b=10, c=11, d=12, e=13, f=14)})"""
 _APPEND_TAIL = f"""
 SELECT (SELECT count(*) FROM moved) AS moved,
        (SELECT count(*) FROM logged) AS logged,
+       (SELECT count(*) FROM taken) AS taken,
        (SELECT pg_notify('{CHANNEL}', $15) FROM moved WHERE $15 IS NOT NULL) AS notified"""
 _APPEND = _APPEND_HEAD + _APPEND_TAIL
 
@@ -202,6 +208,7 @@ class PostgresStore:
         """Connections of the results feed's reads: they never wait behind the appends."""
         self._listener: asyncpg.Connection | None = None
         self._listen_task: asyncio.Task[None] | None = None
+        self.group = GroupCommit[Append](self._commit)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -235,6 +242,7 @@ class PostgresStore:
                     log.info("schema_migrated", version=version)
 
     async def close(self) -> None:
+        await self.group.drained()
         if self._listen_task is not None:
             self._listen_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -274,35 +282,83 @@ class PostgresStore:
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
-        async def call(conn: asyncpg.Connection) -> None:
-            args: list[Any] = [
-                state.version, state.phase, state.free_seats, state.finished,
-                dumps(state.seats), state.deadline, table_id, expected_version,
-                *_entry_arrays(entries), _notice(table_id, entries)]
-            if result is not None:
-                args += [result.version, dumps(result.data), result.finished_at]
-            try:
-                row = await conn.fetchrow(_APPEND if result is None else _APPEND_ENDING, *args)
-            except asyncpg.UniqueViolationError as exc:
-                taken = [e.request_id for e in entries if e.request_id]
-                if taken and exc.constraint_name == "log_request":
-                    raise RequestIdTaken(table_id, taken[0]) from exc
-                raise VersionConflict(table_id, expected_version,
-                                      expected_version + 1) from exc
-            if row["moved"] == 1 and row["logged"] == len(entries):
-                return
-            if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
-                raise StoreError(f"append to {table_id} stored {row['logged']} of "
-                                 f"{len(entries)} entries")
-            # Nothing was written. The statement's snapshot may predate the writer that won,
-            # so the version it moved to is read afresh (a conflict's only extra round trip).
-            current = await conn.fetchval("SELECT version FROM tables WHERE table_id = $1",
-                                          table_id)
-            if current is None:
-                raise StoreError(f"no table {table_id}")
-            raise VersionConflict(table_id, expected_version, int(current))
+        """Committed with the appends that queued while the commit before ran (see
+        :meth:`_commit`)."""
+        await self.group.submit(Append(table_id, expected_version, entries, state, result))
 
-        await self._run(f"append to table {table_id}", call)
+    async def _commit(self, batch: Sequence[Append]) -> list[StoreError | None]:
+        """A lone append is its statement alone: one round trip, its own implicit transaction.
+        A batch is one transaction of those statements, one after another (each sees what
+        the ones before it wrote), sorted by table id so that two replicas' batches lock
+        tables in one order, and the ones that end a table (they lock the results counter,
+        held to commit) after the rest. A request id another transaction stores meanwhile
+        (the unique index refuses it), or a deadlock with another replica, aborts the batch
+        before anything of it is committed: its appends are then tried one by one."""
+        if len(batch) == 1:
+            [append] = batch
+            return [await self._run(f"append to table {append.table_id}",
+                                    lambda conn: self._append_on(conn, append, alone=True))]
+        ending: set[str] = set()
+        order: list[tuple[int, str, int]] = []
+        for index, append in enumerate(batch):  # a table's appends keep their order
+            if append.result is not None:
+                ending.add(append.table_id)
+            order.append((append.table_id in ending, append.table_id, index))
+        order.sort()
+
+        async def call(conn: asyncpg.Connection) -> list[StoreError | None]:
+            refusals: list[StoreError | None] = [None] * len(batch)
+            async with conn.transaction():
+                for _, _, index in order:
+                    refusals[index] = await self._append_on(conn, batch[index], alone=False)
+            return refusals
+
+        try:
+            refused: list[StoreError | None] = await self._run(
+                f"append to {len(batch)} tables", call)
+            return refused
+        except StoreError as exc:
+            if not isinstance(exc.__cause__, (asyncpg.UniqueViolationError,
+                                              asyncpg.DeadlockDetectedError)):
+                raise
+        return [(await self._commit([append]))[0] for append in batch]
+
+    async def _append_on(self, conn: asyncpg.Connection, append: Append,
+                         alone: bool) -> StoreError | None:
+        """One append's statement on ``conn``: None when it committed (or, in a batch, will
+        with it), else why not."""
+        table_id, expected_version, entries = (append.table_id, append.expected_version,
+                                               append.entries)
+        state, result = append.state, append.result
+        args: list[Any] = [
+            state.version, state.phase, state.free_seats, state.finished,
+            dumps(state.seats), state.deadline, table_id, expected_version,
+            *_entry_arrays(entries), _notice(table_id, entries)]
+        if result is not None:
+            args += [result.version, dumps(result.data), result.finished_at]
+        try:
+            row = await conn.fetchrow(_APPEND if result is None else _APPEND_ENDING, *args)
+        except asyncpg.UniqueViolationError as exc:
+            if not alone:
+                raise  # the transaction is aborted: the batch is tried one by one
+            taken = [e.request_id for e in entries if e.request_id]
+            if taken and exc.constraint_name == "log_request":
+                return RequestIdTaken(table_id, taken[0])
+            return VersionConflict(table_id, expected_version, expected_version + 1)
+        if row["moved"] == 1 and row["logged"] == len(entries):
+            return None
+        if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
+            raise StoreError(f"append to {table_id} stored {row['logged']} of "
+                             f"{len(entries)} entries")
+        # Nothing was written. The statement's snapshot may predate the writer that won,
+        # so the version it moved to is read afresh (a refusal's only extra round trip).
+        current = await conn.fetchval("SELECT version FROM tables WHERE table_id = $1",
+                                      table_id)
+        if current is None:
+            return StoreError(f"no table {table_id}")
+        if current == expected_version and row["taken"]:
+            return RequestIdTaken(table_id, next(e.request_id for e in entries if e.request_id))
+        return VersionConflict(table_id, expected_version, int(current))
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = await self._run("read results", lambda c: c.fetch(
