@@ -84,6 +84,10 @@ class GroupCommit(Generic[T]):
                 self._queue.clear()
                 if batch:
                     await self._settle(batch)
+                    # The callers just answered run before the next batch is taken, so one
+                    # that appends again at once joins it rather than commit alone beside it
+                    # (busy load would otherwise alternate a lone commit and a full one).
+                    await asyncio.sleep(0)
         finally:
             self._drainer = None
             self._busy = False

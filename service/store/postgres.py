@@ -7,6 +7,10 @@ having matched. PostgreSQL delivers the notification at commit (never if the sta
 every replica listening, so watchers connected anywhere see the move. A connection lost
 mid-call is a StoreError (UNAVAILABLE): the client retries with the same request id, and the
 unique (table_id, request_id) index makes a doubled move impossible.
+
+Appends are group-committed (service/store/batching.py): one alone is that one statement; the
+appends that queue while it runs are the next transaction, the same statement once for each,
+so many moves share one commit (and one WAL flush) instead of queueing for one each.
 """
 
 from __future__ import annotations
