@@ -246,3 +246,35 @@ def test_sqlite_errors_are_what_the_injection_raises() -> None:
     db.create_function("fail", 0, fail)
     with pytest.raises(sqlite3.OperationalError):
         db.execute("SELECT fail()")
+
+
+async def test_a_postgres_batch_notifies_what_it_committed_and_nothing_else(
+        postgres_url: str) -> None:
+    from bezique.service.store.postgres import CHANNEL, RESULTS_CHANNEL
+
+    store = PostgresStore(postgres_url)
+    await store.open()
+    heard: list[tuple[str, str]] = []
+    listener = await asyncpg.connect(postgres_url)
+    try:
+        await tables(store, "a", "b", "c")
+        for channel in (CHANNEL, RESULTS_CHANNEL):
+            await listener.add_listener(channel, lambda _c, _p, ch, payload: heard.append(
+                (ch, payload)))
+        answers = await batched(store,
+                                store.append("c", 1, [entry(2), entry(3)], state(3, True),
+                                             TableResult("c", 3, {}, 3.0)),
+                                store.append("b", 0, [entry(1)], state(1)),
+                                store.append("a", 1, [entry(2)], state(2)))
+        assert [type(answer) for answer in answers] == [type(None), VersionConflict, type(None)]
+        await store.create_table(record("last"), state(1), [entry(1)])
+        async with asyncio.timeout(10):
+            while (CHANNEL, "last:1") not in heard:
+                await asyncio.sleep(0.02)
+        [result] = await store.read_results()
+        assert heard[0] == (CHANNEL, "lead:2")
+        assert sorted(heard[1:-1]) == sorted([(CHANNEL, "a:2"), (CHANNEL, "c:3"),
+                                              (RESULTS_CHANNEL, str(result.cursor))])
+    finally:
+        await listener.close()
+        await store.close()
