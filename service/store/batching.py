@@ -51,8 +51,10 @@ class GroupCommit(Generic[T]):
             await future
             return
         self._busy = True
+        self.batches += 1
+        self.largest = max(self.largest, 1)
         try:
-            [refusal] = await self._counted([item])
+            [refusal] = await self._commit((item,))
         finally:
             self._hand_over()
         if refusal is not None:

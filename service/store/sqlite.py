@@ -185,6 +185,11 @@ class _Summary(NamedTuple):
     deadline: float | None
 
 
+def _summary(state: TableState) -> _Summary:
+    return _Summary(state.phase, state.free_seats, int(state.finished), dumps(state.seats),
+                    state.deadline)
+
+
 class _Checkpointer:
     """Keeps the WAL bounded while moves stream in, with the event loop stalled rarely.
 
@@ -411,57 +416,72 @@ class SqliteStore(LocalStore):
         await self.group.submit(Append(table_id, expected_version, entries, state, result))
 
     async def _commit(self, batch: Sequence[Append]) -> list[StoreError | None]:
-        return await self._written(lambda db: self._commit_on(db, batch))
+        if self._writer is None or self._writing is None:
+            return self._commit_on(self.db, batch)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._writing, self._commit_on, self._writer, batch)
 
     def _commit_on(self, db: sqlite3.Connection,
                    batch: Sequence[Append]) -> list[StoreError | None]:
-        """One transaction. A lone move that leaves the summary as this store last wrote it
-        (most moves) is a single INSERT: the log's trigger checks the version in the same
-        statement, and the new entry is the new version. In a batch each append has a
-        savepoint: a refused one (stale version, reused request id) is rolled back alone, and
-        the next append to the same table sees what the ones before it wrote. A result goes
-        in its append's transaction (the summary of an ending table always changes)."""
+        """One transaction. In a batch each append has a savepoint: a refused one (stale
+        version, reused request id) is rolled back alone, and the next append to the same
+        table sees what the ones before it wrote. A result goes in its append's transaction
+        (the summary of an ending table always changes)."""
+        if len(batch) == 1:
+            return [self._commit_alone(db, batch[0])]
         written: dict[str, _Summary | None] = {}
         refusals: list[StoreError | None] = []
-        alone = len(batch) == 1
         try:
+            db.execute("BEGIN IMMEDIATE")
             for append in batch:
-                summary = _Summary(append.state.phase, append.state.free_seats,
-                                   int(append.state.finished), dumps(append.state.seats),
-                                   append.state.deadline)
+                summary = _summary(append.state)
                 last = written[append.table_id] if append.table_id in written else \
                     self._summaries.get(append.table_id)
-                unchanged = last == summary and append.result is None
-                if not db.in_transaction and not (alone and unchanged):
-                    db.execute("BEGIN IMMEDIATE")
-                if not alone:
-                    db.execute("SAVEPOINT one")
+                db.execute("SAVEPOINT one")
                 try:
-                    self._write(db, append, summary, unchanged)
+                    self._write(db, append, summary, last == summary and append.result is None)
                 except sqlite3.IntegrityError as exc:
-                    if alone:
-                        raise
                     db.execute("ROLLBACK TO one")
                     refusals.append(self._refusal(db, append, exc))
                 else:
                     refusals.append(None)
                     written[append.table_id] = None if append.state.finished else summary
-                if not alone:
-                    db.execute("RELEASE one")
+                db.execute("RELEASE one")
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
             if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise StoreError(f"could not append to {len(batch)} tables: {exc}") from exc
+        for table_id, kept in written.items():
+            self._keep(table_id, kept)
+        return refusals
+
+    def _commit_alone(self, db: sqlite3.Connection, append: Append) -> StoreError | None:
+        """A lone append, its own transaction. A move that leaves the summary as this store
+        last wrote it (most moves) is a single INSERT: the log's trigger checks the version
+        in the same statement, and the new entry is the new version."""
+        summary = _summary(append.state)
+        unchanged = self._summaries.get(append.table_id) == summary and append.result is None
+        try:
+            if unchanged:
+                self._write(db, append, summary, unchanged)
+            else:
+                db.execute("BEGIN IMMEDIATE")
+                self._write(db, append, summary, unchanged)
                 db.execute("COMMIT")
         except sqlite3.Error as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            if alone:
-                return [self._refusal(db, batch[0], exc)]
-            raise StoreError(f"could not append to {len(batch)} tables: {exc}") from exc
-        for table_id, kept in written.items():
-            if kept is None:
-                self._summaries.pop(table_id, None)
-            else:
-                self._summaries[table_id] = kept
-        return refusals
+            return self._refusal(db, append, exc)
+        self._keep(append.table_id, None if append.state.finished else summary)
+        return None
+
+    def _keep(self, table_id: str, summary: _Summary | None) -> None:
+        """Remember a committed summary (None: the table ended, nothing more to compare)."""
+        if summary is None:
+            self._summaries.pop(table_id, None)
+        else:
+            self._summaries[table_id] = summary
 
     def _write(self, db: sqlite3.Connection, append: Append, summary: _Summary,
                unchanged: bool) -> None:
