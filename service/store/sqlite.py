@@ -210,9 +210,13 @@ class _Checkpointer:
     """
 
     def __init__(self, path: str, writer: sqlite3.Connection, interval: float = 1.0,
-                 reset_every: float = 10.0, reset_frames: int = 16_384) -> None:
+                 reset_every: float = 10.0, reset_frames: int = 16_384,
+                 writing: concurrent.futures.Executor | None = None) -> None:
         self._stop = threading.Event()
         self._writer = writer
+        self._writing = writing
+        """The writing thread (FULL), if the writer's connection is its: the finish runs there,
+        between two of its commits, as it otherwise runs on the loop between two."""
         self._loop = asyncio.get_running_loop()
         self._reset_every, self._reset_frames = reset_every, reset_frames
         self.resets = 0
@@ -272,6 +276,13 @@ class _Checkpointer:
         return False
 
     def _finish(self) -> None:
+        if self._writing is not None:
+            with contextlib.suppress(RuntimeError):  # shut down: the store is closing
+                self._writing.submit(self._finish_here)
+            return
+        self._finish_here()
+
+    def _finish_here(self) -> None:
         if not self._stop.is_set():
             with contextlib.suppress(sqlite3.Error):  # busy or closed: the next pass will do
                 self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -334,8 +345,9 @@ class SqliteStore(LocalStore):
             self._writing = concurrent.futures.ThreadPoolExecutor(
                 1, thread_name_prefix="sqlite-commit")
         if self.path != ":memory:":
-            self._checkpointer = _Checkpointer(self.path, db, self.checkpoint_interval,
-                                              self.wal_reset_every)
+            self._checkpointer = _Checkpointer(self.path, self._writer or db,
+                                              self.checkpoint_interval, self.wal_reset_every,
+                                              writing=self._writing)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
