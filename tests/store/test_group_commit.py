@@ -9,7 +9,6 @@ the others queue behind it and are the next transaction, whole.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 
@@ -233,19 +232,6 @@ async def test_sqlite_normal_commits_each_append_alone(tmp_path: Path) -> None:
         assert [await versions(store, t) for t in ids] == [[1, 2]] * len(ids)
     finally:
         await store.close()
-
-
-def test_sqlite_errors_are_what_the_injection_raises() -> None:
-    """The injected sqlite failure is an OperationalError (the store's own failure), not an
-    IntegrityError (which the store reads as a refusal)."""
-    db = sqlite3.connect(":memory:")
-
-    def fail() -> None:
-        raise RuntimeError("injected")
-
-    db.create_function("fail", 0, fail)
-    with pytest.raises(sqlite3.OperationalError):
-        db.execute("SELECT fail()")
 
 
 async def test_a_postgres_batch_notifies_what_it_committed_and_nothing_else(
