@@ -149,6 +149,23 @@ async def test_results_in_one_batch_take_cursors_in_order(store: Grouped) -> Non
     assert [r.cursor for r in results] == list(range(1, len(ids) + 1))
 
 
+async def test_an_append_cancelled_while_it_queues_is_left_out(store: Grouped) -> None:
+    """A caller cancelled before its batch began (its call given up) writes nothing; the others
+    in that batch commit."""
+    await tables(store, "a", "b", "c")
+    lead = asyncio.create_task(store.append("lead", 1, [entry(2)], state(2)))
+    queued = {t: asyncio.create_task(store.append(t, 1, [entry(2, t)], state(2)))
+              for t in ("a", "b", "c")}
+    await asyncio.sleep(0)  # every task ran to its first wait: the lead's commit is in flight
+    assert not lead.done()
+    queued["b"].cancel()
+    await lead
+    await asyncio.gather(queued["a"], queued["c"])
+    assert queued["b"].cancelled()
+    assert [await versions(store, t) for t in ("a", "b", "c")] == [[1, 2], [1], [1, 2]]
+    assert store.group.largest == 2
+
+
 async def fail_marked_entries(store: Grouped) -> None:
     """From now on, writing an entry whose payload holds ``fail`` fails inside the store (not a
     refusal: an error of the database, as a full disk or a lost connection would be)."""
