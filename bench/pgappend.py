@@ -58,16 +58,19 @@ def _entry(version: int) -> LogEntry:
 
 @contextlib.contextmanager
 def _without_notify(active: bool) -> Iterator[None]:
-    """The append statement without its ``pg_notify`` (the measurement only)."""
+    """The append statements (alone and group-committed) without their ``pg_notify`` (the
+    measurement only)."""
     if not active:
         yield
         return
-    saved = pgstore._APPEND
+    saved, saved_many = pgstore._APPEND, pgstore._APPEND_MANY
     pgstore._APPEND = saved.replace(f"pg_notify('{pgstore.CHANNEL}', $15)", "length($15)")
+    pgstore._APPEND_MANY = saved_many.replace(f"pg_notify('{pgstore.CHANNEL}', notice)",
+                                              "length(notice)")
     try:
         yield
     finally:
-        pgstore._APPEND = saved
+        pgstore._APPEND, pgstore._APPEND_MANY = saved, saved_many
 
 
 async def measure(url: str, pg_pid: int, setting: str, tables: int, per_table: int) -> Figures:
