@@ -1,9 +1,10 @@
 """Group commit: the appends that arrive while a commit runs go into the next one.
 
 A store hands :class:`GroupCommit` a function that commits a batch of appends in one
-transaction and says, for each, whether it went in (None) or why not (a VersionConflict or a
-RequestIdTaken of that append alone). An append that finds no commit running commits at once,
-alone, in its caller's own task: an idle server waits for nothing (no timer, no hop). Appends
+transaction and says, for each, whether it went in (None) or why not (its own VersionConflict,
+RequestIdTaken, or StoreError such as no such table). An append that finds no commit running
+commits at once, alone, in its caller's own task: an idle server waits for nothing (no timer,
+no hop). Appends
 that arrive while a commit is in flight queue; when it ends, one task commits all of them in
 the next transaction, and so on while they keep coming. Each caller is answered when its own
 batch committed, so an answered append is durable. A batch that fails as a whole (the store
