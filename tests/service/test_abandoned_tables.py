@@ -99,6 +99,17 @@ async def test_a_started_table_with_a_connected_seat_does_not_end(
     assert verify_history(await admin.history(table.table_id), games_registry()).aborted
 
 
+async def test_a_play_stream_keeps_its_table(admin: AsyncTableClient) -> None:
+    table = await admin.create_table("highcard", {"players": 2})
+    ann = await admin.join(table.table_id, name="ann", commit=False)
+    await admin.join(table.table_id, name="bob", commit=False)
+    async with admin.play(ann) as session:
+        await asyncio.sleep(STARTED_WINDOW * 3)
+        assert not (await admin.view(table.table_id)).HasField("outcome")
+        assert session.last > 0  # the stream was open and sent the table
+    assert (await ended(admin, table.table_id)).outcome.reason == "abandoned"
+
+
 async def test_a_spectator_does_not_keep_a_table(admin: AsyncTableClient) -> None:
     table = await admin.create_table("highcard", {"players": 2})
     for name in ("ann", "bob"):
