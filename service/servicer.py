@@ -34,6 +34,7 @@ from bezique.service.errors import (
 from bezique.service.grants import GrantVerifier, printable_id
 from bezique.service.limits import RateLimiter, StreamCounter, address_block
 from bezique.service.metrics import Metrics
+from bezique.service.rematch import check_rematch_request
 from bezique.service.settings import Limits
 from bezique.service.status import abort, rich_status
 from bezique.service.store import StoreError
@@ -334,6 +335,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
             context: ServicerContext[pb.CreateTableRequest, pb.CreateTableResponse]
     ) -> pb.CreateTableResponse:
         self._check_api_key(context)
+        if request.rematch_of:  # play again: the finished table's settings, a derived id
+            check_rematch_request(request)
+            live, existed = await self.manager.rematch(request.rematch_of)
+            return translate.create_table_response(live, existed)
         live = await self.manager.create_table(
             request.variant_id, dict(request.options),
             [(bot.seat, bot.policy) for bot in request.bots], request.turn_seconds,
