@@ -59,8 +59,6 @@ class PlaySettings:
     variant: str
     options: dict[str, str] = field(default_factory=dict)
     bot_policy: str | None = None
-    bot_seats: dict[int, str] = field(default_factory=dict)
-    """Policies for single seats (``--bot SEAT=POLICY``), over ``bot_policy``."""
     server: str | None = None
     bot_delay: float = 0.3
     name: str = "you"
@@ -69,6 +67,8 @@ class PlaySettings:
     tls: dict[str, Any] = field(default_factory=dict)
     auto_pass: bool = False
     """Pass for the player when pass is his only declaration choice."""
+    bot_seats: dict[int, str] = field(default_factory=dict)
+    """Policies for single seats (``--bot SEAT=POLICY``), over ``bot_policy``."""
 
 
 class PlayError(Exception):

@@ -106,8 +106,9 @@ def translation(info: pb.VariantInfo, lang: str) -> Any:
     own = getattr(info.vocabulary, "language", "") or "en"
     if lang == own:
         return None
-    found = getattr(info, "translations")
-    return found[lang] if lang in found else None
+    found = getattr(info, "translations", {})  # not in this client's stubs until merged
+    return found.get(lang)
+
 
 # Detail keys the board shows in its own places rather than in the "details" line.
 BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})

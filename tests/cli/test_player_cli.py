@@ -97,7 +97,7 @@ def test_the_http_port_is_named(env_server: tuple[str, str]) -> None:
 
 def test_a_target_without_a_port_gets_the_default_port() -> None:
     # whatever listens (or not) on 50051 here, the CLI says which address it tried
-    code, shown = output("--server", "localhost", "tables")
+    _, shown = output("--server", "localhost", "tables")
     assert "no port given: using localhost:50051 (the server's default port)" in shown, shown
     assert ":443" not in shown
 
