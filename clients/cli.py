@@ -470,7 +470,7 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
                               response.view.viewer_seat
                               if response.view.HasField("viewer_seat") else None)
     line = Text(t("move accepted at version {version}: ", version=response.version))
-    line.append_text(render.move_text(move))
+    line.append_text(render.move_text(move, words=words))
     console.print(line)
     for event in response.events:
         console.print(Text("  · ").append_text(render.event_text(event, names, words=words)))
@@ -528,7 +528,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
                 console.print(Text("      · ").append_text(
                     render.event_text(event, names, words=words)))
             if update.HasField("view") and render.game_over(update.view):
-                console.print(render.outcome_text(update.view.outcome, names))
+                console.print(render.outcome_text(update.view.outcome, names, words))
                 return 0
     return 0
 

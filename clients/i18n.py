@@ -69,6 +69,21 @@ def count(number: int, one: str, many: str) -> str:
     return f"{number} {plural(number, one, many)}"
 
 
+def kind_name(kind: str) -> str:
+    """A move kind as the player reads it: the built-in games' kinds in Russian, any other
+    as it comes (underscores as spaces)."""
+    if language() == "ru" and kind in RU_KINDS:
+        return RU_KINDS[kind]
+    return kind.replace("_", " ")
+
+
+RU_KINDS: dict[str, str] = {
+    "play": "сыграть", "declare": "объявить", "pass": "пас", "claim": "заявить победу",
+    "exchange_seven": "обменять семёрку", "show_seven": "показать семёрку",
+    "fold": "сбросить", "bet": "уравнять", "show": "вскрыться", "raise": "повысить",
+    "allin": "ва-банк", "call": "уравнять", "check": "пропустить",
+}
+
 RU_PLURALS: dict[str, tuple[str, str, str]] = {
     "deal": ("сдача", "сдачи", "сдач"),
     "move": ("ход", "хода", "ходов"),
@@ -104,6 +119,7 @@ RU: dict[str, str] = {
     "{kind} to how much? ({low}-{high}{steps}, Enter for {amount}, b to go back): ":
         "{kind}: сколько? ({low}-{high}{steps}, Enter — {amount}, b — назад): ",
     " in steps of {step}": " с шагом {step}",
+    "to any amount from {low} to {high}": "на любую сумму от {low} до {high}",
     "'{answer}' is not an amount you may choose: type a whole number from {low} to "
     "{high}{steps}.": "«{answer}» — недопустимая сумма: введите целое число от {low} до "
                       "{high}{steps}.",

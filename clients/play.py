@@ -256,8 +256,9 @@ class Game:
             lines.append(line)
             self.recent.append(line)
             self.console.print(Text.assemble(("  · ", "dim"), line))
-        if any(event.kind in RESULT_EVENTS for event in events):
-            self.result = lines
+        ends = [n for n, event in enumerate(events) if event.kind in RESULT_EVENTS]
+        if ends:  # the entry's events up to the deal's end (the next deal may start in it)
+            self.result = lines[: ends[-1] + 1]
 
     def absorb(self, update: pb.WatchTableResponse) -> None:
         self.tell(update.version, list(update.events))

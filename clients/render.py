@@ -9,6 +9,7 @@ bidi characters from the server reach the terminal).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bezique.clients.i18n import language, t
+from bezique.clients.i18n import kind_name, language, t
 from bezique.clients.safe import cleaned, visible
 from bezique.terms import SUIT_SYMBOLS, amount_range_text, card_label, whole_numbers
 from bezique.v1 import table_service_pb2 as pb
@@ -49,6 +50,7 @@ class Words:
     title: str = ""
     description: str = ""
     options: Mapping[str, str] = field(default_factory=dict)
+    outcomes: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, info: pb.VariantInfo | None, lang: str | None = None) -> Words:
@@ -62,7 +64,8 @@ class Words:
         if translated is not None:
             parts.append(cleaned(translated))
         maps: dict[str, dict[str, str]] = {}
-        for name in ("phases", "events", "zones", "details", "moves", "labels", "options"):
+        for name in ("phases", "events", "zones", "details", "moves", "labels", "options",
+                     "outcomes"):
             maps[name] = {}
             for vocabulary in parts:
                 if name in vocabulary.DESCRIPTOR.fields_by_name:
@@ -71,7 +74,8 @@ class Words:
                             if getattr(v, name, "")), "") for name in ("title", "description")}
         return cls(maps["phases"], maps["events"], maps["zones"], maps["details"],
                    maps["moves"], maps["labels"], said["title"] or cleaned(info).title,
-                   said["description"] or cleaned(info).description, maps["options"])
+                   said["description"] or cleaned(info).description, maps["options"],
+                   maps["outcomes"])
 
     def phase(self, name: str) -> str:
         return self.phases.get(name) or name.replace("_", " ") or "-"
@@ -123,27 +127,29 @@ def detail_dict(message: struct_pb2.Struct) -> dict[str, Any]:
     return found
 
 
-def value_text(value: Any, limit: int = 48) -> str:
+def value_text(value: Any, limit: int = 48, labels: Mapping[str, str] | None = None) -> str:
     """A detail value, short and for people: lists joined (an empty one as "-", a list of
     lists as its parts separated by "; "), a record by its ``name`` (and ``points``), names
-    with underscores as spaces, suit letters and card codes as symbols, long ones cut."""
+    with underscores as spaces (or in the variant's ``labels``), suit letters and card codes as
+    symbols, long ones cut."""
     value = whole_numbers(value)
+    labels = labels or {}
     if isinstance(value, bool):
         text = t("yes") if value else t("no")
     elif isinstance(value, list):
         if not value:
             text = "-"
         elif all(isinstance(v, list) for v in value):
-            text = "; ".join(value_text(v, limit) for v in value)
+            text = "; ".join(value_text(v, limit, labels) for v in value)
         else:
-            text = ", ".join(value_text(v, limit) for v in value)
+            text = ", ".join(value_text(v, limit, labels) for v in value)
     elif isinstance(value, dict):
         if isinstance(value.get("name"), str):
-            text = value["name"].replace("_", " ")
+            text = labels.get(value["name"]) or value["name"].replace("_", " ")
             if isinstance(value.get("points"), int):
                 text += f" {value['points']}"
         else:
-            text = ", ".join(f"{str(k).replace('_', ' ')} {value_text(v, limit)}"
+            text = ", ".join(f"{str(k).replace('_', ' ')} {value_text(v, limit, labels)}"
                              for k, v in sorted(value.items()))
     elif value is None:
         text = "-"
@@ -153,7 +159,7 @@ def value_text(value: Any, limit: int = 48) -> str:
     elif isinstance(value, str) and len(value) == 1 and value in SUITS:
         text = SUITS[value]
     elif isinstance(value, str):
-        text = value.replace("_", " ")
+        text = labels.get(value) or value.replace("_", " ")
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -225,24 +231,30 @@ def who(names: Mapping[int, str], seat: int | None) -> str:
 # ------------------------------------------------------------------------------- moves, events
 
 
-def move_text(move: pb.Move, *, with_kind: bool = True) -> Text:
+def move_text(move: pb.Move, *, with_kind: bool = True, words: Words = NO_WORDS) -> Text:
     """A move as offered: the server's text of it (``Move.text``, the variant's words), its
     kind in bold and its cards in their colours; without that text (a server older than it, a
     move this client made) the client's own: kind, label, cards and amount. Without
-    ``with_kind``, the kind is left out (a line of many moves of one kind names it once)."""
+    ``with_kind``, the kind is left out (a line of many moves of one kind names it once). In
+    another language than English the client's own, in that language (the server's text is
+    English)."""
     move = cleaned(move)
-    if move.text:
+    if move.text and language() == "en":
         return _server_text(move, with_kind)
-    text = Text(move.kind.replace("_", " ") if with_kind else "", style="bold")
+    text = Text(kind_name(move.kind) if with_kind else "", style="bold")
     if move.label:
-        text.append(" " + move.label.replace("_", " "), style="cyan")
+        text.append(" " + words.label(move.label), style="cyan")
     if move.cards:
         text.append(" ")
         text.append_text(cards_text(move.cards))
     if move.HasField("amount_range"):
         span = move.amount_range
-        text.append(" " + amount_range_text(span.minimum, span.maximum, span.step),
-                    style="yellow")
+        said = amount_range_text(span.minimum, span.maximum, span.step)
+        if language() != "en":
+            said = t("to any amount from {low} to {high}", low=span.minimum, high=span.maximum)
+            if span.step > 1:
+                said += t(" in steps of {step}", step=span.step)
+        text.append(" " + said, style="yellow")
     elif move.amount:
         text.append(f" {move.amount}", style="yellow")
     return text if with_kind else text[1:]
@@ -293,13 +305,28 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24)}"
+        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24, words.labels)}"
                           for k, v in ordered_details(detail, words))
         text.append(f"  {shown}", style="dim")
     return text
 
 
-def outcome_text(outcome: pb.Outcome, names: Mapping[int, str]) -> Text:
+def outcome_reason(outcome: pb.Outcome, words: Words = NO_WORDS) -> str:
+    """How the table ended, in the variant's words (``Vocabulary.outcomes``, by the stable
+    detail ``end`` when the variant sets one, else by the reason), its ``{key}`` names filled
+    from the outcome's details; the reason as it comes when the variant has no words."""
+    detail = detail_dict(outcome.detail)
+    end = detail.get("end")
+    said = (words.outcomes.get(end) if isinstance(end, str) else None) \
+        or words.outcomes.get(outcome.reason)
+    if not said:
+        return outcome.reason.replace("_", " ")
+    return re.sub(r"\{(\w+)\}", lambda found: value_text(detail[found.group(1)])
+                  if found.group(1) in detail else found.group(0), said)
+
+
+def outcome_text(outcome: pb.Outcome, names: Mapping[int, str],
+                 words: Words = NO_WORDS) -> Text:
     outcome = cleaned(outcome)
     winners = [who(names, seat) for seat in outcome.winners]
     if not winners:
@@ -313,7 +340,7 @@ def outcome_text(outcome: pb.Outcome, names: Mapping[int, str]) -> Text:
         scores = ", ".join(f"{who(names, i)} {score}" for i, score in enumerate(outcome.scores))
         text.append(t(" · final: {scores}", scores=scores))
     if outcome.reason:
-        text.append(f" · {outcome.reason.replace('_', ' ')}", style="dim")
+        text.append(f" · {outcome_reason(outcome, words)}", style="dim")
     return text
 
 
@@ -432,7 +459,7 @@ def details_text(detail: Mapping[str, Any], words: Words = NO_WORDS, seats: int 
     """The view's other details on one line; a list with one value per seat (``seats``) is
     left out: the seats table is where per-seat facts are read, and the line must stay short
     for a 24-row terminal."""
-    shown = [f"{words.detail(key)}: {value_text(value)}"
+    shown = [f"{words.detail(key)}: {value_text(value, labels=words.labels)}"
              for key, value in ordered_details(detail, words)
              if key not in BOARD_KEYS and not key.endswith("_seats") and key != "seats"
              and value not in (None, False, [], {}, "")
@@ -486,7 +513,7 @@ def shown_moves(view: pb.View) -> list[pb.Move]:
 
 def _move_line(move: pb.Move, placed: Mapping[int, str], words: Words, *,
                with_kind: bool = True) -> Text:
-    text = move_text(move, with_kind=with_kind)
+    text = move_text(move, with_kind=with_kind, words=words)
     from_zone = [card for card in move.cards if card.id in placed]
     if from_zone:
         where = words.zone(placed[from_zone[0].id]).lower()
@@ -517,8 +544,7 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
         if counts[move.kind] > COMPACT_KIND:
             line = compact.get(move.kind)
             if line is None:
-                line = compact[move.kind] = Text(f"  {move.kind.replace('_', ' ')}:",
-                                                  style="bold")
+                line = compact[move.kind] = Text(f"  {kind_name(move.kind)}:", style="bold")
                 lines.append(line)
             line.append(f"  {number}", style="bold cyan")
             line.append(" ")
@@ -570,7 +596,7 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
         hand.append_text(held)
         parts.append(hand)
     if game_over(view):
-        parts.append(outcome_text(view.outcome, names))
+        parts.append(outcome_text(view.outcome, names, words))
     elif show_moves and view.legal_moves:
         parts.append(Text(t("Your legal moves:"), style="bold"))
         parts.append(legal_moves_text(shown_moves(view), pass_key, words,
