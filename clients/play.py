@@ -49,7 +49,7 @@ QUIT = "quit"
 PASS_KEYS = "p or Enter"  # through t() where printed
 POLL_SECONDS = 5.0
 AUTO_PASS_KEYS = ("a", "auto")
-RESULT_EVENTS = frozenset({"deal_end", "match_end"})
+RESULT_EVENTS = frozenset({"deal_end", "match_end", "table_end"})
 """Event kinds that end a deal: their entry's events are the deal's result, kept on the board
 until the player's next move (they would otherwise scroll past while the bots play)."""
 

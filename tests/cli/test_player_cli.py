@@ -304,6 +304,14 @@ def test_russian_from_lang_and_the_switch(server: str) -> None:
     child.expect(PROMPT)
     child.sendline("q")
     child.expect(pexpect.EOF)
+    # the game's own words come from the variant's Russian vocabulary (ListVariants)
+    child = spawn("--server", server, "--lang", "ru", "play", "bezique-2p", rows=24, columns=80)
+    child.expect(r"Стол [0-9a-f]{16} · Безик вдвоём")
+    child.expect(r"Ваш ход \(1-\d+")
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    code, shown = output("--server", server, "--lang", "ru", "variants")
+    assert code == 0 and "Кварт-Безик" in shown and "боты: random, heuristic" in shown, shown
     code, shown = output("--server", server, "--lang", "ru", "move", "abc", "1")
     assert code == 2 and "этой команде нужен токен места" in shown, shown
     code, shown = output("--server", server, "tables", LC_MESSAGES="ru_RU.UTF-8")
