@@ -121,8 +121,8 @@ def parse_proof(text: str) -> tuple[int, bytes, str, str]:
         seen = parts[3] if len(parts) == 4 else ""
         return int(parts[0]), bytes.fromhex(parts[1]), parts[2], seen
     except ValueError:
-        raise CliError("--proof is SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` (or "
-                       "the command that revealed) printed it") from None
+        raise CliError(t("--proof is SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` (or "
+                         "the command that revealed) printed it")) from None
 
 
 def remember_proof(client: AsyncTableClient, args: argparse.Namespace, table_id: str) -> None:
@@ -144,7 +144,7 @@ def say_pinned(console: Console, client: AsyncTableClient, args: argparse.Namesp
     seat, entropy, commitment, _ = parse_proof(args.proof)
     seen = client.pins.get((table_id, seat))
     if seen:
-        say(console, "revealed your entropy; keep this proof for `bezique verify`:")
+        say(console, t("revealed your entropy; keep this proof for `bezique verify`:"))
         say(console, f"export BEZIQUE_PROOF={seat}:{entropy.hex()}:{commitment}:{seen}")
 
 
@@ -153,7 +153,8 @@ def pairs(values: Sequence[str] | None, what: str) -> dict[str, str]:
     for item in values or ():
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise CliError(f"{what} {item!r} is not of the form NAME=VALUE")
+            raise CliError(t("{what} {item!r} is not of the form NAME=VALUE", what=what,
+                             item=item))
         found[name.strip()] = value.strip()
     return found
 
@@ -194,12 +195,12 @@ def token_hint(args: argparse.Namespace, error: grpc.RpcError) -> str:
     if code != grpc.StatusCode.PERMISSION_DENIED or not token:
         return ""
     if token != os.environ.get("BEZIQUE_TOKEN"):
-        return ("hint: the --token given holds no seat at this table; `bezique join` prints "
-                "the token of the seat it takes")
-    table = getattr(args, "table", "") or "this table"
-    return (f"hint: the token comes from BEZIQUE_TOKEN, which may be left over from another "
-            f"table: pass --token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` "
-            "to look on as a spectator")
+        return t("hint: the --token given holds no seat at this table; `bezique join` prints "
+                 "the token of the seat it takes")
+    table = getattr(args, "table", "") or t("this table")
+    return t("hint: the token comes from BEZIQUE_TOKEN, which may be left over from another "
+             "table: pass --token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` "
+             "to look on as a spectator", table=table)
 
 
 def say(console: Console, text: str) -> None:
@@ -296,15 +297,15 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
     say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}"
                  + (f":{seen}" if seen else ""))
     if seat.committed and view.waiting_for_players and not view.HasField("outcome"):
-        say(console, "your entropy stays secret until every seat is taken; then `bezique "
-                     "view`, `move`, `watch` or `play` with BEZIQUE_PROOF set reveal it (keep "
-                     "BEZIQUE_PROOF private until then)")
+        say(console, t("your entropy stays secret until every seat is taken; then `bezique "
+                       "view`, `move`, `watch` or `play` with BEZIQUE_PROOF set reveal it (keep "
+                       "BEZIQUE_PROOF private until then)"))
     return 0
 
 
 def _seats(seats: Sequence[int]) -> str:
     """"seat 0" or "seats 0, 1": the verdict names one seat or several."""
-    return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
+    return (t("seat ") if len(seats) == 1 else t("seats ")) + ", ".join(map(str, seats))
 
 
 def _when(seconds: float) -> str:
@@ -428,15 +429,16 @@ def resolve_cards(given: Sequence[str], kind: str, view: pb.View) -> list[int]:
             continue
         match = next((c.id for c in pool if c.code == token.upper() and c.id not in ids), None)
         if match is None:
-            raise CliError(f"card {token!r} is not in your hand or your legal moves")
+            raise CliError(t("card {card!r} is not in your hand or your legal moves",
+                             card=token))
         ids.append(match)
     return ids
 
 
 async def cmd_move(args: argparse.Namespace, console: Console) -> int:
     if (args.index is None) == (args.kind is None):
-        raise CliError("give either the number of a legal move or --kind (with --card, "
-                       "--amount, --label)")
+        raise CliError(t("give either the number of a legal move or --kind (with --card, "
+                         "--amount, --label)"))
     seat = seat_of(args, args.table)
     async with client_of(args) as client:
         remember_proof(client, args, args.table)
@@ -578,34 +580,35 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     say(console, t("seed commitment {commitment} matches the revealed seed",
                    commitment=history.seed_commitment))
     if result.ended:
-        say(console, f"verified: the table ended before any deal ({result.ended}): seats "
-                     + ", ".join(map(str, result.withheld)) + " did not reveal the entropy "
-                     "they committed to; every reveal that came matches its commitment")
+        say(console, t("verified: the table ended before any deal ({why}): seats {seats} did "
+                       "not reveal the entropy they committed to; every reveal that came "
+                       "matches its commitment", why=result.ended,
+                       seats=", ".join(map(str, result.withheld))))
         return 0
     say(console, t("verified: {deals}, {moves} ({bots} by bots, {timeouts} on the clock)",
                    deals=count(result.deals, "deal", "deals"),
                    moves=count(result.moves, "move", "moves"), bots=result.bot_moves,
                    timeouts=result.timeouts))
     if result.aborted:
-        say(console, "aborted by the operator: the settlement is the variant's, recomputed")
+        say(console, t("aborted by the operator: the settlement is the variant's, recomputed"))
     if own is not None:
-        say(console, f"your seat {own.seat}: the commitment you were shown and the entropy you "
-                     "sent are the ones the deals came from"
-                     + ("; every seat's contribution is the one you saw before you revealed"
+        say(console, t("your seat {seat}: the commitment you were shown and the entropy you "
+                       "sent are the ones the deals came from", seat=own.seat)
+                     + (t("; every seat's contribution is the one you saw before you revealed")
                         if own.seen else ""))
     clear = [seat for seat in result.contributors if seat not in result.committed]
     if result.committed:
-        say(console, "fair against the operator: " + _seats(result.committed)
-                     + " contributed entropy by commit-reveal (each fixed before any was "
-                       "revealed; every reveal matches its commitment)")
+        say(console, t("fair against the operator: {seats} contributed entropy by "
+                       "commit-reveal (each fixed before any was revealed; every reveal "
+                       "matches its commitment)", seats=_seats(result.committed)))
     if clear:
-        say(console, ("also " if result.committed else "fair against the operator only if one "
-                      "of these is honest and joined after every other seat: ")
-                     + _seats(clear)
-                     + " contributed entropy in the clear (public from their join)")
+        say(console, (t("also ") if result.committed else t(
+            "fair against the operator only if one of these is honest and joined after every "
+            "other seat: ")) + t("{seats} contributed entropy in the clear (public from their "
+                                 "join)", seats=_seats(clear)))
     if not result.contributors:
-        say(console, "not checkable against the operator: no seat contributed entropy, so the "
-                     "operator alone chose the seed")
+        say(console, t("not checkable against the operator: no seat contributed entropy, so "
+                       "the operator alone chose the seed"))
     return 0
 
 
@@ -738,7 +741,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     help="seconds a seat has to move (0: no clock)")
     create = commands["create"]
     create.add_argument("--bot", action="append", metavar="SEAT=POLICY",
-                        help="seat SEAT is played by the server's bot POLICY")
+                        help="seat SEAT is played by the server's bot POLICY (any policy "
+                             "`bezique variants` lists)")
     create.add_argument("--test-seed", metavar="HEX", help="test mode: fix the secret seed")
     create.add_argument("--stacked-shoe", metavar="CODES",
                         help="test mode: the first deal's shoe, top card first")
@@ -825,7 +829,35 @@ def build_parser() -> argparse.ArgumentParser:
                              help="the variant id, e.g. spades (the package: bezique-spades)")
     new_variant.add_argument("--directory", metavar="DIR",
                              help="where to write it (default: ./bezique-NAME; must be empty)")
+    translate_help(parser)
     return parser
+
+
+def translate_help(parser: argparse.ArgumentParser) -> None:
+    """The parser's description and every flag's and command's help in the chosen language
+    (the catalogue keys them by their English text, so they are written once, above)."""
+    if parser.description:
+        parser.description = t(parser.description)
+    for group in parser._action_groups:
+        group.title = t(group.title) if group.title else group.title
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = t(choice.help) if choice.help else choice.help
+            for command in dict.fromkeys(action.choices.values()):
+                translate_help(command)
+        elif action.help and action.help != argparse.SUPPRESS:
+            action.help = t(action.help)
+
+
+def lang_given(argv: Sequence[str]) -> str | None:
+    """The value of ``--lang`` in ``argv`` before parsing, so that ``--help`` is in it too."""
+    for number, item in enumerate(argv):
+        if item.startswith("--lang="):
+            return item.partition("=")[2]
+        if item == "--lang" and number + 1 < len(argv):
+            return argv[number + 1]
+    return None
 
 
 def distribution_version() -> str:
@@ -837,9 +869,9 @@ def distribution_version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    set_language(language_of(os.environ))
-    args = build_parser().parse_args(argv)
-    set_language(language_of(os.environ, args.lang))
+    given = list(sys.argv[1:] if argv is None else argv)
+    set_language(language_of(os.environ, lang_given(given)))
+    args = build_parser().parse_args(given)
     console = Console(highlight=False)
     errors = Console(stderr=True, highlight=False)
     if args.command != "play" or args.server or server_from_env():

@@ -273,5 +273,215 @@ RU: dict[str, str] = {
     "bot policies: {policies}": "боты: {policies}",
     "seats {seats}": "мест {seats}",
     "interrupted": "прервано",
+    '--proof is SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` (or the command that '
+    'revealed) printed it':
+        '--proof — это МЕСТО:ЭНТРОПИЯ_HEX:ОБЯЗАТЕЛЬСТВО[:ВИДЕННОЕ], как напечатал `bezique '
+        'join` (или команда, раскрывшая энтропию)',
+    'revealed your entropy; keep this proof for `bezique verify`:':
+        'ваша энтропия раскрыта; сохраните это доказательство для `bezique verify`:',
+    '{what} {item!r} is not of the form NAME=VALUE':
+        '{what} {item!r} — не в форме ИМЯ=ЗНАЧЕНИЕ',
+    'hint: the --token given holds no seat at this table; `bezique join` prints the token of '
+    'the seat it takes':
+        'подсказка: у токена из --token нет места за этим столом; `bezique join` печатает '
+        'токен занятого места',
+    'this table':
+        'этого стола',
+    'hint: the token comes from BEZIQUE_TOKEN, which may be left over from another table: pass '
+    "--token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` to look on as a "
+    'spectator':
+        'подсказка: токен взят из BEZIQUE_TOKEN, возможно, от другого стола: передайте --token '
+        'с токеном вашего места для {table} или выполните `unset BEZIQUE_TOKEN`, чтобы '
+        'смотреть как зритель',
+    'your entropy stays secret until every seat is taken; then `bezique view`, `move`, `watch` '
+    'or `play` with BEZIQUE_PROOF set reveal it (keep BEZIQUE_PROOF private until then)':
+        'ваша энтропия остаётся тайной, пока не заняты все места; затем её раскроют `bezique '
+        'view`, `move`, `watch` или `play` с заданным BEZIQUE_PROOF (до тех пор держите '
+        'BEZIQUE_PROOF в секрете)',
+    'seat ':
+        'место ',
+    'seats ':
+        'места ',
+    'card {card!r} is not in your hand or your legal moves':
+        'карты {card!r} нет ни в руке, ни в ваших ходах',
+    'give either the number of a legal move or --kind (with --card, --amount, --label)':
+        'укажите либо номер допустимого хода, либо --kind (с --card, --amount, --label)',
+    'verified: the table ended before any deal ({why}): seats {seats} did not reveal the '
+    'entropy they committed to; every reveal that came matches its commitment':
+        'проверено: стол закрыт до первой сдачи ({why}): места {seats} не раскрыли обещанную '
+        'энтропию; каждое пришедшее раскрытие совпадает с обязательством',
+    "aborted by the operator: the settlement is the variant's, recomputed":
+        'прервано оператором: расчёт — по правилам игры, пересчитан',
+    'your seat {seat}: the commitment you were shown and the entropy you sent are the ones the '
+    'deals came from':
+        'ваше место {seat}: сдачи получены из показанного вам обязательства и посланной вами '
+        'энтропии',
+    "; every seat's contribution is the one you saw before you revealed":
+        '; вклад каждого места — тот, что вы видели до своего раскрытия',
+    'fair against the operator: {seats} contributed entropy by commit-reveal (each fixed '
+    'before any was revealed; every reveal matches its commitment)':
+        'честно и против оператора: {seats} внесли энтропию через обязательство и раскрытие '
+        '(каждая зафиксирована до любого раскрытия; каждое раскрытие совпадает с '
+        'обязательством)',
+    'also ':
+        'также ',
+    'fair against the operator only if one of these is honest and joined after every other seat: ':
+        'честно против оператора, только если один из них честен и сел последним: ',
+    '{seats} contributed entropy in the clear (public from their join)':
+        '{seats} внесли энтропию открыто (видна с момента посадки)',
+    'not checkable against the operator: no seat contributed entropy, so the operator alone '
+    'chose the seed':
+        'против оператора не проверить: ни одно место не внесло энтропию, сид выбрал один оператор',
     "(deprecated: {old}; use {new})": "(устарело: {old}; используйте {new})",
+    # --------------------------------------------------------------- the command line's help
+    "positional arguments": "позиционные аргументы",
+    "options": "параметры",
+    "connection": "соединение",
+    "Play and inspect card tables on a bezique server.":
+        "Игра и просмотр карточных столов на сервере bezique.",
+    "show this help message and exit":
+        "показать эту справку и выйти",
+    "show program's version number and exit":
+        "показать версию программы и выйти",
+    "the server (env BEZIQUE_SERVER, the one the server listens on too; BEZIQUE_ADDRESS, "
+    "deprecated, still read; default 127.0.0.1:50051; no port: 50051; for play: none given "
+    "runs a server in-process)":
+        "сервер (переменная BEZIQUE_SERVER, её читает и сам сервер; устаревшая BEZIQUE_ADDRESS "
+        "тоже читается; по умолчанию 127.0.0.1:50051; без порта — 50051; для play: если не "
+        "задан, сервер запускается в этой программе)",
+    "the language of what is printed (default: from LC_ALL, LC_MESSAGES or LANG; ru* is "
+    "Russian)":
+        "язык вывода (по умолчанию из LC_ALL, LC_MESSAGES или LANG; ru* — русский)",
+    "your seat token for seat calls (env BEZIQUE_TOKEN)":
+        "токен вашего места для действий за место (переменная BEZIQUE_TOKEN)",
+    "the platform API key, if the server wants one (env BEZIQUE_API_KEY)":
+        "API-ключ платформы, если сервер его требует (переменная BEZIQUE_API_KEY)",
+    "use TLS with the system's root certificates":
+        "TLS с корневыми сертификатами системы",
+    "CA bundle to check the server's certificate (implies TLS)":
+        "сертификаты CA для проверки сервера (включает TLS)",
+    "client certificate chain for mutual TLS":
+        "цепочка сертификатов клиента для взаимного TLS",
+    "client private key for mutual TLS":
+        "закрытый ключ клиента для взаимного TLS",
+    "list the installed variants, their options and bots":
+        "список установленных игр, их настроек и ботов",
+    "list the tables that are not finished":
+        "список незаконченных столов",
+    "create a table (prints its id and seed commitment)":
+        "создать стол (печатает его id и обязательство сида)",
+    "take a seat (prints the seat token)":
+        "занять место (печатает токен места)",
+    "platform: a new token for a seat, revoking the old one":
+        "платформа: новый токен места, старый отзывается",
+    "platform: end a table now (reason aborted, stakes back)":
+        "платформа: закрыть стол сейчас (причина aborted, ставки возвращаются)",
+    "platform: the results feed, every finished table from a cursor":
+        "платформа: лента результатов, все законченные столы от курсора",
+    "show a table as your seat (or a spectator) sees it":
+        "показать стол так, как его видит ваше место (или зритель)",
+    "make a move: the number of a legal move, or --kind ...":
+        "сделать ход: номер допустимого хода или --kind ...",
+    "print every update of a table until the game ends":
+        "печатать каждое изменение стола до конца игры",
+    "print a table's log (--replay: trick by trick)":
+        "напечатать журнал стола (--replay: по взяткам)",
+    "check a finished game's shuffles against its seed commitment":
+        "проверить тасовки законченной игры по обязательству сида",
+    "play a whole game against bots in this terminal":
+        "сыграть целую партию с ботами в этом терминале",
+    "write a variant plugin package to start from (no server needed)":
+        "создать заготовку пакета-плагина игры (сервер не нужен)",
+    "only tables of this variant":
+        "только столы этой игры",
+    "only tables with a free seat":
+        "только столы со свободным местом",
+    "an option of the variant (see `bezique variants`)":
+        "настройка игры (см. `bezique variants`)",
+    "seconds a seat has to move (0: no clock)":
+        "секунд на ход (0 — без часов)",
+    "seat SEAT is played by the server's bot POLICY (any policy `bezique variants` lists)":
+        "за место МЕСТО играет бот сервера ПОЛИТИКА (любой из списка `bezique variants`)",
+    "test mode: fix the secret seed":
+        "тестовый режим: задать секретный сид",
+    "test mode: the first deal's shoe, top card first":
+        "тестовый режим: колода первой сдачи, сверху вниз",
+    "test mode: fix the first dealer":
+        "тестовый режим: задать первого сдатчика",
+    "anyone may join, without a join grant or the API key (a server with --grant-public-key "
+    "otherwise takes only those; never a table with buy-ins)":
+        "сесть может любой, без приглашения и API-ключа (иначе сервер с --grant-public-key "
+        "пускает только с ними; не для столов с бай-инами)",
+    "the seat to take (default: the first free)":
+        "какое место занять (по умолчанию первое свободное)",
+    "your display name":
+        "ваше имя за столом",
+    "platform: the player the seat is bound to (needs --api-key)":
+        "платформа: игрок, за которым закреплено место (нужен --api-key)",
+    "platform: the seat's starting stack, chips (betting variants; needs --api-key)":
+        "платформа: начальные фишки места (игры со ставками; нужен --api-key)",
+    "a join grant the platform signed (env BEZIQUE_GRANT), in place of the API key":
+        "приглашение, подписанное платформой (переменная BEZIQUE_GRANT), вместо API-ключа",
+    "the seat, from 0":
+        "место, с 0",
+    "why, for the record (kept in the log; up to 200 characters)":
+        "причина для журнала (хранится в логе; до 200 символов)",
+    "start after the result with cursor N (default 0: the first)":
+        "начать после результата с курсором N (по умолчанию 0 — с первого)",
+    "keep printing tables as they end, until interrupted":
+        "печатать столы по мере окончания, пока не прервут",
+    "without --follow: stop once no result came for this long":
+        "без --follow: остановиться, если столько секунд не было результатов",
+    "one TableResult a line, as protobuf JSON":
+        "по одному TableResult в строке, в JSON protobuf",
+    "what `bezique join` printed for your seat (env BEZIQUE_PROOF): its secret entropy is "
+    "revealed when the table asks (every seat taken)":
+        "то, что `bezique join` напечатал для вашего места (переменная BEZIQUE_PROOF): его "
+        "тайная энтропия раскрывается, когда стол попросит (все места заняты)",
+    "the number of a legal move as `bezique view` lists it":
+        "номер допустимого хода из списка `bezique view`",
+    "the move's kind (play, declare, pass, raise, ...)":
+        "вид хода (play, declare, pass, raise, ...)",
+    "a card of the move, by code (AS, TH) or id":
+        "карта хода, кодом (AS, TH) или id",
+    "chips, for betting moves: with INDEX, any amount in the range the move offers (a "
+    "quart-bezique raise to any level in range)":
+        "фишки для ставок: с номером хода — любая сумма из предложенного диапазона (повышение "
+        "в кварт-безике до любого уровня в нём)",
+    "a named choice, e.g. royal_marriage":
+        "именованный выбор, например royal_marriage",
+    "the version the move is for (default: the current one)":
+        "версия, для которой ход (по умолчанию текущая)",
+    "wait up to SECONDS for your turn (a bot may still be thinking), then move; the number is "
+    "of the moves offered then":
+        "ждать своего хода до СЕКУНД (бот может ещё думать), затем ходить; номер — из ходов, "
+        "предложенных тогда",
+    "start after version N (default 0)":
+        "начать после версии N (по умолчанию 0)",
+    "tell the game deal by deal, trick by trick":
+        "рассказать игру по сдачам и взяткам",
+    "what `bezique join` printed for your seat (env BEZIQUE_PROOF): the history must hold the "
+    "entropy you sent and the commitment you were shown":
+        "то, что `bezique join` напечатал для вашего места (переменная BEZIQUE_PROOF): в "
+        "истории должны быть ваша энтропия и показанное вам обязательство",
+    "check a table created with test settings (a fixed seed, a stacked shoe or dealer) instead "
+    "of failing":
+        "проверить стол с тестовыми настройками (заданный сид, колода или сдатчик), а не "
+        "отказать",
+    "the bots' policy, for every bot seat or (as with create) one seat; any policy `bezique "
+    "variants` lists (default: the variant's first that is not random)":
+        "политика ботов для всех мест ботов или (как в create) для одного места; любая из "
+        "списка `bezique variants` (по умолчанию первая, кроме random)",
+    "the same as --bot POLICY":
+        "то же, что --bot ПОЛИТИКА",
+    "pass for you when pass is your only declaration (Bezique: a trick won with nothing to "
+    "declare); the key a toggles it in the game":
+        "пасовать за вас, когда пас — единственное объявление (безик: взятка взята, объявить "
+        "нечего); клавиша a включает и выключает это в игре",
+    "seconds a bot waits before it moves (in-process server only)":
+        "сколько секунд бот ждёт перед ходом (только встроенный сервер)",
+    "the variant id, e.g. spades (the package: bezique-spades)":
+        "id игры, например spades (пакет: bezique-spades)",
+    "where to write it (default: ./bezique-NAME; must be empty)":
+        "куда записать (по умолчанию ./bezique-ИМЯ; папка должна быть пустой)",
 }

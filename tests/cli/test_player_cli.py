@@ -316,3 +316,28 @@ def test_russian_from_lang_and_the_switch(server: str) -> None:
     assert code == 2 and "этой команде нужен токен места" in shown, shown
     code, shown = output("--server", server, "tables", LC_MESSAGES="ru_RU.UTF-8")
     assert code == 0 and re.search(r"^стол +игра +фаза", shown, re.MULTILINE), shown
+
+
+def test_help_is_in_russian_too() -> None:
+    import argparse
+
+    from bezique.clients import cli, i18n
+
+    code, shown = output("--lang", "ru", "play", "--help", columns=200)
+    assert code == 0
+    assert "сыграть целую партию с ботами в этом терминале" in shown, shown
+    assert "--auto-pass" in shown and "пасовать за вас" in shown
+
+    def helps(parser: argparse.ArgumentParser) -> Iterator[str]:
+        yield from [parser.description or ""]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                yield from (str(choice.help) for choice in action._choices_actions)
+                for command in action.choices.values():
+                    yield from helps(command)
+            elif action.help and action.help != argparse.SUPPRESS:
+                yield action.help
+
+    i18n.set_language("en")
+    missing = {text for text in helps(cli.build_parser()) if text and text not in i18n.RU}
+    assert not missing, missing
