@@ -28,6 +28,9 @@ from bezique.service.settings import Limits, Settings
 
 DISTRIBUTION = "bezique-engine"
 USAGE_ERROR = 2
+ADDRESS_VARIABLE = "BEZIQUE_SERVER"
+"""The server's address under the name the clients (``bezique``) read too, so one variable
+serves both; ``BEZIQUE_ADDRESS`` (deprecated) still wins when both are set."""
 """Exit status of a configuration mistake (a bad flag or environment variable)."""
 STARTUP_ERROR = 1
 """Exit status when the configuration is valid but the server cannot start (port in use,
@@ -278,7 +281,8 @@ class _Option:
 
 
 _OPTIONS: dict[str, _Option] = {
-    "address": _Option(_address, "HOST:PORT to listen on (port 0 picks a free port)"),
+    "address": _Option(_address, "HOST:PORT to listen on (port 0 picks a free port; env "
+                                 "BEZIQUE_SERVER too, the name the clients read)"),
     "store": _Option(_store, "memory:, sqlite:PATH or postgresql://user:password@host/db "
                              "(several hosts and ?target_session_attrs=read-write: the one "
                              "that is primary, docs/operations.md)"),
@@ -473,13 +477,16 @@ def parse_config(argv: Sequence[str] | None = None,
                 value = tuple(n for names in value for n in names)
             values[name] = value
             continue
-        raw = env.get(env_name(name))
+        variable = env_name(name)
+        if name == "address" and variable not in env and ADDRESS_VARIABLE in env:
+            variable = ADDRESS_VARIABLE
+        raw = env.get(variable)
         if raw is None:
             continue
         try:
             values[name] = _OPTIONS[name].parse(raw)
         except ValueError as exc:
-            parser.error(f"environment variable {env_name(name)}: {exc}")
+            parser.error(f"environment variable {variable}: {exc}")
     config = Config(**values)
     problem = _inconsistency(config)
     if problem:
