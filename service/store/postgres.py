@@ -155,7 +155,7 @@ async def connect(url: str, **options: Any) -> asyncpg.Connection:
     ``target_session_attrs=read-write``), each host given ``CONNECT_TIMEOUT`` of its own:
     asyncpg's timeout covers all the hosts of a URL together, so a first host that never
     answers (a dead machine, no reset) would use it all and the next would never be tried."""
-    error: BaseException | None = None
+    error: BaseException = StoreError("no host in the store URL to connect to")
     for one in _each_host(url):
         try:
             conn = await asyncpg.connect(one, **{**options, "timeout": CONNECT_TIMEOUT})
@@ -164,7 +164,6 @@ async def connect(url: str, **options: Any) -> asyncpg.Connection:
             continue
         _ANSWERED[url] = one
         return conn
-    assert error is not None
     raise error
 
 
