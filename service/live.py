@@ -75,9 +75,10 @@ class ViewResult:
     deadline: float | None = None
     awaiting_reveal: tuple[int, ...] = ()
     """The seats still to reveal their committed entropy (the reveal round), in order."""
-    wire: list[Any] = field(default_factory=list, compare=False, repr=False)
-    """Its wire form once rendered (service.translate): the mover's SubmitMove answer and
-    its own stream's update share one ViewResult, so the view is rendered once per move."""
+    wire: list[bytes] = field(default_factory=list, compare=False, repr=False)
+    """Its serialised pb.View once rendered (service.translate.view_wire): the mover's
+    SubmitMove answer and its viewer's streams share one ViewResult, so the view is rendered
+    once per move."""
 
     @property
     def started(self) -> bool:
@@ -86,7 +87,8 @@ class ViewResult:
 
 @dataclass
 class Broadcast:
-    """One log entry as sent to watchers; ``rendered`` caches its form per viewer."""
+    """One committed log entry as sent to watchers; ``wire`` keeps its serialised update per
+    viewer (its audience: a seat, or ``None`` for every spectator)."""
 
     entry: LogEntry
     finished: bool = False
@@ -96,7 +98,9 @@ class Broadcast:
     """The entry's events as each viewer may see them, parsed once per viewer, not per stream."""
     parsed: tuple[Event, ...] | None = None
     """The entry's events, parsed from its payload once for every viewer (then redacted)."""
-    rendered: dict[Any, Any] = field(default_factory=dict)
+    wire: dict[int | None, bytes] = field(default_factory=dict)
+    """The WatchTableResponse each viewer's streams are sent (service.translate), serialised
+    once for all of them."""
 
 
 class StreamEnd:

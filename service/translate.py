@@ -179,16 +179,26 @@ def _add_seats(into: Any, seats: Sequence[Seat], view: View | None) -> None:
 
 def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
     """The wire view of a ViewResult (its outcome and deadline are those of its version),
-    written into ``into`` when given: a response's own field, so the view is not copied.
-    A ViewResult rendered before (the mover's answer, then its own stream's update) is copied
-    from its first rendering, in C, instead of being built again."""
+    written into ``into`` when given (a response's own field). Parsed, in C, from the view's
+    bytes (:func:`view_wire`), so the view is rendered once however many answers carry it."""
     message = pb.View() if into is None else into
-    if result.wire:
-        message.CopyFrom(result.wire[0])
-        return message
-    _render_view(result, message)
-    result.wire.append(message)
+    message.MergeFromString(view_wire(result))
     return message
+
+
+def view_wire(result: ViewResult) -> bytes:
+    """A ViewResult's serialised pb.View, rendered on first use and kept with it: the
+    mover's SubmitMove answer, the watchers of its viewer and GetView share one rendering.
+    Bytes, not the message: a few hundred bytes kept per viewer while the table is
+    watched, where a message keeps its arena."""
+    if result.wire:
+        found: bytes = result.wire[0]
+        return found
+    message = pb.View()
+    _render_view(result, message)
+    data = message.SerializeToString()
+    result.wire.append(data)
+    return data
 
 
 def _render_view(result: ViewResult, message: pb.View) -> None:
@@ -361,23 +371,39 @@ def submit_move_response(result: MoveResult, into: pb.SubmitMoveResponse | None 
 
 
 def watch_table_response(update: Update) -> pb.WatchTableResponse:
-    """One watch message; rendered once per viewer of an entry and shared by every watcher with
-    that viewer (the broadcast keeps it)."""
+    """One watch message (for the HTTP API, which may send it as JSON): parsed from its bytes
+    (:func:`watch_update_wire`), so both ports send the same update."""
+    return pb.WatchTableResponse.FromString(watch_update_wire(update))
+
+
+def watch_update_wire(update: Update) -> bytes:
+    """One watch message, serialised: built once per audience (a seat, or every spectator)
+    of a published entry and kept in its broadcast, so every stream of that audience is sent
+    the same bytes, serialised once. The key is the broadcast (one committed entry, so one
+    version) and the viewer: a seat's stream is only ever queued the entries committed while
+    its token held the seat (:class:`~service.watch.WatchHub` ends it at the first that does
+    not), so the bytes it is sent are its holder's. The view goes last (field 5, the
+    highest): the bytes are those of the whole message serialised at once."""
     broadcast, viewer = update.broadcast, update.viewer
-    if broadcast is not None and viewer in broadcast.rendered:
-        cached: pb.WatchTableResponse = broadcast.rendered[viewer]
-        return cached
-    message = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
-    add_events(message.events, update.shoe, update.version, update.events)
-    if update.seat is not None:
-        message.seat = update.seat
-    if update.view is not None:
-        view_to_pb(update.view, into=message.view)
     if broadcast is not None:
-        broadcast.rendered[viewer] = message
-    return message
+        cached = broadcast.wire.get(viewer)
+        if cached is not None:
+            return cached
+    head = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
+    add_events(head.events, update.shoe, update.version, update.events)
+    if update.seat is not None:
+        head.seat = update.seat
+    data = head.SerializeToString()
+    if update.view is not None:
+        view = view_wire(update.view)
+        data += _WATCH_VIEW + _varint(len(view)) + view
+    if broadcast is not None:
+        broadcast.wire[viewer] = data
+    return data
 
 
+_WATCH_VIEW = b"\x2a"
+"""The key of WatchTableResponse.view (field 5, length-delimited)."""
 _PLAY_UPDATE_TAG = b"\x0a"
 """PlayResponse.update's tag: field 1, length-delimited."""
 
