@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import pickle
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -54,7 +54,7 @@ from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed
 from bezique.variants.host import abort_game
 from bezique.variants.host import start_game as start_variant
 
-__all__ = ["CHANCE_VERSION", "Broadcast", "Drafted", "LiveTable", "Seat", "StreamEnd",
+__all__ = ["CHANCE_VERSION", "Broadcast", "Drafted", "Inbox", "LiveTable", "Seat", "StreamEnd",
            "ViewResult", "Watcher", "events_json", "rebuild"]
 
 
@@ -112,14 +112,50 @@ class StreamEnd:
         self.why = why
 
 
-@dataclass(eq=False)
+class Inbox:
+    """A watch stream's queue: what ``asyncio.Queue`` does for the one task that reads it,
+    for a fraction of its memory (a list, and one future while the stream waits, where an
+    asyncio.Queue holds three deques and an event: ~3 KB a stream) and of its work."""
+
+    __slots__ = ("items", "maxsize", "waiter")
+
+    def __init__(self, maxsize: int) -> None:
+        self.items: list[Broadcast | StreamEnd] = []
+        self.maxsize = maxsize
+        self.waiter: asyncio.Future[None] | None = None
+
+    def qsize(self) -> int:
+        return len(self.items)
+
+    def full(self) -> bool:
+        return len(self.items) >= self.maxsize
+
+    def put_nowait(self, item: Broadcast | StreamEnd) -> None:
+        """Add ``item`` (the callers check ``full``/``qsize`` first, as the hub does)."""
+        self.items.append(item)
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> Broadcast | StreamEnd:
+        """The oldest item, once there is one."""
+        while not self.items:
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+        return self.items.pop(0)
+
+
+@dataclass(eq=False, slots=True)
 class Watcher:
     """One open watch stream: whose view it gets, the hash of the token it opened with (a
     seat's stream ends when that token no longer holds the seat), and its queue."""
 
     viewer: int | None
     token_hash: str
-    queue: asyncio.Queue[Broadcast | StreamEnd]
+    queue: Inbox
     last: int = 0
     """The version of the last entry put in the queue (or the table's when it subscribed)."""
     home: LiveTable | None = None
@@ -187,6 +223,8 @@ class LiveTable:
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
         self._views: dict[int | None, ViewResult] = {}
         """The views given out at ``_views_at``, by viewer (:meth:`view_for`)."""
+        self._wire: dict[Hashable, bytes] = {}
+        """Parts of the views at ``_views_at`` that viewers share (:meth:`shared_wire`)."""
         self._census: Census | None = None
         """The census at ``_views_at`` of a game whose views are derived from it."""
         self._views_at = -1
@@ -299,6 +337,7 @@ class LiveTable:
         views = self._views
         if self._views_at != self.version:
             views.clear()
+            self._wire.clear()
             self._census = None
             self._views_at = self.version
         found = views.get(viewer)
@@ -308,9 +347,22 @@ class LiveTable:
                 views[viewer] = found
         return found
 
+    def shared_wire(self, version: int, key: Hashable, render: Callable[[], bytes]) -> bytes:
+        """Bytes that views of ``version`` render alike (service.translate: their zones,
+        their seats), by what they are rendered from (``key``, with the version's own state):
+        rendered once per version for every viewer while the table is watched, kept with its
+        views (an older version's are rendered as asked, not kept)."""
+        if version != self._views_at or not self.watchers:
+            return render()
+        found = self._wire.get(key)
+        if found is None:
+            found = self._wire[key] = render()
+        return found
+
     def forget_views(self) -> None:
         """Let go of the views kept (the table is discarded, or its last watcher left)."""
         self._views.clear()
+        self._wire.clear()
         self._census = None
         self._views_at = -1
 

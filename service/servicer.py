@@ -144,6 +144,7 @@ async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[
         async for item in items:
             last = position(item)
             yield item
+            del item
     except (StoreError, Unavailable) as error:
         answer = _failure(error)
         if answer.code == "UNAVAILABLE" and "resume_from" not in answer.metadata:
@@ -228,6 +229,7 @@ def streaming(method: StreamMethod[Incoming, Req, Resp], name: str = ""
             counted = True
             async for message in method(self, request, context):
                 yield message
+                del message  # a waiting stream keeps nothing of what it sent
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
@@ -482,6 +484,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         updates = self.manager.watch(table_id, token, from_version)
         async for update in _resuming(updates, from_version, lambda u: u.version):
             yield render(update)
+            del update
 
     @streaming
     async def Play(
@@ -531,6 +534,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         async for update in self._updates(request.table_id, _token(context),
                                           request.from_version, translate.watch_update_wire):
             yield update
+            del update  # a waiting stream keeps nothing of the update it sent
 
     watch_table_wire = streaming(_watch_table_wire, "WatchTable")
     """WatchTable as grpc serves it: each update's bytes, serialised once per audience
@@ -642,6 +646,7 @@ def _streaming(implementation: StreamHandler, parse: Parse
             await abort(context, error)
         async for response in implementation(request, context):
             yield response
+            del response
     return handle
 
 

@@ -288,17 +288,14 @@ class TableManager:
             shoe = live.variant.shoe(live.record.options)
         try:
             last = from_version
-            page = self.settings.limits.history_page
-            while last < head:
-                entries = await self.store.read_log(table_id, last, min(page, head - last))
-                if not entries:
-                    raise Unavailable(f"the table's log ends before version {head}; resume "
-                                      f"from version {last}", reason="TABLE_RELOADED",
-                                      metadata={"resume_from": str(last)})
-                for entry in entries:
-                    last = entry.version
-                    yield self._update(entry, viewer, shoe, finished,
-                                       current if last == head else None, None)
+            # What a stream waits with is kept to its watcher: the backlog's pages, the view
+            # and the update last sent are let go (kept, they cost a few KB a stream).
+            async for update in self._backlog(table_id, viewer, shoe, finished, current,
+                                              from_version, head):
+                last = update.version
+                yield update
+                del update
+            del current
             while not finished:
                 item = await self._next(watcher)
                 if isinstance(item, StreamEnd):
@@ -309,8 +306,26 @@ class TableManager:
                 finished = item.finished
                 yield self._update(item.entry, viewer, shoe, finished, item.views.get(viewer),
                                    item)
+                del item
         finally:
             self.hub.unsubscribe(watcher)
+
+    async def _backlog(self, table_id: str, viewer: int | None, shoe: Shoe, finished: bool,
+                       current: ViewResult, after: int, head: int) -> AsyncIterator[Update]:
+        """The committed entries after ``after`` up to ``head`` (read page by page from the
+        store, outside the lock), the last with ``current``, the viewer's view at ``head``."""
+        last = after
+        page = self.settings.limits.history_page
+        while last < head:
+            entries = await self.store.read_log(table_id, last, min(page, head - last))
+            if not entries:
+                raise Unavailable(f"the table's log ends before version {head}; resume "
+                                  f"from version {last}", reason="TABLE_RELOADED",
+                                  metadata={"resume_from": str(last)})
+            for entry in entries:
+                last = entry.version
+                yield self._update(entry, viewer, shoe, finished,
+                                   current if last == head else None, None)
 
     @staticmethod
     async def _next(watcher: Watcher) -> Broadcast | StreamEnd:

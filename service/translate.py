@@ -18,14 +18,15 @@ from bezique.table.entries import Aborted, Ended, Joined, Revealed, decode
 from bezique.terms import PLATFORM_JOINS, describe_move, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
+    AmountRange,
     Event,
     Move,
     OptionSpec,
     OptionType,
     Outcome,
     Variant,
-    View,
     Vocabulary,
+    Zone,
 )
 from bezique.variants.cards import Shoe
 from bezique.variants.host import vocabularies_of
@@ -148,14 +149,11 @@ def set_outcome(into: pb.Outcome, outcome: Outcome) -> None:
     _set_detail(into.detail, outcome.detail)
 
 
-def _add_seats(into: Any, seats: Sequence[Seat], view: View | None) -> None:
+def _add_seats(into: Any, seats: Sequence[Seat], hidden: Mapping[int | None, int],
+               scores: Sequence[int], stacks: Sequence[int]) -> None:
     """Every seat's public state, added in place (scores, stacks and hidden hand sizes come
     from the viewer's view). Only the fields that differ from their default are passed: each
     keyword costs protobuf about as much as a set field (half the time of a view's seats)."""
-    scores = view.scores if view is not None else ()
-    stacks = view.stacks if view is not None else ()
-    hidden = ({} if view is None else
-              {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"})
     for index, seat in enumerate(seats):
         fields: dict[str, Any] = {"seat": index}
         if seat.occupied:
@@ -194,23 +192,23 @@ def view_wire(result: ViewResult) -> bytes:
     if result.wire:
         found: bytes = result.wire[0]
         return found
-    message = pb.View()
-    _render_view(result, message)
-    data = message.SerializeToString()
+    data = _render_view(result)
     result.wire.append(data)
     return data
 
 
-def _render_view(result: ViewResult, message: pb.View) -> None:
+def _render_view(result: ViewResult) -> bytes:
+    """The view's bytes, in parts: its own fields, then its zones, its seats and its legal
+    moves, each part the bytes of its repeated field. A parser reads fields in any order, so
+    the parts are joined as they are: the zones and seats that several viewers of a version
+    see alike are rendered once for all of them (``LiveTable.shared_wire``), and a legal move
+    once for every view that offers it (:func:`_move_wire`)."""
     live, view, viewer = result.live, result.view, result.viewer
-    outcome, deadline, legal = result.outcome, result.deadline, result.legal
-    message.table_id = live.table_id
-    message.version = result.version
-    message.variant_id = live.variant.id
-    message.phase = result.phase
-    _add_seats(message.seats, result.seats, view)
-    message.waiting_for_players = not result.started and outcome is None
-    message.seed_commitment = live.record.commitment
+    outcome, deadline = result.outcome, result.deadline
+    message = pb.View(table_id=live.table_id, version=result.version,
+                      variant_id=live.variant.id, phase=result.phase,
+                      waiting_for_players=not result.started and outcome is None,
+                      seed_commitment=live.record.commitment)
     if viewer is not None:
         message.viewer_seat = viewer
     if view is None:
@@ -219,14 +217,42 @@ def _render_view(result: ViewResult, message: pb.View) -> None:
             set_outcome(message.outcome, outcome)
         elif deadline is not None:  # the reveal round's
             message.deadline.CopyFrom(timestamp(deadline))
-        return
+        return message.SerializeToString() + _seats_wire(result, (), (), ())
     shoe = view.shoe or live.variant.shoe(live.record.options)
     message.to_move.extend(view.to_move)
     message.hand.extend(cards(shoe, view.hand))
+    message.pot = view.pot
+    _set_detail(message.detail, view.detail)
+    if deadline is not None and outcome is None:
+        message.deadline.CopyFrom(timestamp(deadline))
+    if outcome is not None:
+        set_outcome(message.outcome, outcome)
+    # hidden hands are not zones: they are counted in seats[].hidden_hand_count
+    shown = tuple(zone for zone in view.zones if zone.name != "hand" or zone.cards)
+    hidden = tuple((zone.owner, zone.hidden) for zone in view.zones if zone.name == "hand")
+    zones = live.shared_wire(result.version, ("zones", shoe, shown),
+                             lambda: _zones_wire(shoe, shown))
+    return b"".join((message.SerializeToString(), zones,
+                     _seats_wire(result, hidden, view.scores, view.stacks),
+                     *[_move_wire(move, shoe) for move in result.legal]))
+
+
+def _seats_wire(result: ViewResult, hidden: tuple[tuple[int | None, int], ...],
+                scores: tuple[int, ...], stacks: tuple[int, ...]) -> bytes:
+    """The bytes of a view's seats (View.seats): the same for every viewer of a version that
+    sees the same hand sizes, scores and stacks (the seats themselves are the version's)."""
+    def render() -> bytes:
+        message = pb.View()
+        _add_seats(message.seats, result.seats, dict(hidden), scores, stacks)
+        return message.SerializeToString()
+    return result.live.shared_wire(result.version, ("seats", hidden, scores, stacks), render)
+
+
+def _zones_wire(shoe: Shoe, zones: tuple[Zone, ...]) -> bytes:
+    """The bytes of a view's zones (View.zones)."""
+    message = pb.View()
     add_zone = message.zones.add
-    for zone in view.zones:
-        if zone.name == "hand" and not zone.cards:
-            continue  # hidden hands are counted in seats[].hidden_hand_count
+    for zone in zones:
         # Only the fields that differ from their default (as for the seats): most zones are
         # empty piles, and an empty list or a zero passed still costs protobuf its work.
         zone_pb = (add_zone(name=zone.name, cards=cards(shoe, zone.cards)) if zone.cards
@@ -235,16 +261,31 @@ def _render_view(result: ViewResult, message: pb.View) -> None:
             zone_pb.hidden_count = zone.hidden
         if zone.owner is not None:
             zone_pb.owner = zone.owner
-    message.pot = view.pot
-    for move in legal:
+    return message.SerializeToString()
+
+
+_MOVES: dict[tuple[Move, AmountRange | None, Shoe], bytes] = {}
+"""Offered moves' bytes (one View.legal_moves entry each), by move, range and shoe: a game
+offers the same moves over and over (a card of a hand, a bid)."""
+MOVES_KEPT = 4096
+"""At most this many moves' bytes are kept (all are let go when it is reached)."""
+
+
+def _move_wire(move: Move, shoe: Shoe) -> bytes:
+    """One offered move's bytes, with its text (a move's equality leaves its offered range
+    out: the range is part of the key)."""
+    key = (move, move.amount_range, shoe)
+    found = _MOVES.get(key)
+    if found is None:
+        message = pb.View()
         offered = message.legal_moves.add()
         set_move(offered, shoe, move)
         offered.text = describe_move(move, shoe)  # the one text every client shows
-    _set_detail(message.detail, view.detail)
-    if deadline is not None and outcome is None:
-        message.deadline.CopyFrom(timestamp(deadline))
-    if outcome is not None:
-        set_outcome(message.outcome, outcome)
+        found = message.SerializeToString()
+        if len(_MOVES) >= MOVES_KEPT:
+            _MOVES.clear()
+        _MOVES[key] = found
+    return found
 
 
 def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:
