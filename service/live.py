@@ -58,10 +58,12 @@ __all__ = ["CHANCE_VERSION", "Broadcast", "Drafted", "Inbox", "LiveTable", "Seat
            "ViewResult", "Watcher", "events_json", "rebuild"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ViewResult:
     """A viewer's view of a table at ``version``, with what it needs to be rendered later
-    (a watch update is rendered after the table may have moved on)."""
+    (a watch update is rendered after the table may have moved on). Never changed once made
+    (its ``wire`` only filled in); not a frozen dataclass, whose constructor costs four times
+    as much (one is made per viewer and move)."""
 
     live: LiveTable
     """For the table's fixed facts only (id, record, variant): the rest is captured below."""
@@ -137,15 +139,31 @@ class Inbox:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def get(self) -> Broadcast | StreamEnd:
-        """The oldest item, once there is one."""
-        while not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
+    async def get(self, within: float | None = None) -> Broadcast | StreamEnd | None:
+        """The oldest item, once there is one; None if none came ``within`` seconds, and at
+        once if that time is up (a timer on the one future: ``asyncio.wait_for`` would make a
+        task of every wait)."""
+        if within is not None and within <= 0:
+            return None
+        if not self.items:
+            loop = asyncio.get_running_loop()
+            waiter = self.waiter = loop.create_future()
+            timer = None if within is None else loop.call_later(within, _wake, waiter)
             try:
-                await self.waiter
+                while not self.items and not waiter.done():
+                    await waiter
             finally:
                 self.waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if not self.items:
+                return None
         return self.items.pop(0)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 @dataclass(eq=False, slots=True)

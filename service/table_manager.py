@@ -15,7 +15,6 @@ state only. The game itself is the variant's business: nothing here interprets a
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -87,9 +86,10 @@ class HistoryPage:
     next_page_token: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Update:
-    """One entry as a watcher may see it, with the watcher's view after it when current."""
+    """One entry as a watcher may see it, with the watcher's view after it when current
+    (one per stream and entry: not frozen, whose constructor costs four times as much)."""
 
     version: int
     kind: str
@@ -331,15 +331,9 @@ class TableManager:
     async def _next(watcher: Watcher) -> Broadcast | StreamEnd:
         """The stream's next item; a seat's stream whose token expires meanwhile gets its
         end at the expiry, with nothing sent after it."""
-        if watcher.expires is None:
-            return await watcher.queue.get()
-        left = watcher.expires - time.time()
-        try:
-            if left <= 0:
-                raise TimeoutError
-            return await asyncio.wait_for(watcher.queue.get(), left)
-        except TimeoutError:
-            return StreamEnd(TOKEN_EXPIRED)
+        found = await watcher.queue.get(None if watcher.expires is None
+                                        else watcher.expires - time.time())
+        return StreamEnd(TOKEN_EXPIRED) if found is None else found
 
     @staticmethod
     def _update(entry: LogEntry, viewer: int | None, shoe: Shoe, finished: bool,
