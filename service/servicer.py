@@ -531,8 +531,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def _watch_table_wire(
             self, request: pb.WatchTableRequest,
             context: ServicerContext[pb.WatchTableRequest, bytes]) -> AsyncIterator[bytes]:
-        async for update in self._updates(request.table_id, _token(context),
-                                          request.from_version, translate.watch_update_wire):
+        token = _token(context)
+        _CALL_METADATA.set(None)  # read: an open stream keeps no copy of its metadata
+        async for update in self._updates(request.table_id, token, request.from_version,
+                                          translate.watch_update_wire):
             yield update
             del update  # a waiting stream keeps nothing of the update it sent
 
