@@ -369,10 +369,14 @@ class LiveTable:
         """Bytes that views of ``version`` render alike (service.translate: their zones,
         their seats), by what they are rendered from (``key``, with the version's own state):
         rendered once per version for every viewer while the table is watched, kept with its
-        views (an older version's are rendered as asked, not kept)."""
+        views (an older version's are rendered as asked, not kept, as are those whose key
+        does not hash: an untyped plugin's list of cards)."""
         if version != self._views_at or not self.watchers:
             return render()
-        found = self._wire.get(key)
+        try:
+            found = self._wire.get(key)
+        except TypeError:
+            return render()
         if found is None:
             found = self._wire[key] = render()
         return found

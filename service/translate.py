@@ -18,7 +18,6 @@ from bezique.table.entries import Aborted, Ended, Joined, Revealed, decode
 from bezique.terms import PLATFORM_JOINS, describe_move, jsonable, option_text
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import (
-    AmountRange,
     Event,
     Move,
     OptionSpec,
@@ -232,9 +231,10 @@ def _render_view(result: ViewResult) -> bytes:
     hidden = tuple((zone.owner, zone.hidden) for zone in view.zones if zone.name == "hand")
     zones = live.shared_wire(result.version, ("zones", shoe, shown),
                              lambda: _zones_wire(shoe, shown))
+    kept = _moves_of(shoe) if result.legal else {}
     return b"".join((message.SerializeToString(), zones,
                      _seats_wire(result, hidden, view.scores, view.stacks),
-                     *[_move_wire(move, shoe) for move in result.legal]))
+                     *[_move_wire(move, shoe, kept) for move in result.legal]))
 
 
 def _seats_wire(result: ViewResult, hidden: tuple[tuple[int | None, int], ...],
@@ -264,28 +264,46 @@ def _zones_wire(shoe: Shoe, zones: tuple[Zone, ...]) -> bytes:
     return message.SerializeToString()
 
 
-_MOVES: dict[tuple[Move, AmountRange | None, Shoe], bytes] = {}
-"""Offered moves' bytes (one View.legal_moves entry each), by move, range and shoe: a game
-offers the same moves over and over (a card of a hand, a bid)."""
+_MOVES: dict[Shoe, dict[tuple[Any, ...], bytes]] = {}
+"""Offered moves' bytes (one View.legal_moves entry each), by shoe, then by move and range: a
+game offers the same moves over and over (a card of a hand, a bid)."""
 MOVES_KEPT = 4096
-"""At most this many moves' bytes are kept (all are let go when it is reached)."""
+"""At most this many moves' bytes are kept per shoe (all are let go when it is reached)."""
 
 
-def _move_wire(move: Move, shoe: Shoe) -> bytes:
-    """One offered move's bytes, with its text (a move's equality leaves its offered range
-    out: the range is part of the key)."""
-    key = (move, move.amount_range, shoe)
-    found = _MOVES.get(key)
+def _moves_of(shoe: Shoe) -> dict[tuple[Any, ...], bytes]:
+    found = _MOVES.get(shoe)
     if found is None:
-        message = pb.View()
-        offered = message.legal_moves.add()
-        set_move(offered, shoe, move)
-        offered.text = describe_move(move, shoe)  # the one text every client shows
-        found = message.SerializeToString()
-        if len(_MOVES) >= MOVES_KEPT:
+        if len(_MOVES) >= 64:
             _MOVES.clear()
-        _MOVES[key] = found
+        found = _MOVES[shoe] = {}
     return found
+
+
+def _move_wire(move: Move, shoe: Shoe, kept: dict[tuple[Any, ...], bytes]) -> bytes:
+    """One offered move's bytes, with its text, kept in ``kept`` (the shoe's). The key is the
+    move's fields and its offered range (which a move's equality leaves out), in a plain
+    tuple; a move whose fields do not hash (an untyped plugin's list of cards) is rendered
+    each time."""
+    key = (move.kind, move.cards, move.amount, move.label, move.amount_range)
+    try:
+        found = kept.get(key)
+    except TypeError:
+        return _render_move(move, shoe)
+    if found is None:
+        found = _render_move(move, shoe)
+        if len(kept) >= MOVES_KEPT:
+            kept.clear()
+        kept[key] = found
+    return found
+
+
+def _render_move(move: Move, shoe: Shoe) -> bytes:
+    message = pb.View()
+    offered = message.legal_moves.add()
+    set_move(offered, shoe, move)
+    offered.text = describe_move(move, shoe)  # the one text every client shows
+    return message.SerializeToString()
 
 
 def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Any
 
 import grpc
@@ -17,6 +18,7 @@ from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service import translate
 from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
+from bezique.variants.api import Move, View, Zone
 from tests.helpers import details, eventually, highcard_registry, server_config
 from tests.service.helpers import STACK, two_seats
 
@@ -114,3 +116,25 @@ async def test_a_replaced_tokens_stream_never_gets_the_next_holders_bytes(
     (update,) = fresh
     assert pb.WatchTableResponse.FromString(update).view == answer.view
     assert update not in spectator
+
+
+async def test_a_view_whose_cards_come_as_lists_renders_and_keeps_no_part_of_it(
+        client: AsyncTableClient, server: RunningServer) -> None:
+    """An untyped plugin's view may hold its cards in lists: the parts viewers share are
+    rendered for it each time (a list does not hash), and show every card."""
+    table_id, ann, _ = await two_seats(client, stacked_shoe=STACK)
+    live = await server.manager.table(table_id)
+    watcher = server.manager.hub.subscribe(live, None, "")
+    try:
+        seat = live.view_for(0)
+        assert seat.view is not None
+        odd = View(0, seat.view.phase, seat.view.to_move, seat.view.hand,
+                   (Zone("table", None, [5, 6]),), shoe=seat.view.shoe)  # type: ignore[arg-type]
+        result = replace(seat, view=odd, legal=(Move("play", [3]),), wire=[])  # type: ignore[arg-type]
+        shown = pb.View.FromString(translate.view_wire(result))
+        twice = pb.View.FromString(translate.view_wire(replace(result, wire=[])))
+    finally:
+        server.manager.hub.unsubscribe(watcher)
+    assert [card.id for card in shown.zones[0].cards] == [5, 6]
+    assert [card.id for card in shown.legal_moves[0].cards] == [3]
+    assert shown == twice and shown.viewer_seat == 0 and ann.seat == 0
