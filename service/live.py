@@ -103,6 +103,10 @@ class Broadcast:
     wire: dict[int | None, bytes] = field(default_factory=dict)
     """The WatchTableResponse each viewer's streams are sent (service.translate), serialised
     once for all of them."""
+    heads: dict[tuple[int, ...], tuple[tuple[Event, ...], bytes]] = field(
+        default_factory=dict)
+    """The update's fields but its view, by the ids of the events shown (service.translate):
+    the viewers who see the same events share them."""
 
 
 class StreamEnd:

@@ -448,16 +448,33 @@ def watch_update_wire(update: Update) -> bytes:
         cached = broadcast.wire.get(viewer)
         if cached is not None:
             return cached
-    head = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
-    add_events(head.events, update.shoe, update.version, update.events)
-    if update.seat is not None:
-        head.seat = update.seat
-    data = head.SerializeToString()
+    data = _watch_head(update)
     if update.view is not None:
         view = view_wire(update.view)
         data += _WATCH_VIEW + _varint(len(view)) + view
     if broadcast is not None:
         broadcast.wire[viewer] = data
+    return data
+
+
+def _watch_head(update: Update) -> bytes:
+    """An update's fields but its view (version, kind, seat, events), serialised. Viewers of
+    a broadcast who see its events alike share them: an event a viewer sees whole is the
+    event itself (``Event.redacted_for``), so equal lists are lists of the same objects, kept
+    alive with the bytes (their ids cannot be reused meanwhile)."""
+    broadcast = update.broadcast
+    key = tuple(map(id, update.events))
+    if broadcast is not None:
+        found = broadcast.heads.get(key)
+        if found is not None:
+            return found[1]
+    head = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
+    add_events(head.events, update.shoe, update.version, update.events)
+    if update.seat is not None:
+        head.seat = update.seat
+    data = head.SerializeToString()
+    if broadcast is not None:
+        broadcast.heads[key] = (update.events, data)
     return data
 
 

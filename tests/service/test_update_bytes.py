@@ -20,7 +20,7 @@ from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
 from bezique.variants.api import Move, View, Zone
 from tests.helpers import details, eventually, highcard_registry, server_config
-from tests.service.helpers import STACK, two_seats
+from tests.service.helpers import STACK, STARTED, two_seats
 
 KEY = "platform-key"
 WATCH = "/bezique.v1.TableService/WatchTable"
@@ -62,17 +62,17 @@ async def test_the_streams_of_one_audience_get_the_same_bytes_built_once(
     live = await server.manager.table(table_id)
     await eventually(lambda: len(live.watchers) == len(audiences), 10, "every stream")
     built: list[int] = []
-    add_events: Callable[..., Any] = translate.add_events
+    head: Callable[..., bytes] = translate._watch_head
 
-    def counted(*args: Any) -> None:
+    def counted(*args: Any) -> bytes:
         built.append(1)
-        add_events(*args)
+        return head(*args)
 
-    monkeypatch.setattr(translate, "add_events", counted)
+    monkeypatch.setattr(translate, "_watch_head", counted)
     answer = await client.submit(ann, view.legal_moves[0], view.version)
     await asyncio.wait_for(asyncio.gather(*streams), 10)
-    # one update built per audience (ann, the spectators, bob) and one move answer
-    assert len(built) == 4
+    # one update built per audience (ann, the spectators, bob)
+    assert len(built) == 3
     (ann_a,), (ann_b,), (spectator_a,), (spectator_b,), (bobs,) = got
     assert ann_a == ann_b and spectator_a == spectator_b
     assert len({ann_a, spectator_a, bobs}) == 3
@@ -138,3 +138,30 @@ async def test_a_view_whose_cards_come_as_lists_renders_and_keeps_no_part_of_it(
     assert [card.id for card in shown.zones[0].cards] == [5, 6]
     assert [card.id for card in shown.legal_moves[0].cards] == [3]
     assert shown == twice and shown.viewer_seat == 0 and ann.seat == 0
+
+
+async def test_viewers_who_see_different_events_never_share_them(
+        client: AsyncTableClient, server: RunningServer) -> None:
+    """The deal is published live to streams open before it: each seat's update shows its own
+    hand's cards only (the spectator's none), though their updates share what they see
+    alike."""
+    table = await client.create_table("highcard", {"players": 2}, stacked_shoe=STACK)
+    got: list[list[bytes]] = [[], []]
+    streams = [asyncio.create_task(raw_updates(server.address, table.table_id, None, 0, into,
+                                               STARTED)) for into in got]
+    live = await server.manager.table(table.table_id)
+    await eventually(lambda: len(live.watchers) == 2, 10, "both streams")
+    ann = await client.join(table.table_id, name="ann")
+    mine: list[bytes] = []
+    own = asyncio.create_task(raw_updates(server.address, table.table_id, ann.token, 2, mine,
+                                          STARTED))
+    await eventually(lambda: len(live.watchers) == 3, 10, "ann's stream")
+    await client.join(table.table_id, name="bob")
+    await asyncio.wait_for(asyncio.gather(*streams, own), 10)
+    dealt = [pb.WatchTableResponse.FromString(raw[-1]) for raw in (got[0], got[1], mine)]
+    assert all(update.version == STARTED for update in dealt)
+    spectator, other, ann_sees = dealt
+    assert got[0][-1] == got[1][-1]  # the spectators' bytes, built once
+    assert not [card for event in spectator.events for card in event.cards]
+    assert {card.code for event in ann_sees.events for card in event.cards} == {"AS", "7S", "KH"}
+    assert other.events == spectator.events
