@@ -67,8 +67,8 @@ def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
 
     # Ann's page revealed; both pages say whose reveal the table waits for.
     ann.page.locator("#status").filter(
-        has_text="Waiting for seat 1 (bob) to reveal its entropy").wait_for()
-    bob.page.locator("#status").filter(has_text="Waiting for seat 1 (you) to reveal").wait_for()
+        has_text="Waiting for bob to reveal their entropy").wait_for()
+    bob.page.locator("#status").filter(has_text="Waiting for bob to reveal").wait_for()
     bob.page.locator("#notice").filter(has_text="Could not reveal").wait_for()
     assert refused
     assert "reveal" in (ann.page.locator("#clock").text_content() or "")
