@@ -28,7 +28,7 @@ from bezique.variants.api import (
     Vocabulary,
 )
 from bezique.variants.cards import Shoe
-from bezique.variants.host import vocabulary_of
+from bezique.variants.host import vocabularies_of
 from bezique.variants.registry import Origin, Registry, origin_of_module
 
 _OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,
@@ -51,19 +51,26 @@ def variant_info(variant: Variant, policies: Iterable[str],
     """``origin``: the distribution the registry loaded the variant from; when not given, the
     installed distribution that owns the variant's module."""
     origin = origin or origin_of_module(type(variant).__module__)
+    others = vocabularies_of(variant)
+    own = others.pop(next(iter(others)))  # the variant's own language comes first
     return pb.VariantInfo(id=variant.id, title=variant.title, description=variant.description,
                           min_seats=variant.min_seats, max_seats=variant.max_seats,
                           version=variant.version,
                           options=[option_schema(s) for s in variant.options],
                           bot_policies=list(policies), distribution=origin.name,
                           distribution_version=origin.version,
-                          vocabulary=vocabulary_pb(vocabulary_of(variant)))
+                          vocabulary=vocabulary_pb(own),
+                          translations={language: vocabulary_pb(words)
+                                        for language, words in others.items()})
 
 
 def vocabulary_pb(words: Vocabulary) -> pb.Vocabulary:
     return pb.Vocabulary(phases=dict(words.phases), events=dict(words.events),
                          zones=dict(words.zones), details=dict(words.details),
-                         moves=dict(words.moves))
+                         moves=dict(words.moves), outcomes=dict(words.outcomes),
+                         labels=dict(words.labels), options=dict(words.options),
+                         title=words.title, description=words.description,
+                         language=words.language)
 
 
 def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
