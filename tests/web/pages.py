@@ -239,8 +239,10 @@ def horizontal_overflow(page: Page) -> int:
 def screens(page: Page, name: str, ready: str) -> list[Path]:
     """Screenshots of the page in both languages and both sizes (``ready``: a selector shown
     once the page is drawn again after the language switch); at the phone's size the page
-    must not scroll sideways. The page is left in English at the wide size."""
+    must not scroll sideways. The page is left in its language at its size."""
     taken = []
+    was = page.evaluate("() => document.documentElement.lang")
+    size_was = page.viewport_size
     for lang in ("en", "ru"):
         switch_language(page, lang)
         page.locator(ready).first.wait_for()
@@ -250,7 +252,8 @@ def screens(page: Page, name: str, ready: str) -> list[Path]:
             if size == "phone":
                 assert horizontal_overflow(page) <= 0, f"{name} ({lang}) scrolls sideways at 390 px"
             taken.append(screenshot(page, f"{name}-{lang}-{size}"))
-    page.set_viewport_size({"width": SIZES["wide"][0], "height": SIZES["wide"][1]})
-    switch_language(page, "en")
+    if size_was is not None:
+        page.set_viewport_size(size_was)
+    switch_language(page, was)
     page.locator(ready).first.wait_for()
     return taken

@@ -277,11 +277,19 @@ def test_a_quart_table_on_a_phone_in_russian(browser: Browser, web_server: WebSe
     assert "Игра окончена" in said and not INTERNALS.search(said)
     # A showdown's hands are each under their seat's name in the result, combinations in words.
     history = web_server.history(table_id)
-    shown = {event.seat for entry in history for event in entry.events if event.kind == "reveal"}
+    shown: set[tuple[int, int]] = set()
+    deal = 0
+    for event in (event for entry in history for event in entry.events):
+        if event.kind == "deal_start":
+            deal = int(event.detail["deal"])
+        if event.kind == "reveal":
+            shown.add((deal, event.seat))
     if shown:
         page.locator("#result tr.shown").first.wait_for()
-        for seat in shown:
-            assert page.locator(f"#result tr.shown td[data-seat='{seat}'] .card").count() == 4
+        for deal, seat in shown:
+            cards = page.locator(f"#result .result-table[data-deal='{deal}'] tr.shown "
+                                 f"td[data-seat='{seat}'] .card")
+            assert cards.count() == 4
         combos = " ".join(page.locator("#result tr.combination").all_inner_texts())
         assert not re.search(r"koronka-\d|three-of-a-kind|two-beziques", combos)
     tab.assert_no_errors()

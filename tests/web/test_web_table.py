@@ -158,7 +158,8 @@ def test_a_quart_deal_against_three_bots(context: BrowserContext, web_server: We
     assert moves >= 1
     assert (page.locator("#outcome").text_content() or "").startswith("Game over:")
     # The page's stacks are the server's, and every chip is still there.
-    stacks = [int(text) for text in page.locator("#seats .seat .stack b").all_text_contents()]
+    stacks = [int(page.locator(f"#seats .seat[data-seat='{seat}'] .stack b").text_content() or "")
+              for seat in range(3)]
     final = web_server.view(table_id)
     assert stacks == [seat.stack for seat in final.seats]
     assert sum(stacks) == 3 * 1000

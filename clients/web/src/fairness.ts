@@ -10,7 +10,7 @@ import { t } from "./i18n.js";
 
 function headline(report: Report): string {
   const deals = report.verdicts.filter((verdict) => verdict.step.startsWith("deal ")).length;
-  if (report.status === "verified") return deals === 1 ? t("shuffleOkOne") : t("shuffleOk");
+  if (report.status === "verified") return deals === 1 ? t("shuffleOkOne") : t("shuffleOk", { n: deals });
   if (report.status === "failed") return t("shuffleBad");
   if (report.status === "unchecked") return t("shuffleUnchecked");
   return t("shuffleLater");

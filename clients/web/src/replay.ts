@@ -86,6 +86,9 @@ export function boardAt(entries: readonly HistoryEntry[]): Board {
   return board;
 }
 
+/** The step each replay was left at in this page (a language switch draws the page again). */
+const lastStep = new Map<string, number>();
+
 export class ReplayPage {
   private step = 0;
   private entries: HistoryEntry[] = [];
@@ -142,16 +145,16 @@ export class ReplayPage {
     this.slider.max = String(this.entries.length);
     this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
     const controls = el("div", { class: "replay-controls", id: "replay-controls" },
-      button("⏮", () => this.show(1), { title: t("start"), "aria-label": t("start"), id: "replay-start" }),
+      button("«", () => this.show(1), { title: t("start"), "aria-label": t("start"), id: "replay-start" }),
       button("◀", () => this.show(this.step - 1), { title: t("back"), "aria-label": t("back"), id: "replay-back" }),
       this.slider,
       button("▶", () => this.show(this.step + 1), { title: t("next"), "aria-label": t("next"), id: "replay-next" }),
-      button("⏭", () => this.show(this.entries.length), { title: t("end"), "aria-label": t("end"), id: "replay-end" }),
+      button("»", () => this.show(this.entries.length), { title: t("end"), "aria-label": t("end"), id: "replay-end" }),
       " ", this.position);
     const outcome = history.outcome ? el("p", { id: "outcome", class: "outcome" }, outcomeText(history.outcome, names)) : null;
     const note = el("p", { class: "about" }, history.finished ? t("gameIsOver") : t("gameNotOver"));
     const deals = dealResults(this.entries.flatMap((entry) => entry.events)).filter((deal) => deal.ended);
-    const results = deals.length && history.outcome
+    const results = history.outcome
       ? el("details", { id: "replay-results", class: "result" }, el("summary", {}, t("results")),
         ...deals.map((deal) => dealTable(deal, this.seatCount, names)), outcome)
       : null;
@@ -160,7 +163,7 @@ export class ReplayPage {
       fairnessSection({ ...history, entries: this.entries }), controls, this.board, results, facts,
       el("details", { class: "log", open: true }, el("summary", {}, t("whatHappened")), this.list),
       el("footer", {}, button(t("lobby"), () => this.nav.go("#/"), { class: "link" }))));
-    this.show(Math.min(1, this.entries.length));
+    this.show(Math.min(lastStep.get(this.tableId) ?? 1, this.entries.length));
   }
 
   private entryItem(entry: HistoryEntry, names: Map<number, string>): HTMLElement {
@@ -190,6 +193,7 @@ export class ReplayPage {
     });
     replace(this.position, t("step", { n: this.step, m: this.entries.length }));
     this.position.dataset["step"] = String(this.step);
+    lastStep.set(this.tableId, this.step);
     this.drawBoard();
     const current = this.items[this.step - 1];
     if (current && typeof current.scrollIntoView === "function") current.scrollIntoView({ block: "nearest" });

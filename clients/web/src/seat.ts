@@ -42,16 +42,22 @@ export function setAutoPass(on: boolean): void {
 }
 
 /**
- * A new table like `tableId`: the same variant, options, turn clock and bots (from its
- * history and view), this player at the same seat, other players' seats left open (the
- * invite link brings them). Returns the new table's id.
+ * The rematch of `tableId`: the same variant, options, turn clock and bots (from its history
+ * and view), asked as CreateTableRequest.rematch_of so that every player of the old table who
+ * presses Play again gets the same new table (on a server that has it; an older one makes a
+ * table per press); this player takes the same seat, else any free one. Returns its id.
  */
 export async function playAgain(tableId: string, hold: SeatHold | undefined, view: View | undefined): Promise<string> {
   const history = await rpc.getHistory({ tableId, pageSize: 1 }, callOptions(hold?.token));
   const bots = (view?.seats ?? []).flatMap((seat) => (seat.botPolicy ? [{ seat: seat.seat, policy: seat.botPolicy }] : []));
   const created = await rpc.createTable({
-    variantId: history.variantId, options: history.options, bots, turnSeconds: history.turnSeconds,
+    variantId: history.variantId, options: history.options, bots, turnSeconds: history.turnSeconds, rematchOf: tableId,
   }, callOptions());
-  await joinTable(created.tableId, playerName(), hold?.seat, history.variantId);
+  try {
+    await joinTable(created.tableId, playerName(), hold?.seat, history.variantId);
+  } catch (error) {
+    if (!created.existed) throw error;
+    await joinTable(created.tableId, playerName(), undefined, history.variantId); // my old seat is taken
+  }
   return created.tableId;
 }

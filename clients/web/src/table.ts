@@ -109,7 +109,7 @@ export class TablePage {
     this.tableNode.dataset["mode"] = mode;
     this.tableNode.classList.add(mode);
     replace(this.tableNode, this.head, this.status, this.clock, this.notice, this.felt,
-      this.handBox, this.moves, this.outcome, this.result, this.dealResult, this.extras,
+      this.handBox, this.moves, this.result, this.dealResult, this.extras,
       el("details", { class: "log" }, el("summary", {}, t("whatHappened")), this.events),
       el("footer", {}, button(t("lobby"), () => this.nav.go("#/"), { class: "link", id: "to-lobby" }),
         this.touch ? null : button(t("keysLink"), () => this.toggleHelp(), { class: "link" }), this.help));
@@ -367,7 +367,7 @@ export class TablePage {
       this.hold ? button(t("playAgain"), () => void this.again(), { id: "play-again", class: "primary" }) : null,
       el("a", { href: `#/replay/${encodeURIComponent(this.tableId)}`, id: "replay-link", class: "button" }, t("replayLink")),
       button(t("lobby"), () => this.nav.go("#/"), { class: "link" }));
-    replace(this.result, el("h2", {}, t("results")), el("p", { class: "outcome-line" }, outcomeText(view.outcome!, names)), actions);
+    replace(this.result, el("h2", {}, t("results")), this.outcome, actions);
     rpc.getHistory({ tableId: this.tableId, pageSize: 1000 }, callOptions(this.token)).then((history) => {
       const deals = dealResults(history.entries.flatMap((entry) => entry.events)).filter((deal) => deal.ended || deal.points.size > 0);
       const tables = deals.map((deal) => dealTable(deal, view.seats.length, names));

@@ -171,7 +171,8 @@ export function seatNames(seats: readonly SeatState[], viewer?: number): Map<num
   const names = new Map<number, string>();
   for (const state of seats) {
     const name = clean(state.displayName).trim();
-    if (name) names.set(state.seat, name);
+    if (state.botPolicy && (name === "" || name === `${state.botPolicy} bot`)) names.set(state.seat, t("botNamed", { bot: label(state.botPolicy) }));
+    else if (name) names.set(state.seat, name);
     else if (viewer !== undefined && state.seat === viewer) names.set(state.seat, t("you"));
     else if (!state.occupied) names.set(state.seat, t("freeSeat"));
     else names.set(state.seat, t("seatN", { n: state.seat + 1 }));
@@ -226,6 +227,7 @@ export function amountRange(move: Move): AmountRange | undefined {
  * itself). Read without the generated field name, as amountRange is.
  */
 export function serverText(move: Move): string {
+  if (lang() !== "en") return ""; // the server's text is the variant's English: the page says it
   const text = (move as unknown as { text?: unknown }).text;
   return typeof text === "string" ? clean(text).trim() : "";
 }
