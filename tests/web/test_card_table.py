@@ -84,7 +84,8 @@ def test_play_now_to_the_end_then_play_again(context: BrowserContext,
     assert again != table_id and len(second) > 0
     answer = web_server.stub.GetHistory(pb.GetHistoryRequest(table_id=again))
     assert answer.variant_id == "highcard"
-    assert [(s.seat, s.bot_policy) for s in web_server.view(again).seats] == [(0, ""), (1, "highest")]
+    seats = [(s.seat, s.bot_policy) for s in web_server.view(again).seats]
+    assert seats == [(0, ""), (1, "highest")]
     assert [e.display_name for e in second if e.entry_kind == "joined" and e.seat == 0] == ["ann"]
     assert len(first) > len(second)
     # My tables: the finished one and the new one, reopened from the lobby.
@@ -179,7 +180,8 @@ def test_a_bezique_table_its_result_and_its_replay(context: BrowserContext,
     while (turn := next_turn(page, BEZIQUE_PREFER)) is not None:
         assert time.monotonic() < deadline, "the deal did not end"
         # With the setting on, the page never stops at a prompt where passing is all there is.
-        kinds = page.locator("#moves button.move").evaluate_all("els => els.map(e => e.dataset.kind)")
+        kinds = page.locator("#moves button.move").evaluate_all(
+            "els => els.map(e => e.dataset.kind)")
         assert kinds != ["pass"]
         if moves == 4:
             assert page.locator("#seats .middle [data-zone='trick']").count() == 1
@@ -281,7 +283,7 @@ def test_a_quart_table_on_a_phone_in_russian(browser: Browser, web_server: WebSe
     deal = 0
     for event in (event for entry in history for event in entry.events):
         if event.kind == "deal_start":
-            deal = int(event.detail["deal"])
+            deal = int(event.detail.fields["deal"].number_value)
         if event.kind == "reveal":
             shown.add((deal, event.seat))
     if shown:

@@ -274,6 +274,9 @@ def test_two_browsers_at_one_table_see_each_others_moves(browser_pair: tuple[Tab
     table_id = create_table(ann.page, "highcard", {"players": "2", "hand_size": "4"},
                             {0: "you", 1: "open"})
     ann.page.locator("#status").filter(has_text="Waiting for players").wait_for()  # rendered
+    # The invite link of the free seat is the table's address (a visitor there may sit down).
+    invite = ann.page.locator("#invite-link").input_value()
+    assert invite.endswith(f"#/table/{table_id}") and "bz1." not in invite
     bob.page.fill("#name", "bob")
     bob.page.locator(f"tr[data-table='{table_id}'] button.join").click()
     bob.page.wait_for_url(re.compile(f"#/table/{table_id}"))
@@ -295,7 +298,8 @@ def test_two_browsers_at_one_table_see_each_others_moves(browser_pair: tuple[Tab
         click_and_wait(mover.page, card)
         moves += 1
         # The other page shows the card that was played, in a sentence of its log.
-        other.page.locator(f"#events [data-kind='play'] [data-card-id='{card_id}']").wait_for(state="attached")
+        other.page.locator(f"#events [data-kind='play'] [data-card-id='{card_id}']").wait_for(
+            state="attached")
     assert moves == 8
     # Both pages tell the same end, in the players' names.
     said_to_ann = ann.page.locator("#outcome").text_content() or ""
