@@ -68,7 +68,7 @@ def test_play_now_to_the_end_then_play_again(context: BrowserContext,
     table_id = play_now(page, "highcard")
     view = web_server.view(table_id)
     assert [seat.bot_policy for seat in view.seats] == ["", "highest"]
-    assert page.locator("#seats .seat.own .name").inner_text() == "ann"
+    assert page.locator("#seats .seat.own .name .who").inner_text() == "ann"
     assert play_to_end(page) == 3  # the default hand of three cards
     # The result screen: who won, in words, with Play again and the replay.
     result = page.locator("#result")

@@ -408,7 +408,7 @@ def test_server_strings_are_text_never_markup(context: BrowserContext,
     page.fill("#join-name", "cat")
     page.locator("#join").click()
     page.locator("#table[data-mode='seat']").wait_for()
-    assert page.locator("#seats .seat.own .name").text_content() == "cat"
+    assert page.locator("#seats .seat.own .name .who").text_content() == "cat"
     tab.assert_no_errors()
 
 

@@ -91,7 +91,7 @@ function seatNode(view: View, seat: number, names: ReadonlyMap<number, string>, 
     folded?.[seat] === true ? "folded" : ""].filter(Boolean).join(" ");
   const box = el("div", { class: classes, "data-seat": seat, "data-place": place },
     el("div", { class: "name" }, moving ? el("span", { class: "turn", title: t("toMove") }, "▶ ") : null,
-      who(names, seat),
+      el("span", { class: "who" }, who(names, seat)),
       detail["dealer"] === seat ? el("span", { class: "badge dealer", title: t("dealer") }, t("dealerBadge")) : null));
   const line = el("div", { class: "numbers" });
   if (scores) line.append(el("span", { class: "score" }, `${t("score")} `, el("b", {}, state.score.toString())));

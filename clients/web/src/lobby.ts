@@ -38,7 +38,7 @@ function optionField(info: VariantInfo, schema: OptionSchema, changed: () => voi
   const variant = info.id;
   const id = `opt-${variant}-${schema.name}`;
   const own = variantWords(info);
-  const about = (own as unknown as { options?: Record<string, string> }).options?.[schema.name] ?? clean(schema.description);
+  const about = own.options[schema.name] ?? clean(schema.description);
   const described = declared(own.details, schema.name) ?? words(schema.name);
   const shownDefault = schema.defaultValue === "none" ? "—" : schema.type === OptionType.CHOICE ? label(schema.defaultValue)
     : schema.type === OptionType.BOOL ? (schema.defaultValue === "true" ? "✓" : "✗") : clean(schema.defaultValue);
@@ -95,7 +95,7 @@ export function bestBot(policies: readonly string[]): string {
 
 /** A bot's name for people: "heuristic bot". */
 function botName(policy: string): string {
-  return t("botNamed", { bot: words(policy) });
+  return t("botNamed", { bot: label(policy) });
 }
 
 export class LobbyPage {
@@ -192,7 +192,7 @@ export class LobbyPage {
   /** One variant: its name, Play now, and its rules folded away. */
   private variantCard(variant: VariantInfo): HTMLElement {
     const own = variantWords(variant);
-    const description = (own as unknown as { description?: string }).description || clean(variant.description);
+    const description = own.description || clean(variant.description);
     const best = bestBot(variant.botPolicies);
     return el("article", { class: "variant-card", "data-variant": clean(variant.id) },
       el("h3", {}, variantTitle(variant)),

@@ -54,6 +54,7 @@ const LABELS_RU: Readonly<Record<string, string>> = {
   common_marriage: "марьяж", royal_marriage: "козырной марьяж", double_bezique: "двойной безик",
   four_aces: "четыре туза", four_kings: "четыре короля", four_queens: "четыре дамы", four_jacks: "четыре валета",
   sequence: "терц", carried_over: "переносит банк", "last-standing": "остался один",
+  heuristic: "эвристика", random: "случайный", highest: "старшая карта", search: "перебор",
 };
 
 /** Event kinds whose amount is chips, not points. */
@@ -86,10 +87,14 @@ export interface Vocabulary {
   readonly moves: Readonly<Record<string, string>>;
   readonly labels: Readonly<Record<string, string>>;
   readonly outcomes: Readonly<Record<string, string>>;
+  readonly options: Readonly<Record<string, string>>;
   readonly title: string;
+  readonly description: string;
 }
 
-const NO_WORDS: Vocabulary = { phases: {}, events: {}, zones: {}, details: {}, moves: {}, labels: {}, outcomes: {}, title: "" };
+const NO_WORDS: Vocabulary = {
+  phases: {}, events: {}, zones: {}, details: {}, moves: {}, labels: {}, outcomes: {}, options: {}, title: "", description: "",
+};
 let vocabulary: Vocabulary = NO_WORDS;
 
 function stringMap(value: unknown): Record<string, string> {
@@ -107,7 +112,9 @@ function readWords(declared: Words | undefined): Vocabulary {
     phases: stringMap(declared["phases"]), events: stringMap(declared["events"]),
     zones: stringMap(declared["zones"]), details: stringMap(declared["details"]),
     moves: stringMap(declared["moves"]), labels: stringMap(declared["labels"]),
-    outcomes: stringMap(declared["outcomes"]), title: typeof declared["title"] === "string" ? clean(declared["title"]) : "",
+    outcomes: stringMap(declared["outcomes"]), options: stringMap(declared["options"]),
+    title: typeof declared["title"] === "string" ? clean(declared["title"]) : "",
+    description: typeof declared["description"] === "string" ? clean(declared["description"]) : "",
   };
 }
 
@@ -116,7 +123,8 @@ function merged(base: Vocabulary, over: Vocabulary): Vocabulary {
     phases: { ...base.phases, ...over.phases }, events: { ...base.events, ...over.events },
     zones: { ...base.zones, ...over.zones }, details: { ...base.details, ...over.details },
     moves: { ...base.moves, ...over.moves }, labels: { ...base.labels, ...over.labels },
-    outcomes: { ...base.outcomes, ...over.outcomes }, title: over.title || base.title,
+    outcomes: { ...base.outcomes, ...over.outcomes }, options: { ...base.options, ...over.options },
+    title: over.title || base.title, description: over.description || base.description,
   };
 }
 
@@ -135,7 +143,7 @@ export function variantWords(info: object | undefined): Vocabulary {
   const translated = carried?.translations?.[lang()];
   if (translated !== undefined) return merged(own, readWords(translated));
   // Not in the page's language: keep only what the page cannot say itself.
-  return { ...own, events: {}, moves: {}, labels: lang() === "en" ? own.labels : {}, outcomes: lang() === "en" ? own.outcomes : {} };
+  return lang() === "en" ? own : { ...own, events: {}, moves: {}, labels: {}, outcomes: {} };
 }
 
 /** Use the words `info` declares for its variant. Undefined: only the page's words. */
