@@ -13,7 +13,7 @@ import { clean, el, type Child } from "./dom.js";
 import type { Card, View, Zone } from "./gen/bezique/v1/table_service_pb.js";
 import { t } from "./i18n.js";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { combinationsText, declared, label, who } from "./words.js";
+import { declared, label, who } from "./words.js";
 
 /** Plays a card: given the id of a card that a single-card move of kind "play" uses. */
 export type PlayCard = (cardId: number) => void;
@@ -209,10 +209,3 @@ export function handNode(view: View, play?: PlayCard): HTMLElement {
   return row;
 }
 
-/** A reveal event's detail as a shown hand (Quart's showdown). */
-export function shownOf(detail: JsonObject | undefined, points: bigint): Shown | undefined {
-  const hand = detail?.["hand"];
-  if (!Array.isArray(hand)) return undefined;
-  return { codes: hand.filter((code): code is string => typeof code === "string"), points: Number(points),
-    combinations: combinationsText(detail?.["combinations"]) };
-}

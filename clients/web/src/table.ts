@@ -17,7 +17,7 @@ import {
   callOptions, describeError, dropSeat, errorReason, heldSeat, isCancel, joinTable, listVariants, markFinished,
   playerName, rememberName, requestId, resumeCode, revealEntropy, rpc, type SeatHold,
 } from "./api.js";
-import { feltNode, handNode, headerNode, shownOf, type Shown } from "./board.js";
+import { feltNode, handNode, headerNode, type Shown } from "./board.js";
 import { movesInHandOrder } from "./cards.js";
 import { button, el, replace, clean } from "./dom.js";
 import {
@@ -259,19 +259,17 @@ export class TablePage {
       && view.legalMoves.length > 0 && view.outcome === undefined;
   }
 
-  /** The hands shown in the deal under way (Quart's showdown), by seat. */
+  /**
+   * The hands shown at the last showdown (Quart), by seat, while the view still shows them (its
+   * "muck/shown" zone) or their deal goes on: each under its seat rather than in one heap.
+   */
   private shownHands(): Map<number, Shown> {
     const shown = new Map<number, Shown>();
-    const deals = dealResults(this.seenEvents());
+    const deals = dealResults(this.seenEvents()).filter((deal) => deal.shown.size > 0);
     const last = deals[deals.length - 1];
-    if (last === undefined || last.ended) return shown;
-    for (const events of this.seen.values()) {
-      for (const event of events) {
-        const hand = event.kind === "reveal" && event.seat !== undefined && last.shown.has(event.seat)
-          ? shownOf(event.detail, event.amount) : undefined;
-        if (hand && event.seat !== undefined) shown.set(event.seat, hand);
-      }
-    }
+    const heap = this.view?.zones.some((zone) => zone.name === "muck/shown" && zone.cards.length > 0) ?? false;
+    if (last === undefined || (last.ended && !heap)) return shown;
+    for (const [seat, hand] of last.shown) shown.set(seat, { codes: hand.codes, points: Number(hand.points), combinations: hand.text });
     return shown;
   }
 
