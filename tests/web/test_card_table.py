@@ -16,6 +16,7 @@ from tests.web.pages import (
     CARD,
     MOVE,
     SIZES,
+    Tab,
     WebServer,
     click_and_wait,
     create_table,
@@ -47,6 +48,15 @@ def new_context(browser: Browser, locale: str = "en-US", phone: bool = False,
     return made
 
 
+def seated_tab(context: BrowserContext, server: WebServer) -> Tab:
+    """The lobby at the laptop's size, the player's name typed in."""
+    tab = open_tab(context, server)
+    width, height = SIZES["wide"]
+    tab.page.set_viewport_size({"width": width, "height": height})
+    tab.page.fill("#name", "ann")
+    return tab
+
+
 def play_now(page: Page, variant: str) -> str:
     page.locator(f"button.play-now[data-variant='{variant}']").click()
     page.wait_for_url(re.compile(r"#/table/"))
@@ -56,10 +66,8 @@ def play_now(page: Page, variant: str) -> str:
 
 def test_play_now_to_the_end_then_play_again(context: BrowserContext,
                                              web_server: WebServer) -> None:
-    tab = open_tab(context, web_server)
+    tab = seated_tab(context, web_server)
     page = tab.page
-    page.set_viewport_size({"width": 1366, "height": 900})
-    page.fill("#name", "ann")
     # The lobby: a Play now per variant, against its best bot; the rules folded away.
     card = page.locator(".variant-card[data-variant='highcard']")
     assert "highest bot" in card.locator(".against").inner_text()
@@ -155,10 +163,8 @@ BEZIQUE_PREFER = ("#moves button.move[data-kind='declare']", CARD, MOVE)
 
 def test_a_bezique_table_its_result_and_its_replay(context: BrowserContext,
                                                    web_server: WebServer) -> None:
-    tab = open_tab(context, web_server)
+    tab = seated_tab(context, web_server)
     page = tab.page
-    page.set_viewport_size({"width": 1366, "height": 900})
-    page.fill("#name", "ann")
     table_id = create_table(page, "bezique-2p", {"target": "10", "claims": "false"},
                             {1: "bot:heuristic"})
     assert my_turn(page)
