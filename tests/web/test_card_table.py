@@ -292,6 +292,13 @@ def test_a_quart_table_on_a_phone_in_russian(browser: Browser, web_server: WebSe
             deal = int(event.detail.fields["deal"].number_value)
         if event.kind == "reveal":
             shown.add((deal, event.seat))
+    # A result per deal: the chips each won and the stacks after it.
+    ends = [event for entry in history for event in entry.events if event.kind == "deal_end"]
+    page.locator("#result .result-table").first.wait_for()
+    assert page.locator("#result .result-table").count() == len(ends)
+    last = [int(v.number_value) for v in ends[-1].detail.fields["stacks"].list_value.values]
+    assert page.locator("#result .result-table").first.locator(
+        "tr.total td").all_inner_texts() == [str(v) for v in last]
     if shown:
         page.locator("#result tr.shown").first.wait_for()
         for deal, seat in shown:

@@ -150,7 +150,7 @@ export function resumeCode(hold: SeatHold): string {
 
 /** The seat a resume code holds, or undefined for anything else. */
 export function readResumeCode(code: string): SeatHold | undefined {
-  const trimmed = code.trim();
+  const trimmed = code.trim().replace(/^.*#\/resume\//, ""); // the link form too
   if (!trimmed.startsWith(RESUME_PREFIX)) return undefined;
   try {
     const base64 = trimmed.slice(RESUME_PREFIX.length).replace(/-/g, "+").replace(/_/g, "/");

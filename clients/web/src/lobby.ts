@@ -8,7 +8,7 @@
  */
 
 import {
-  callOptions, describeError, dropSeat, heldSeat, heldSeats, holdSeat, joinTable, listVariants, playerName,
+  callOptions, describeError, dropSeat, heldSeat, heldSeats, holdSeat, joinTable, listVariants, markFinished, playerName,
   readResumeCode, rememberName, rpc,
 } from "./api.js";
 import { button, clean, el, replace } from "./dom.js";
@@ -189,6 +189,13 @@ export class LobbyPage {
     }))));
   }
 
+  /** My tables the server no longer lists as unfinished have ended (while no page watched). */
+  private noteEnded(unfinished: ReadonlySet<string>): void {
+    const ended = heldSeats().filter((hold) => !hold.finished && !unfinished.has(hold.tableId));
+    for (const hold of ended) markFinished(hold.tableId);
+    if (ended.length > 0) this.drawMine();
+  }
+
   /** One variant: its name, Play now, and its rules folded away. */
   private variantCard(variant: VariantInfo): HTMLElement {
     const own = variantWords(variant);
@@ -287,18 +294,23 @@ export class LobbyPage {
 
   private async loadTables(): Promise<void> {
     const found: TableSummary[] = [];
+    let complete = false;
     try {
       let pageToken = "";
       for (let page = 0; page < MAX_PAGES; page += 1) {
         const answer = await rpc.listTables({ pageToken }, callOptions());
         found.push(...answer.tables);
         pageToken = answer.nextPageToken;
-        if (!pageToken) break;
+        if (!pageToken) {
+          complete = true;
+          break;
+        }
       }
     } catch (error) {
       replace(this.tables, t("tablesFailed", { e: describeError(error) }));
       return;
     }
+    if (complete) this.noteEnded(new Set(found.map((table) => table.tableId)));
     if (found.length === 0) {
       replace(this.tables, el("p", { class: "none" }, t("noTables")));
       return;
