@@ -10,8 +10,9 @@ on each (one log entry of a move's size), through the store's pool. Three settin
   notifying commits cannot share a flush: this shows what that costs;
 * ``no flush wait``: ``synchronous_commit=off``, what the statement costs without the disk.
 
-Reported: appends/s, the client's and PostgreSQL's CPU per append, and one append's latency
-with nothing else in flight.
+Reported: appends/s, the client's and PostgreSQL's CPU per append, appends per transaction
+(group commit: the appends that queue while a commit runs share the next), and one append's
+latency with nothing else in flight.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Figures:
     client_cpu: float  # seconds per append
     store_cpu: float
     alone: float  # one append's latency, nothing else in flight
+    per_commit: float  # appends per transaction (group commit)
 
 
 def _record(table_id: str) -> TableRecord:
@@ -56,16 +58,19 @@ def _entry(version: int) -> LogEntry:
 
 @contextlib.contextmanager
 def _without_notify(active: bool) -> Iterator[None]:
-    """The append statement without its ``pg_notify`` (the measurement only)."""
+    """The append statements (alone and group-committed) without their ``pg_notify`` (the
+    measurement only)."""
     if not active:
         yield
         return
-    saved = pgstore._APPEND
+    saved, saved_many = pgstore._APPEND, pgstore._APPEND_MANY
     pgstore._APPEND = saved.replace(f"pg_notify('{pgstore.CHANNEL}', $15)", "length($15)")
+    pgstore._APPEND_MANY = saved_many.replace(f"pg_notify('{pgstore.CHANNEL}', notice)",
+                                              "length(notice)")
     try:
         yield
     finally:
-        pgstore._APPEND = saved
+        pgstore._APPEND, pgstore._APPEND_MANY = saved, saved_many
 
 
 async def measure(url: str, pg_pid: int, setting: str, tables: int, per_table: int) -> Figures:
@@ -89,11 +94,13 @@ async def measure(url: str, pg_pid: int, setting: str, tables: int, per_table: i
                                        _state(version))
 
             cpu, pg_cpu, started = time.process_time(), tree_cpu(pg_pid), time.perf_counter()
+            batches = store.group.batches
             await asyncio.gather(*(play(t, 12 if t == ids[0] else 2) for t in ids))
             seconds = time.perf_counter() - started
             count = tables * per_table
             return Figures(count / seconds, (time.process_time() - cpu) / count,
-                           (tree_cpu(pg_pid) - pg_cpu) / count, median(alone))
+                           (tree_cpu(pg_pid) - pg_cpu) / count, median(alone),
+                           count / max(1, store.group.batches - batches))
     finally:
         await store.close()
 
@@ -115,13 +122,14 @@ def main() -> None:
                 runs[setting].append(asyncio.run(measure(url, pg_pid, setting, args.tables,
                                                          args.appends)))
     print(f"| setting ({args.tables} tables in flight, pool of 10) | appends/s [range] | "
-          "client CPU/append | PostgreSQL CPU/append | one append alone |")
-    print("|---|---|---|---|---|")
+          "client CPU/append | PostgreSQL CPU/append | appends/commit | one append alone |")
+    print("|---|---|---|---|---|---|")
     for setting, figures in runs.items():
         rates = [f.rate for f in figures]
         print(f"| {setting} | {median(rates):,.0f} [{min(rates):,.0f}-{max(rates):,.0f}] | "
               f"{median([f.client_cpu for f in figures]) * 1e6:,.0f} µs | "
               f"{median([f.store_cpu for f in figures]) * 1e6:,.0f} µs | "
+              f"{median([f.per_commit for f in figures]):.1f} | "
               f"{median([f.alone for f in figures]) * 1e3:.2f} ms |")
     print(f"\n{args.reps} runs of {args.tables} x {args.appends} appends per setting, "
           "alternating; medians.")

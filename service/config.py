@@ -50,6 +50,8 @@ class Config:
     bot_delay: float = 0.5
     clock_interval: float = 0.25
     reveal_seconds: float = Settings.reveal_seconds
+    abandon_after: float = Settings.abandon_after
+    abandon_unstarted_after: float = Settings.abandon_unstarted_after
     snapshot_every: int = Settings.snapshot_every
     idle_seconds: float = 300.0
     max_tables: int = Limits.max_tables
@@ -277,7 +279,9 @@ class _Option:
 
 _OPTIONS: dict[str, _Option] = {
     "address": _Option(_address, "HOST:PORT to listen on (port 0 picks a free port)"),
-    "store": _Option(_store, "memory:, sqlite:PATH or postgresql://user:password@host/db"),
+    "store": _Option(_store, "memory:, sqlite:PATH or postgresql://user:password@host/db "
+                             "(several hosts and ?target_session_attrs=read-write: the one "
+                             "that is primary, docs/operations.md)"),
     "sqlite_synchronous": _Option(_choice("normal", "full"),
                                   "normal (survives a crash of the server) or full (survives "
                                   "power loss)"),
@@ -300,6 +304,13 @@ _OPTIONS: dict[str, _Option] = {
     "reveal_seconds": _Option(_seconds(True),
                               "seconds committed seats have to reveal their entropy once every "
                               "seat is taken; then the table ends before any deal"),
+    "abandon_after": _Option(_seconds(False),
+                             "seconds with no move and no seat connected (a watch or Play "
+                             "stream, on any replica) after which a started table ends as "
+                             "'abandoned', stakes returned as by AbortTable (0: never)"),
+    "abandon_unstarted_after": _Option(_seconds(False),
+                                       "the same for a table whose game has not started "
+                                       "(0: never)"),
     "snapshot_every": _Option(_whole(1, "at least 1"),
                               "moves between snapshots of a table's state (faster rebuilds)"),
     "idle_seconds": _Option(_seconds(False), "drop a table unused this long from memory "

@@ -35,6 +35,7 @@ from bezique.table.state import (
     Seat,
     Table,
     evolve,
+    outcome_of,
 )
 from bezique.terms import jsonable
 from bezique.variants.api import (
@@ -318,7 +319,7 @@ class LiveTable:
         view = self._derived(game, viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
-                          game.outcome(), self.deadline)
+                          self.outcome(), self.deadline)
 
     def _derived(self, game: Game, viewer: int | None) -> View:
         """``game.view(viewer)``. For a game that keeps :meth:`BaseGame.view`, which derives
@@ -338,9 +339,10 @@ class LiveTable:
         """How the table ended: the game's outcome; for a table that ended before its game
         started, aborted (the reason alone) or a reveal round that timed out (``ended``)."""
         if self.game is not None:
-            return self.game.outcome()
+            return outcome_of(self.table, self.game.outcome())
         if self.aborted:
-            return Outcome((), (), ABORTED, self._withheld_at_abort())
+            return Outcome((), (), self.table.abort_reason or ABORTED,
+                           self._withheld_at_abort())
         return self.ended
 
     def _withheld_at_abort(self) -> dict[str, Any]:

@@ -102,11 +102,16 @@ def _credentials(config: Config) -> grpc.ServerCredentials | None:
 
 
 async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float) -> None:
-    """Fire the turn deadlines that passed, and let idle tables go from memory."""
-    swept = time.monotonic()
+    """Fire the turn deadlines that passed, end abandoned tables, and let idle tables go from
+    memory."""
+    swept = abandoned = time.monotonic()
+    check = manager.settings.abandon_check
     while True:
         try:
             await manager.fire_due_deadlines()
+            if check and time.monotonic() - abandoned >= check:
+                abandoned = time.monotonic()
+                await manager.sweep_abandoned()
             if idle_seconds > 0 and time.monotonic() - swept >= min(idle_seconds / 4, 30):
                 swept = time.monotonic()
                 await manager.evict_idle(idle_seconds)
@@ -221,6 +226,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         test_mode=config.test_mode, bot_delay=config.bot_delay,
         snapshot_every=max(1, config.snapshot_every), seat_token_ttl=config.seat_token_ttl,
         reveal_seconds=config.reveal_seconds, platform=bool(config.api_key),
+        abandon_after=config.abandon_after,
+        abandon_unstarted_after=config.abandon_unstarted_after,
         grants=bool(config.grant_public_key),
         limits=config.limits())
     manager = TableManager(registry, TimedStore(store, metrics), settings, metrics)

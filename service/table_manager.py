@@ -42,6 +42,7 @@ from bezique.service.live import (
 )
 from bezique.service.metrics import Metrics
 from bezique.service.redaction import events_for, parsed_events, redacted
+from bezique.service.rematch import rematch
 from bezique.service.repository import TableRepository
 from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
@@ -181,6 +182,9 @@ class TableManager:
                            ) -> LiveTable:
         return await self.commands.create(variant_id, options, bots, turn_seconds, test,
                                           open_seats)
+
+    async def rematch(self, table_id: str) -> tuple[LiveTable, bool]:
+        return await rematch(self.commands, self.repo, table_id)
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
                    binding: Binding | None = None, entropy_commitment: bytes = b"",
@@ -342,6 +346,9 @@ class TableManager:
 
     async def fire_due_deadlines(self, now: float | None = None) -> int:
         return await self.scheduler.fire_due_deadlines(now)
+
+    async def sweep_abandoned(self, now: float | None = None) -> int:
+        return await self.scheduler.sweep_abandoned(now)
 
     async def evict_idle(self, idle_seconds: float, now: float | None = None) -> int:
         return await self.repo.evict_idle(idle_seconds, self.scheduler.busy, now)

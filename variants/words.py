@@ -4,6 +4,9 @@ language the built-in variants speak, so a client finds each reason in the varia
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from bezique.variants.api import ABORTED, Vocabulary
 
 ABANDONED = "abandoned"
@@ -14,7 +17,7 @@ REVEAL_TIMEOUT = "reveal_timeout"
 """``Outcome.reason`` of a table that ended before any deal: a seat did not reveal its
 committed entropy in time."""
 
-HOST_WORDS: dict[str, Vocabulary] = {
+HOST_WORDS: Mapping[str, Vocabulary] = MappingProxyType({
     "en": Vocabulary(language="en", outcomes={
         ABORTED: "aborted by the operator: stakes returned",
         ABANDONED: "abandoned: nobody played for too long, stakes returned",
@@ -23,5 +26,5 @@ HOST_WORDS: dict[str, Vocabulary] = {
         ABORTED: "прервана оператором: ставки возвращены",
         ABANDONED: "заброшена: слишком долго никто не ходил, ставки возвращены",
         REVEAL_TIMEOUT: "окончена до сдачи: игрок вовремя не раскрыл свою энтропию"}),
-}
+})
 """The host's words by language tag (merged under a variant's own, which win)."""

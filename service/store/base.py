@@ -9,6 +9,15 @@ of two writers expecting the same version exactly one succeeds, the other gets
 The append that ends a table may carry its :class:`TableResult`: the store writes it in the
 same transaction as the entries and numbers it with the next *cursor*, so results read in
 cursor order are in the order their tables' ends were committed (the results feed).
+
+A store may commit several appends in one transaction (group commit, service/store/batching.py:
+the appends that arrive while a commit runs share the next one; a lone append commits at
+once). Each call still behaves as if it were alone: it returns only once its own entries are
+committed, its compare-and-set and request id are its own (another append's refusal in the same
+transaction does not touch it, and a later append to the same table sees an earlier one's
+entries), and a failure of the store itself fails every append of that transaction with
+StoreError, none of it stored. Results in one transaction take consecutive cursors, all
+visible at once, so cursor order is still commit order.
 """
 
 from __future__ import annotations
@@ -160,6 +169,19 @@ class Store(Protocol):
         """(table id, version) of unfinished tables whose turn deadline has passed."""
         ...
 
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        """Record that a seat of each of these tables has a stream open at ``seen_at`` (kept
+        per table, the latest wins): the abandon sweep of every replica reads it, so a seat
+        connected to any replica keeps its table."""
+        ...
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        """(table id, version) of unfinished tables whose last log entry and last touch are
+        both older than the cutoff: ``unstarted_before`` while the game has not started
+        (phase "waiting" or "reveal"), ``started_before`` after; in table id order."""
+        ...
+
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         """Keep the newest snapshot of a table (an older one never replaces a newer one)."""
         ...
@@ -172,6 +194,10 @@ class Store(Protocol):
         ``on_result(cursor)`` for every result, and ``on_reconnect`` when notifications may
         have been lost. A store that is not ``shared`` has nothing to follow."""
         ...
+
+
+UNSTARTED_PHASES = ("waiting", "reveal")
+"""The phases of a table whose game has not started (:meth:`Store.idle_tables`)."""
 
 
 class LocalStore:

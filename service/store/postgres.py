@@ -7,6 +7,17 @@ having matched. PostgreSQL delivers the notification at commit (never if the sta
 every replica listening, so watchers connected anywhere see the move. A connection lost
 mid-call is a StoreError (UNAVAILABLE): the client retries with the same request id, and the
 unique (table_id, request_id) index makes a doubled move impossible.
+
+The URL may name several hosts with ``target_session_attrs=read-write`` (a pg_auto_failover
+formation, docs/operations.md): every connection, the pools' and the listener's, goes to
+whichever host takes writes now (``connect``). When the primary is lost, the calls in flight fail
+(StoreError), the pools drop every connection they hold, and the next calls connect afresh to
+the new primary once it is promoted.
+
+Appends are group-committed (service/store/batching.py): one alone is that one statement; the
+appends that queue while it runs are the next transaction, one statement of arrays for all of
+them (one per round when a table has several), so many moves share one round trip and one
+commit (one WAL flush, one NOTIFY lock) instead of queueing for one each.
 """
 
 from __future__ import annotations
@@ -15,11 +26,14 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import structlog
 
+from bezique.service.store import presence
 from bezique.service.store.base import (
+    UNSTARTED_PHASES,
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -29,6 +43,7 @@ from bezique.service.store.base import (
     TableState,
     VersionConflict,
 )
+from bezique.service.store.batching import Append, GroupCommit
 from bezique.service.store.codec import dumps, loads, state_from_row
 
 log = structlog.get_logger("bezique.postgres")
@@ -96,12 +111,61 @@ MIGRATIONS: dict[int, str] = {
     INSERT INTO results_cursor (single, last) VALUES (true, 0);
     CREATE INDEX tables_seats ON tables USING gin (seats jsonb_path_ops);
     """,
+    # When a seat of a table last had a stream open on any replica (the abandon sweep).
+    4: """
+    CREATE TABLE presence (
+        table_id text PRIMARY KEY,
+        seen_at double precision NOT NULL
+    );
+    """,
 }
 
 _COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
             "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
-_TRANSIENT = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
-              asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError, asyncio.TimeoutError)
+_LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
+         asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
+         asyncpg.InternalClientError, asyncpg.ReadOnlySQLTransactionError)
+"""The primary is gone (no host takes writes: asyncpg's TargetServerAttributeNotMatched, an
+InternalClientError), a connection outlived its primary's promotion elsewhere (a host that
+became a standby answers read-only), or a connection was left mid-protocol by a call cut
+short as its primary died (InternalClientError "cannot switch to state"): the pools'
+connections are dropped."""
+_TRANSIENT = (*_LOST, asyncio.TimeoutError)
+CONNECT_TIMEOUT = 5.0
+"""Seconds to reach one host: a host lost without a reset (a dead machine) costs this much
+before the next host of a multi-host URL is tried (asyncpg's default is 60)."""
+
+
+_ANSWERED: dict[str, str] = {}
+"""Per URL, the one-host URL that last gave a connection: tried first next time, so that after
+a failover new connections go straight to the new primary, not through a dead host first."""
+
+
+def _each_host(url: str) -> list[str]:
+    """A multi-host URL as one URL per host, in its order but the host that answered last
+    first (a one-host URL: itself)."""
+    parts = urlsplit(url)
+    user, at, hosts = parts.netloc.rpartition("@")
+    each = [urlunsplit(parts._replace(netloc=f"{user}{at}{host}")) for host in hosts.split(",")]
+    return sorted(each, key=lambda one: one != _ANSWERED.get(url))
+
+
+async def connect(url: str, **options: Any) -> asyncpg.Connection:
+    """A connection to the first host of ``url`` that answers and takes writes (with
+    ``target_session_attrs=read-write``), each host given ``CONNECT_TIMEOUT`` of its own:
+    asyncpg's timeout covers all the hosts of a URL together, so a first host that never
+    answers (a dead machine, no reset) would use it all and the next would never be tried."""
+    error: BaseException | None = None
+    for one in _each_host(url):
+        try:
+            conn = await asyncpg.connect(one, **{**options, "timeout": CONNECT_TIMEOUT})
+        except _TRANSIENT as exc:
+            error = exc
+            continue
+        _ANSWERED[url] = one
+        return conn
+    assert error is not None
+    raise error
 
 
 def _table(row: asyncpg.Record) -> tuple[TableRecord, TableState]:
@@ -167,6 +231,93 @@ _APPEND_ENDING = _APPEND_HEAD + """, counted AS (
        (SELECT pg_notify('{RESULTS_CHANNEL}', cursor::text) FROM stored) AS result_notified"""
 
 
+# Many changes in one statement, each to a different table (a round of a group commit): the
+# changes as parallel arrays ($1..$8 table, version expected, new summary; $9 the notice), their
+# entries ($10..$16, each with its table) and the results of those that end their table
+# ($17..$20). Each table's compare-and-set and request-id check is its own: only the changes
+# that match are written, with their entries, results (consecutive cursors, in the order
+# given, from the counter row as above) and notifications.
+_APPEND_MANY = f"""
+WITH change AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[],
+                         $6::boolean[], $7::text[], $8::float8[], $9::text[])
+         AS c(table_id, expected, version, phase, free_seats, finished, seats, deadline, notice)
+), entry AS (
+    SELECT * FROM unnest($10::text[], $11::bigint[], $12::text[], $13::integer[], $14::text[],
+                         $15::text[], $16::float8[])
+         AS e(table_id, version, kind, seat, payload, request_id, created_at)
+), taken AS (
+    SELECT DISTINCT log.table_id FROM log JOIN entry
+        ON log.table_id = entry.table_id AND log.request_id = entry.request_id
+), moved AS (
+    UPDATE tables SET version = change.version, phase = change.phase,
+                      free_seats = change.free_seats, finished = change.finished,
+                      seats = change.seats::jsonb, deadline = change.deadline
+    FROM change
+    WHERE tables.table_id = change.table_id AND tables.version = change.expected
+      AND change.table_id NOT IN (SELECT table_id FROM taken)
+    RETURNING tables.table_id, change.notice
+), logged AS (
+    INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at)
+    SELECT entry.table_id, entry.version, entry.kind, entry.seat, entry.payload::jsonb,
+           entry.request_id, entry.created_at
+    FROM entry WHERE entry.table_id IN (SELECT table_id FROM moved)
+    ORDER BY entry.table_id, entry.version
+    RETURNING table_id
+), ended AS (
+    SELECT * FROM unnest($17::text[], $18::bigint[], $19::text[], $20::float8[])
+         WITH ORDINALITY AS r(table_id, version, data, finished_at, n)
+    WHERE r.table_id IN (SELECT table_id FROM moved)
+), counted AS (
+    UPDATE results_cursor SET last = last + (SELECT count(*) FROM ended)
+    WHERE EXISTS (SELECT 1 FROM ended)
+    RETURNING last - (SELECT count(*) FROM ended) AS before
+), stored AS (
+    INSERT INTO results (cursor, table_id, version, data, finished_at)
+    SELECT counted.before + row_number() OVER (ORDER BY ended.n), ended.table_id,
+           ended.version, ended.data::jsonb, ended.finished_at
+    FROM counted, ended
+    RETURNING cursor
+)
+SELECT array(SELECT table_id FROM moved) AS moved,
+       array(SELECT table_id FROM taken) AS taken,
+       (SELECT count(*) FROM logged) AS logged,
+       (SELECT string_agg(pg_notify('{CHANNEL}', notice)::text, '') FROM moved
+        WHERE notice IS NOT NULL) AS notified,
+       (SELECT string_agg(pg_notify('{RESULTS_CHANNEL}', cursor::text)::text, '')
+        FROM (SELECT cursor FROM stored ORDER BY cursor) AS s) AS result_notified"""
+
+
+def _rounds(batch: Sequence[Append]) -> list[list[int]]:
+    """The batch's appends (by index) as rounds in which no table appears twice: a table's
+    first append in the first round, its second in the second, and so on."""
+    rounds: list[list[int]] = []
+    seen: dict[str, int] = {}
+    for index, append in enumerate(batch):
+        depth = seen.get(append.table_id, 0)
+        seen[append.table_id] = depth + 1
+        if depth == len(rounds):
+            rounds.append([])
+        rounds[depth].append(index)
+    for indices in rounds:  # two replicas' batches lock their tables in one order
+        indices.sort(key=lambda index: batch[index].table_id)
+    return rounds
+
+
+def _many_args(appends: Sequence[Append]) -> list[Any]:
+    """The arguments of ``_APPEND_MANY`` for ``appends`` (all to different tables)."""
+    entries = [(a.table_id, e) for a in appends for e in a.entries]
+    ending = [a.result for a in appends if a.result is not None]
+    return [[a.table_id for a in appends], [a.expected_version for a in appends],
+            [a.state.version for a in appends], [a.state.phase for a in appends],
+            [a.state.free_seats for a in appends], [a.state.finished for a in appends],
+            [dumps(a.state.seats) for a in appends], [a.state.deadline for a in appends],
+            [_notice(a.table_id, a.entries) for a in appends],
+            [t for t, _ in entries], *_entry_arrays([e for _, e in entries]),
+            [a.table_id for a in appends if a.result is not None], [r.version for r in ending],
+            [dumps(r.data) for r in ending], [r.finished_at for r in ending]]
+
+
 def _entry_arrays(entries: Sequence[LogEntry]) -> tuple[list[Any], ...]:
     """The entries as the six parallel arrays ``_LOG_ROWS`` unnests."""
     return ([e.version for e in entries], [e.kind for e in entries], [e.seat for e in entries],
@@ -202,6 +353,7 @@ class PostgresStore:
         """Connections of the results feed's reads: they never wait behind the appends."""
         self._listener: asyncpg.Connection | None = None
         self._listen_task: asyncio.Task[None] | None = None
+        self.group = GroupCommit[Append](self._commit)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -212,9 +364,11 @@ class PostgresStore:
     async def open(self) -> None:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
-                                                   command_timeout=10, reset=_keep_session)
+                                                   command_timeout=10, reset=_keep_session,
+                                                   connect=connect)
             self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
-                                                        command_timeout=10, reset=_keep_session)
+                                                        command_timeout=10, reset=_keep_session,
+                                                        connect=connect)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
         await self._migrate()
@@ -235,6 +389,7 @@ class PostgresStore:
                     log.info("schema_migrated", version=version)
 
     async def close(self) -> None:
+        await self.group.drained()
         if self._listen_task is not None:
             self._listen_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -252,13 +407,28 @@ class PostgresStore:
                    pool: asyncpg.Pool | None = None) -> Any:
         try:
             async with (pool or self.pool).acquire() as conn:
-                return await call(conn)
+                try:
+                    return await call(conn)
+                except asyncpg.InternalClientError:
+                    conn.terminate()  # asyncpg no longer trusts it: never hand it out again
+                    raise
         except (VersionConflict, StoreError):
             raise
         except _TRANSIENT as exc:
+            if isinstance(exc, _LOST):
+                await self._drop_connections()
             raise StoreError(f"{what}: PostgreSQL unavailable ({type(exc).__name__})") from exc
         except asyncpg.PostgresError as exc:
             raise StoreError(f"{what}: {exc}") from exc
+
+    async def _drop_connections(self) -> None:
+        """After a lost connection, every other one in the pools likely points at the same dead
+        (or demoted) primary: expire them all, so that each reconnects, through the URL's hosts,
+        to the primary of now when next used, instead of each failing one call first."""
+        for pool in (self._pool, self._feed_pool):
+            if pool is not None:
+                with contextlib.suppress(Exception):
+                    await pool.expire_connections()
 
     async def create_table(self, record: TableRecord, state: TableState,
                            entries: Sequence[LogEntry]) -> None:
@@ -274,35 +444,105 @@ class PostgresStore:
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
-        async def call(conn: asyncpg.Connection) -> None:
-            args: list[Any] = [
-                state.version, state.phase, state.free_seats, state.finished,
-                dumps(state.seats), state.deadline, table_id, expected_version,
-                *_entry_arrays(entries), _notice(table_id, entries)]
-            if result is not None:
-                args += [result.version, dumps(result.data), result.finished_at]
-            try:
-                row = await conn.fetchrow(_APPEND if result is None else _APPEND_ENDING, *args)
-            except asyncpg.UniqueViolationError as exc:
-                taken = [e.request_id for e in entries if e.request_id]
-                if taken and exc.constraint_name == "log_request":
-                    raise RequestIdTaken(table_id, taken[0]) from exc
-                raise VersionConflict(table_id, expected_version,
-                                      expected_version + 1) from exc
-            if row["moved"] == 1 and row["logged"] == len(entries):
-                return
-            if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
-                raise StoreError(f"append to {table_id} stored {row['logged']} of "
-                                 f"{len(entries)} entries")
-            # Nothing was written. The statement's snapshot may predate the writer that won,
-            # so the version it moved to is read afresh (a conflict's only extra round trip).
-            current = await conn.fetchval("SELECT version FROM tables WHERE table_id = $1",
-                                          table_id)
-            if current is None:
-                raise StoreError(f"no table {table_id}")
-            raise VersionConflict(table_id, expected_version, int(current))
+        """Committed with the appends that queued while the commit before ran (see
+        :meth:`_commit`)."""
+        await self.group.submit(Append(table_id, expected_version, entries, state, result))
 
-        await self._run(f"append to table {table_id}", call)
+    async def _commit(self, batch: Sequence[Append]) -> list[StoreError | None]:
+        """A lone append is its statement alone: one round trip, its own implicit transaction.
+        A batch to as many tables as appends is one statement too (``_APPEND_MANY``); one
+        with several appends to a table is one transaction of a statement per round, so each
+        sees what the rounds before it wrote. A request id another transaction stores
+        meanwhile (the unique index refuses it), or a deadlock with another replica's batch,
+        fails the statement before anything of the batch is committed: its appends are then
+        tried one by one."""
+        if len(batch) == 1:
+            [append] = batch
+            return [await self._run(f"append to table {append.table_id}",
+                                    lambda conn: self._append_on(conn, append))]
+        rounds = _rounds(batch)
+
+        async def call(conn: asyncpg.Connection) -> list[StoreError | None]:
+            if len(rounds) == 1:
+                return await self._append_round(conn, batch, rounds[0], [None] * len(batch))
+            refusals: list[StoreError | None] = [None] * len(batch)
+            async with conn.transaction():
+                for indices in rounds:
+                    await self._append_round(conn, batch, indices, refusals)
+            return refusals
+
+        try:
+            refused: list[StoreError | None] = await self._run(
+                f"append to {len(batch)} tables", call)
+            return refused
+        except StoreError as exc:
+            if not isinstance(exc.__cause__, (asyncpg.UniqueViolationError,
+                                              asyncpg.DeadlockDetectedError)):
+                raise
+        return [(await self._commit([append]))[0] for append in batch]
+
+    @staticmethod
+    async def _append_round(conn: asyncpg.Connection, batch: Sequence[Append],
+                            indices: Sequence[int],
+                            refusals: list[StoreError | None]) -> list[StoreError | None]:
+        """The appends ``indices`` of ``batch`` (each to another table) in one statement; the
+        refusals of those that did not match go into ``refusals`` at their index."""
+        appends = [batch[index] for index in indices]
+        row = await conn.fetchrow(_APPEND_MANY, *_many_args(appends))
+        moved, taken = set(row["moved"]), set(row["taken"])
+        if row["logged"] != sum(len(a.entries) for a in appends if a.table_id in moved):
+            raise StoreError(f"a batch stored {row['logged']} entries of another count")
+        refused = [a.table_id for a in appends if a.table_id not in moved]
+        if not refused:
+            return refusals
+        # The statement's snapshot may predate the writers that won: versions read afresh.
+        current = dict(await conn.fetch(
+            "SELECT table_id, version FROM tables WHERE table_id = ANY($1::text[])", refused))
+        for index, append in zip(indices, appends, strict=True):
+            if append.table_id in moved:
+                continue
+            at = current.get(append.table_id)
+            if at is None:
+                refusals[index] = StoreError(f"no table {append.table_id}")
+            elif at == append.expected_version and append.table_id in taken:
+                refusals[index] = RequestIdTaken(append.table_id, next(
+                    e.request_id for e in append.entries if e.request_id))
+            else:
+                refusals[index] = VersionConflict(append.table_id, append.expected_version,
+                                                  int(at))
+        return refusals
+
+    async def _append_on(self, conn: asyncpg.Connection, append: Append) -> StoreError | None:
+        """One append's statement on ``conn``, its own transaction: None when it committed,
+        else why not."""
+        table_id, expected_version, entries = (append.table_id, append.expected_version,
+                                               append.entries)
+        state, result = append.state, append.result
+        args: list[Any] = [
+            state.version, state.phase, state.free_seats, state.finished,
+            dumps(state.seats), state.deadline, table_id, expected_version,
+            *_entry_arrays(entries), _notice(table_id, entries)]
+        if result is not None:
+            args += [result.version, dumps(result.data), result.finished_at]
+        try:
+            row = await conn.fetchrow(_APPEND if result is None else _APPEND_ENDING, *args)
+        except asyncpg.UniqueViolationError as exc:
+            taken = [e.request_id for e in entries if e.request_id]
+            if taken and exc.constraint_name == "log_request":
+                return RequestIdTaken(table_id, taken[0])
+            return VersionConflict(table_id, expected_version, expected_version + 1)
+        if row["moved"] == 1 and row["logged"] == len(entries):
+            return None
+        if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
+            raise StoreError(f"append to {table_id} stored {row['logged']} of "
+                             f"{len(entries)} entries")
+        # Nothing was written. The statement's snapshot may predate the writer that won,
+        # so the version it moved to is read afresh (a refusal's only extra round trip).
+        current = await conn.fetchval("SELECT version FROM tables WHERE table_id = $1",
+                                      table_id)
+        if current is None:
+            return StoreError(f"no table {table_id}")
+        return VersionConflict(table_id, expected_version, int(current))
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = await self._run("read results", lambda c: c.fetch(
@@ -364,6 +604,17 @@ class PostgresStore:
             " AND NOT finished ORDER BY deadline LIMIT $2", now, limit))
         return [(row["table_id"], int(row["version"])) for row in rows]
 
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        await self._run("touch tables", lambda c: c.execute(
+            presence.POSTGRES_TOUCH, list(table_ids), seen_at))
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        rows = await self._run("idle tables", lambda c: c.fetch(
+            presence.POSTGRES_IDLE, started_before, unstarted_before, list(UNSTARTED_PHASES),
+            limit))
+        return [(row["table_id"], int(row["version"])) for row in rows]
+
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         await self._run("save snapshot", lambda c: c.execute(
             "INSERT INTO snapshots (table_id, version, variant_version, state) "
@@ -404,7 +655,7 @@ class PostgresStore:
         first = True
         while True:
             try:
-                conn = await asyncpg.connect(self.url)
+                conn = await connect(self.url)
                 self._listener = conn
                 await conn.add_listener(CHANNEL, received)
                 await conn.add_listener(RESULTS_CHANNEL, result)

@@ -6,7 +6,9 @@ the game and its melds follow the rule text (shared seeds: "Безик", "мар
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 
 from bezique.variants.api import BaseVariant, Vocabulary
 
@@ -150,15 +152,16 @@ RUSSIAN = Vocabulary(
                  "игра, когда колода кончилась, доставленные фигуры в конце сдачи."),
 )
 
-RUSSIAN_TITLES = {2: "Безик вдвоём (2 колоды)", 3: "Безик втроём (3 колоды)"}
+RUSSIAN_TITLES = MappingProxyType({2: "Безик вдвоём (2 колоды)", 3: "Безик втроём (3 колоды)"})
 """The game's name in Russian for 2 and 3 players (the rule text's "Игра вдвоём",
 "Игра втроём")."""
 
 
-def vocabularies(variant: BaseVariant, seats: int) -> tuple[Vocabulary, dict[str, Vocabulary]]:
+def vocabularies(variant: BaseVariant, seats: int
+                 ) -> tuple[Vocabulary, Mapping[str, Vocabulary]]:
     """The ``seats``-player variant's own (English) words, named and described as it names
     itself and its options, and its translations by language."""
     described = {spec.name: spec.description for spec in variant.options}
     return (replace(VOCABULARY, title=variant.title, description=variant.description,
                     options=described),
-            {"ru": replace(RUSSIAN, title=RUSSIAN_TITLES[seats])})
+            MappingProxyType({"ru": replace(RUSSIAN, title=RUSSIAN_TITLES[seats])}))

@@ -7,7 +7,9 @@ both languages have every key (the conformance kit checks)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 
 from bezique.variants.api import BaseVariant, Vocabulary
 
@@ -134,22 +136,24 @@ RUSSIAN = Vocabulary(
                                            "вдвойне (очки за козырные карты — всегда)."},
 )
 
-RUSSIAN_FACTS = {
+RUSSIAN_FACTS = MappingProxyType({
     False: ("Кварт-Безик", "Игра семейства сека: по четыре карты из 144, торговля, и больше "
                            "всех очков при наличии комбинации берёт кон."),
     True: ("Козырной Кварт-Безик", "Кварт-Безик с открытым козырем: очки за карты козырной "
                                    "масти считаются вдвойне."),
-}
+})
 """The game's name and description in Russian, without and with a trump (the rule text's
 "Кварт-Безик" and "козырной Кварт-Безик")."""
 
 
-def vocabularies(variant: BaseVariant) -> tuple[Vocabulary, dict[str, Vocabulary]]:
+def vocabularies(variant: BaseVariant) -> tuple[Vocabulary, Mapping[str, Vocabulary]]:
     """The variant's own (English) words, named and described as it names itself and its
     options, and its translations by language (the Russian options it has)."""
     title, description = RUSSIAN_FACTS[bool(getattr(variant, "trump", False))]
     names = {spec.name for spec in variant.options}
     return (replace(VOCABULARY, title=variant.title, description=variant.description,
                     options={spec.name: spec.description for spec in variant.options}),
-            {"ru": replace(RUSSIAN, title=title, description=description, options={
-                name: text for name, text in RUSSIAN.options.items() if name in names})})
+            MappingProxyType({"ru": replace(RUSSIAN, title=title, description=description,
+                                            options={name: text for name, text
+                                                     in RUSSIAN.options.items()
+                                                     if name in names})}))
