@@ -3,6 +3,8 @@
  * game, and the player's settings (kept in localStorage, like the seats).
  */
 
+import { Code, ConnectError } from "@connectrpc/connect";
+
 import { callOptions, joinTable, playerName, rpc, type SeatHold } from "./api.js";
 import { button, el } from "./dom.js";
 import type { View } from "./gen/bezique/v1/table_service_pb.js";
@@ -42,17 +44,25 @@ export function setAutoPass(on: boolean): void {
 }
 
 /**
- * The rematch of `tableId`: the same variant, options, turn clock and bots (from its history
- * and view), asked as CreateTableRequest.rematch_of so that every player of the old table who
- * presses Play again gets the same new table (on a server that has it; an older one makes a
- * table per press); this player takes the same seat, else any free one. Returns its id.
+ * The rematch of `tableId` (CreateTableRequest.rematch_of): the server copies the variant,
+ * options, turn clock and bots, and every player of the old table who presses Play again gets
+ * the same new table. A server from before it refuses the request as invalid: the page then
+ * makes a table with the same settings itself (from the history and the view). This player
+ * takes the same seat, else any free one. Returns the new table's id.
  */
 export async function playAgain(tableId: string, hold: SeatHold | undefined, view: View | undefined): Promise<string> {
   const history = await rpc.getHistory({ tableId, pageSize: 1 }, callOptions(hold?.token));
-  const bots = (view?.seats ?? []).flatMap((seat) => (seat.botPolicy ? [{ seat: seat.seat, policy: seat.botPolicy }] : []));
-  const created = await rpc.createTable({
-    variantId: history.variantId, options: history.options, bots, turnSeconds: history.turnSeconds, rematchOf: tableId,
-  }, callOptions());
+  let created: { tableId: string; existed: boolean };
+  try {
+    created = await rpc.createTable({ rematchOf: tableId }, callOptions());
+  } catch (error) {
+    // A server from before rematch_of: a table like it, made here.
+    if (!(error instanceof ConnectError && error.code === Code.InvalidArgument)) throw error;
+    const bots = (view?.seats ?? []).flatMap((seat) => (seat.botPolicy ? [{ seat: seat.seat, policy: seat.botPolicy }] : []));
+    created = await rpc.createTable({
+      variantId: history.variantId, options: history.options, bots, turnSeconds: history.turnSeconds,
+    }, callOptions());
+  }
   try {
     await joinTable(created.tableId, playerName(), hold?.seat, history.variantId);
   } catch (error) {
