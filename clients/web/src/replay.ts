@@ -140,7 +140,7 @@ export class ReplayPage {
       el("dt", {}, t("options")), el("dd", {}, options || t("defaults")),
       el("dt", {}, t("seedCommitment")), el("dd", {}, el("code", {}, clean(history.seedCommitment))),
       el("dt", {}, t("revealedSeed")), el("dd", {}, history.revealedSeed.length ? el("code", {}, hex(history.revealedSeed)) : t("notYet"))));
-    this.items = this.entries.map((entry) => this.entryItem(entry, names));
+    this.items = this.entries.map((entry, index) => this.entryItem(entry, names, index + 1));
     replace(this.list, ...this.items);
     this.slider.max = String(this.entries.length);
     this.slider.addEventListener("input", () => this.show(Number(this.slider.value)));
@@ -166,9 +166,9 @@ export class ReplayPage {
     this.show(Math.min(lastStep.get(this.tableId) ?? 1, this.entries.length));
   }
 
-  private entryItem(entry: HistoryEntry, names: Map<number, string>): HTMLElement {
+  private entryItem(entry: HistoryEntry, names: Map<number, string>, step: number): HTMLElement {
     const item = el("li", { "data-version": entry.version.toString(), "data-entry": clean(entry.entryKind) });
-    const head = el("span", { class: "step" }, `v${entry.version} `);
+    const head = el("span", { class: "step" }, `${step}. `);
     item.append(head);
     if (entry.events.some((event) => DEAL_STARTS.has(event.kind))) item.classList.add("deal-start");
     const told = entry.events.some((event) => event.seat === entry.seat && event.kind === entry.move?.kind);

@@ -338,6 +338,7 @@ export function entrySentence(kind: string, seat: number | undefined, names: Rea
   switch (kind) {
     case "created": return ru ? "Стол создан." : "The table is created.";
     case "joined": return ru ? `${actor} садится за стол.` : `${actor} takes a seat.`;
+    case "revealed": return ru ? `${actor} раскрывает своё случайное число.` : `${actor} reveals its entropy.`;
     case "left": return ru ? `${actor} уходит из-за стола.` : `${actor} leaves the table.`;
     case "timeout": return ru ? `У ${actor} кончилось время: сделан ход по умолчанию.` : `${actor} ran out of time: the default move is made.`;
     default: return `${actor}: ${words(kind)}.`;
