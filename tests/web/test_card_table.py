@@ -250,6 +250,11 @@ def test_a_quart_table_on_a_phone_in_russian(browser: Browser, web_server: WebSe
     switch_language(page, "ru")
     table_id = create_table(page, "quart-bezique", {"players": "3", "deals": "3"},
                             {1: "bot:heuristic", 2: "bot:heuristic"})
+    # Around the felt: the two opponents at the sides, the player at the bottom.
+    page.locator("#seats .seat.own").wait_for()
+    places = [page.locator(f"#seats .seat[data-seat='{seat}']").get_attribute("data-place")
+              for seat in range(3)]
+    assert places == ["bottom", "left", "right"]
     shot = False
     moves = 0
     deadline = time.monotonic() + 60

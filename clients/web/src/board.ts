@@ -70,7 +70,7 @@ export function placeOf(view: View, seat: number): "bottom" | "top" | "left" | "
   if (view.viewerSeat !== undefined && at === 0) return "bottom";
   const others = order.length - (view.viewerSeat !== undefined ? 1 : 0);
   const index = view.viewerSeat !== undefined ? at - 1 : at;
-  if (others <= 2) return "top";
+  if (others <= 1) return "top";
   if (index === 0) return "left";
   if (index === others - 1) return "right";
   return "top";

@@ -178,7 +178,9 @@ export function words(name: string): string {
 export function seatNames(seats: readonly SeatState[], viewer?: number): Map<number, string> {
   const names = new Map<number, string>();
   for (const state of seats) {
-    const name = clean(state.displayName).trim();
+    // A name the server made up for a seat without one ("seat 0") is no name.
+    const given = clean(state.displayName).trim();
+    const name = given.toLowerCase() === `seat ${state.seat}` ? "" : given;
     if (state.botPolicy && (name === "" || name === `${state.botPolicy} bot`)) names.set(state.seat, t("botNamed", { bot: label(state.botPolicy) }));
     else if (name) names.set(state.seat, name);
     else if (viewer !== undefined && state.seat === viewer) names.set(state.seat, t("you"));
