@@ -224,6 +224,9 @@ def page_outcome_of(server: WebServer, table_id: str) -> str:
     """The outcome line as the pages word it, from the server's final view."""
     view = server.view(table_id)
     names = {s.seat: s.display_name or f"Seat {s.seat + 1}" for s in view.seats}
+    shared = [name for name in names.values() if list(names.values()).count(name) > 1]
+    names = {seat: f"{name} {seat + 1}" if name in shared else name
+             for seat, name in names.items()}
     winners = [names[s] for s in view.outcome.winners]
     head = (f"{winners[0]} wins" if len(winners) == 1
             else " and ".join(winners) + " share the win" if winners else "nobody wins")

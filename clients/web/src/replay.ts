@@ -16,7 +16,7 @@ import type { Card, GetHistoryResponse, HistoryEntry } from "./gen/bezique/v1/ta
 import { t } from "./i18n.js";
 import { dealResults, dealTable } from "./results.js";
 import { learnWords, type Navigator } from "./table.js";
-import { entrySentence, eventSentence, moveText, outcomeText, who } from "./words.js";
+import { distinct, entrySentence, eventSentence, moveText, outcomeText, who } from "./words.js";
 
 const TRICK_ENDS = new Set(["trick", "round_won"]);
 const DEAL_STARTS = new Set(["dealer", "deal_start"]);
@@ -36,7 +36,7 @@ function historyNames(entries: readonly HistoryEntry[]): Map<number, string> {
       names.set(entry.seat, name || t("seatN", { n: entry.seat + 1 }));
     }
   }
-  return names;
+  return distinct(names);
 }
 
 /** The table at one step of the history: hands, trick, last trick, scores or chips. */

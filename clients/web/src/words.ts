@@ -187,6 +187,14 @@ export function seatNames(seats: readonly SeatState[], viewer?: number): Map<num
     else if (!state.occupied) names.set(state.seat, t("freeSeat"));
     else names.set(state.seat, t("seatN", { n: state.seat + 1 }));
   }
+  return distinct(names);
+}
+
+/** Names that two seats share get their seat's number ("random bot 2", "random bot 3"). */
+export function distinct(names: Map<number, string>): Map<number, string> {
+  const counts = new Map<string, number>();
+  for (const name of names.values()) counts.set(name, (counts.get(name) ?? 0) + 1);
+  for (const [seat, name] of names) if ((counts.get(name) ?? 0) > 1) names.set(seat, `${name} ${seat + 1}`);
   return names;
 }
 
