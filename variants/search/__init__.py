@@ -1,0 +1,41 @@
+"""Search bots: information-set Monte Carlo tree search over a variant's own rules, from
+what one seat has seen (its view and its record), at three strengths."""
+
+from __future__ import annotations
+
+from bezique.variants.api import SeatRecord, View
+from bezique.variants.bezique.bots import HeuristicPolicy as BeziqueHeuristic
+from bezique.variants.bezique.variant import BeziqueVariant
+from bezique.variants.quart.bots import HeuristicPolicy as QuartHeuristic
+from bezique.variants.quart.variant import QuartBezique
+from bezique.variants.search.bezique import BeziqueKnowledge
+from bezique.variants.search.engine import Budget, Position
+from bezique.variants.search.policy import LEVEL_NAMES, SearchPolicy, levels
+from bezique.variants.search.quart import QuartKnowledge, root_moves
+
+__all__ = ["BEZIQUE_BUDGETS", "LEVEL_NAMES", "QUART_BUDGETS", "bezique_levels", "quart_levels"]
+
+BEZIQUE_BUDGETS = (Budget(12, 600), Budget(40, 2_000), Budget(160, 8_000))
+"""search-easy, search, search-hard for Bezique: playouts to the end of the deal."""
+QUART_BUDGETS = (Budget(24, 600, 0.3, 1), Budget(96, 2_400, 0.3, 1),
+                 Budget(384, 9_600, 0.3, 1))
+"""search-easy, search, search-hard for Quart-Bezique: flat Monte Carlo over the moves open
+now (the rest of the deal played by the heuristic), hands weighed by the actions seen."""
+
+
+def bezique_levels(variant: BeziqueVariant) -> list[SearchPolicy]:
+    """The search policies of a Bezique variant (2 or 3 players)."""
+    def knowledge(view: View, record: SeatRecord) -> Position:
+        return BeziqueKnowledge(variant, view, record)
+
+    return levels(BEZIQUE_BUDGETS, knowledge, BeziqueHeuristic(),
+                  what=" to the end of the deal")
+
+
+def quart_levels(variant: QuartBezique) -> list[SearchPolicy]:
+    """The search policies of a Quart-Bezique variant."""
+    def knowledge(view: View, record: SeatRecord) -> Position:
+        return QuartKnowledge(variant, view, record)
+
+    return levels(QUART_BUDGETS, knowledge, QuartHeuristic(), root_moves,
+                  what=" to the end of the deal, weighing the hands by the bets it saw")

@@ -1,0 +1,285 @@
+"""What a Bezique seat knows, and the full games consistent with it (the search's samples).
+
+From the seat's view and its record (the current deal's events as it saw them) it works out
+where every card it has seen is: its own hand, the melds on the table, the cards played, the
+turn-up, the cards everyone saw go into a hand (the turn-up drawn or exchanged, the melds taken
+back for the last tricks); every other card is in an opponent's hand or the stock. Once the
+stock is gone, each card an opponent played tells what he did not hold: a card that, held
+with the one he played, would have made that card illegal (the duty to follow, beat and trump,
+asked of the rules' own ``endgame_cards``). A sample deals the unseen cards to the opponents'
+hands and the stock at random within those bounds and builds a :class:`BeziqueGame` in that
+state, which the search then plays with the game's own ``legal_moves`` and ``apply``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from bezique.variants.api import Event, Game, Move, SeatRecord, View
+from bezique.variants.bezique.game import DECLARE, ENDGAME, OVER, BeziqueGame, Phase
+from bezique.variants.bezique.lookup import SUIT_LETTERS, lookup_for
+from bezique.variants.bezique.melds import KINDS, MeldBook, bezique_faces
+from bezique.variants.bezique.rules import BeziqueRules
+from bezique.variants.bezique.tricks import endgame_cards
+from bezique.variants.bezique.variant import BeziqueVariant
+from bezique.variants.search.chance import RolloutChance
+
+SCORE_SCALE = 250.0
+"""Points of lead that count as a clear advantage (the rewards' tanh scale)."""
+WIN_SHARE = 0.8
+"""The part of a reward that is winning the match, when a playout ends it."""
+SAMPLE_TRIES = 32
+"""Attempts to deal the unseen cards within the voids before dealing them freely."""
+
+
+def current_deal(events: Sequence[Event]) -> Sequence[Event]:
+    """The events of the deal being played: from its last ``dealer`` event on."""
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].kind == "dealer":
+            return events[index:]
+    return events
+
+
+class BeziqueKnowledge:
+    """One seat's knowledge of the position (built once per decision); :meth:`sample` draws
+    a full game from it."""
+
+    def __init__(self, variant: BeziqueVariant, view: View, record: SeatRecord) -> None:
+        if view.viewer is None:
+            raise ValueError("a bot searches from a seat's view")
+        self.seat = seat = view.viewer
+        self.rules: BeziqueRules = variant.table_rules(record.options)
+        rules, t = self.rules, lookup_for(variant.seats)
+        self.t = t
+        seats = rules.seats
+        detail = view.detail
+        self.trump = SUIT_LETTERS.index(str(detail["trump"]))
+        self.deal_no = int(detail["deal"])
+        self.dealer = int(detail["dealer"])
+        self.leader = int(detail["leader"])
+        self.stage = Phase(view.phase)
+        self.turn = view.to_move[0]
+        self.scores = list(view.scores)
+        self.hand = list(view.hand)
+        melds = [view.zone("melds", s) for s in range(seats)]
+        self.melded = [list(zone.cards) if zone else [] for zone in melds]
+        trump_zone = view.zone("trump")
+        self.turnup = trump_zone.cards[0] if trump_zone and trump_zone.cards else -1
+        trick = view.zone("trick")
+        self.trick = list(trick.cards) if trick else []
+        self.trick_seats = [int(s) for s in detail.get("trick_seats", ())]
+        last = view.zone("last_trick")
+        self.last = tuple(last.cards) if last else ()
+        self.last_seats = tuple(int(s) for s in detail.get("last_trick_seats", ()))
+        winner = detail.get("last_trick_winner")
+        self.last_winner = -1 if winner is None else int(winner)
+        counts = {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"}
+        self.hand_counts = [len(self.hand) if s == seat else int(counts.get(s, 0))
+                            for s in range(seats)]
+        self._read(current_deal(record.events))
+        self._unseen()
+
+    # ------------------------------------------------------------------ reading the record
+
+    def _read(self, events: Sequence[Event]) -> None:
+        seats, t, trump = self.rules.seats, self.t, self.trump
+        self.played: set[int] = set()
+        self.won: list[list[int]] = [[] for _ in range(seats)]
+        table: list[list[int]] = [[] for _ in range(seats)]
+        self.known: list[set[int]] = [set() for _ in range(seats)]
+        self.declarations: list[tuple[int, str, tuple[int, ...]]] = []
+        self.sevens: set[int] = set()
+        self.last_trick_taker = -1
+        self.tricks = 0
+        self.declared_meld = self.seven_used = False
+        constraints: list[tuple[int, tuple[int, ...], int]] = []
+        trick: list[int] = []
+        endgame = False
+        for event in events:
+            kind, seat, cards = event.kind, event.seat, event.cards
+            if kind == "play" and seat is not None and cards:
+                card = cards[0]
+                if endgame and seat != self.seat and trick:
+                    constraints.append((seat, tuple(trick), card))
+                if card in table[seat]:
+                    table[seat].remove(card)
+                self.known[seat].discard(card)
+                self.played.add(card)
+                trick.append(card)
+            elif kind == "trick" and seat is not None:
+                self.won[seat].extend(cards)
+                self.tricks += 1
+                trick = []
+                self.declared_meld = self.seven_used = False
+            elif kind == "declare" and seat is not None:
+                table[seat].extend(c for c in cards if c not in table[seat])
+                self.known[seat].difference_update(cards)
+                self.declarations.append((seat, event.label, tuple(cards)))
+                self.declared_meld = True
+            elif kind in ("exchange_seven", "show_seven") and seat is not None and cards:
+                self.sevens.add(cards[0])
+                self.seven_used = True
+                if kind == "show_seven":
+                    table[seat].append(cards[0])
+                elif len(cards) > 1:
+                    self.known[seat].add(cards[1])
+            elif kind in ("turnup_seven", "seven_played") and cards:
+                self.sevens.add(cards[0])
+            elif kind == "draw" and seat is not None and cards and event.detail.get("turnup"):
+                self.known[seat].add(cards[0])
+            elif kind == "melds_returned":
+                for s in range(seats):
+                    self.known[s].update(table[s])
+                    table[s] = []
+            elif kind == "last_trick" and seat is not None:
+                self.last_trick_taker = seat
+            elif kind == "endgame":
+                endgame = True
+        self.known[self.seat] = set()
+        self.forbidden: list[set[int]] = [set() for _ in range(seats)]
+        self._constraints = constraints
+        del t, trump
+
+    def _unseen(self) -> None:
+        """The cards the seat has not seen where they are, and the voids that bound them."""
+        seen = set(self.hand) | self.played
+        for s in range(self.rules.seats):
+            seen.update(self.melded[s])
+            seen.update(self.known[s])
+        if self.turnup >= 0:
+            seen.add(self.turnup)
+        self.pool = sorted(c for c in range(len(self.t.shoe)) if c not in seen)
+        self.hidden = [0 if s == self.seat else max(0, self.hand_counts[s] - len(self.known[s]))
+                       for s in range(self.rules.seats)]
+        self.stock_size = max(0, len(self.pool) - sum(self.hidden))
+        t, trump = self.t, self.trump
+        for seat, trick, card in self._constraints:
+            for other in self.pool:
+                if card not in endgame_cards((card, other), trick, trump, t):
+                    self.forbidden[seat].add(other)
+        self.book = MeldBook(len(t.shoe))
+        for seat, label, cards in self.declarations:
+            self.book.record(seat, label, cards)
+        scores, points = self.scores, t.points
+        self.values = [scores[s] + sum(points[c] for c in self.won[s])
+                       for s in range(self.rules.seats)]
+
+    # ------------------------------------------------------------------ samples
+
+    def deal_unseen(self, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+        """The opponents' hidden cards and the stock (top last), drawn within the voids."""
+        seats = self.rules.seats
+        cards = list(self.pool)
+        for attempt in range(SAMPLE_TRIES + 1):
+            rng.shuffle(cards)
+            hands: list[list[int]] = [[] for _ in range(seats)]
+            need = list(self.hidden)
+            stock: list[int] = []
+            stock_need = self.stock_size
+            free = attempt == SAMPLE_TRIES  # the voids cannot be met: deal freely
+            ok = True
+            for card in cards:
+                options = [s for s in range(seats) if need[s]
+                           and (free or card not in self.forbidden[s])]
+                total = sum(need[s] for s in options) + stock_need
+                if total == 0:
+                    ok = False
+                    break
+                pick = rng.randrange(total)
+                for s in options:
+                    if pick < need[s]:
+                        hands[s].append(card)
+                        need[s] -= 1
+                        break
+                    pick -= need[s]
+                else:
+                    stock.append(card)
+                    stock_need -= 1
+            if ok:
+                return hands, stock
+        raise AssertionError("unreachable: the last attempt deals freely")
+
+    def sample(self, rng: random.Random) -> BeziqueGame:
+        """A full game in this position, the unseen cards dealt at random (within the voids)."""
+        hands, stock = self.deal_unseen(rng)
+        seats = self.rules.seats
+        for s in range(seats):
+            if s == self.seat:
+                hands[s] = list(self.hand)
+            else:
+                hands[s].extend(self.known[s])
+        game: BeziqueGame = BeziqueGame.__new__(BeziqueGame)
+        state: dict[str, Any] = game.__dict__
+        book = MeldBook.__new__(MeldBook)
+        source = self.book
+        book.kinds, book.cards = list(source.kinds), list(source.cards)
+        book.owners, book.superseded = list(source.owners), list(source.superseded)
+        book.used = [list(used) for used in source.used]
+        state.update(
+            rules=self.rules, lookup=self.t, chance=RolloutChance(rng),
+            scores=list(self.scores), dealer=self.dealer, deal_no=self.deal_no, result=None,
+            stage=self.stage, _legal=None, _public=None, trump=self.trump,
+            turnup=self.turnup, stock=stock, hands=hands,
+            melded=[list(m) for m in self.melded], won=[list(w) for w in self.won],
+            trick=list(self.trick), trick_seats=list(self.trick_seats), last=self.last,
+            last_seats=self.last_seats, last_winner=self.last_winner,
+            last_trick_taker=self.last_trick_taker, tricks=self.tricks, leader=self.leader,
+            turn=self.turn, book=book, sevens_scored=set(self.sevens),
+            known=set().union(*self.known), declared_meld=self.declared_meld,
+            seven_used=self.seven_used,
+            bezique=bezique_faces(self.trump, self.rules.trump_dependent_bezique),
+            _meld_names=None)
+        return game
+
+    # ------------------------------------------------------------------ the search's hooks
+
+    def moves(self, game: Game, seat: int) -> Sequence[Move]:
+        """Every legal move but a claim (only the seat itself, at the root, weighs one)."""
+        legal = game.legal_moves(seat)
+        if legal and legal[-1].kind == "claim":
+            return legal[:-1] or legal
+        return legal
+
+    def rollout_move(self, game: Game, seat: int, rng: random.Random) -> Move:
+        """Declare the best meld (else a seven, else pass); play a random card; never claim."""
+        legal = game.legal_moves(seat)
+        if game.phase == DECLARE:
+            best, points = legal[-1], 0
+            for move in legal:
+                if move.kind == "declare":
+                    value = KINDS[move.label].points
+                    if value > points:
+                        best, points = move, value
+                elif points == 0 and move.kind != "pass":
+                    best, points = move, 1
+            return best
+        count = len(legal)
+        if game.phase == ENDGAME and legal[-1].kind == "claim":
+            count -= 1
+        return legal[rng.randrange(count)]
+
+    def done(self, game: Game) -> bool:
+        assert isinstance(game, BeziqueGame)
+        return game.stage == OVER or game.deal_no != self.deal_no
+
+    def rewards(self, game: Game) -> list[float]:
+        """Per seat: the lead gained over the others (points and brisques taken), squashed
+        into [0, 1]; winning the match, when the playout ends it, counts most."""
+        assert isinstance(game, BeziqueGame)
+        seats, points = self.rules.seats, self.t.points
+        now = [game.scores[s] + sum(points[c] for c in game.won[s]) for s in range(seats)]
+        gains = [now[s] - self.values[s] for s in range(seats)]
+        total = sum(gains)
+        result = []
+        for s in range(seats):
+            lead = gains[s] - (total - gains[s]) / (seats - 1)
+            reward = 0.5 + 0.5 * math.tanh(lead / SCORE_SCALE)
+            if game.result is not None:
+                winners = game.result.winners
+                won = 1.0 / len(winners) if s in winners else 0.0
+                reward = WIN_SHARE * won + (1 - WIN_SHARE) * reward
+            result.append(reward)
+        return result

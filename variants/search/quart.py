@@ -1,0 +1,182 @@
+"""What a Quart-Bezique seat knows of a deal, and the full deals consistent with it.
+
+Every deal is a fresh shuffle of the whole shoe, so what matters is the deal being played: the
+seat knows its own four cards, the turn-up (trump Quart) and every public action since the deal
+began (antes, bets, raises, folds). A sample deals the other hands from the cards it has not
+seen, lays them out as the game deals them, starts the deal with the variant's own
+``QuartGame`` and replays the public actions with the game's own ``apply``, so the sampled game
+is exactly in the position the seat sees. Hands are drawn in proportion to how well they
+explain the opponents' actions: each candidate is weighed by whether the variant's heuristic,
+holding it, would have acted as the opponent did (a raise from a hand that would fold is
+unlikely, not impossible), and one is drawn by those weights.
+
+The search plays the deal out (the heuristic for every seat after the tree) and scores the
+chips each seat ends the deal with.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from bezique.variants.api import Event, Game, Move, SeatRecord, View
+from bezique.variants.quart.bots import HeuristicPolicy
+from bezique.variants.quart.game import QuartGame
+from bezique.variants.quart.variant import QuartBezique
+from bezique.variants.search.chance import ScriptedChance
+
+CANDIDATES = 4
+"""Hands drawn per sample, of which one is kept by its weight."""
+SURPRISE = 0.1
+"""The weight of an opponent action the heuristic would not have taken with the hand."""
+BETTING = frozenset({"fold", "bet", "show", "raise", "allin"})
+
+
+def current_deal(events: Sequence[Event]) -> Sequence[Event]:
+    """The events of the deal being played: from its last ``deal_start`` event on."""
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].kind == "deal_start":
+            return events[index:]
+    return events
+
+
+def raise_levels(level: int, min_bet: int, pot: int, low: int, high: int) -> list[int]:
+    """The raise levels the search weighs: the minimum, a few bet sizes, all-in; in range."""
+    wanted = (low, level + 3 * min_bet, level + max(pot, min_bet), high)
+    return sorted({min(max(amount, low), high) for amount in wanted})
+
+
+def root_moves(view: View, legal: Sequence[Move]) -> list[Move]:
+    """The concrete moves searched: every move offered, a raise at a few levels."""
+    detail = view.detail
+    moves: list[Move] = []
+    for move in legal:
+        span = move.amount_range
+        if span is None:
+            if move not in moves:
+                moves.append(move)
+            continue
+        for amount in raise_levels(int(detail.get("level", 0)), int(detail.get("min_bet", 1)),
+                                   view.pot, span.minimum, span.maximum):
+            concrete = move.with_amount(span.nearest(amount))
+            if concrete not in moves:
+                moves.append(concrete)
+    return moves
+
+
+class QuartKnowledge:
+    """One seat's knowledge of the deal in play (built once per decision)."""
+
+    def __init__(self, variant: QuartBezique, view: View, record: SeatRecord) -> None:
+        if view.viewer is None or view.shoe is None:
+            raise ValueError("a bot searches from a seat's view")
+        self.seat = view.viewer
+        self.variant = variant
+        self.rules = variant.table_rules(record.options)
+        self.shoe = view.shoe
+        self.heuristic = HeuristicPolicy()
+        detail = view.detail
+        self.deal_no = int(detail["deal"])
+        self.hand = list(view.hand)
+        events = current_deal(record.events)
+        start = events[0].detail if events and events[0].kind == "deal_start" else {}
+        self.dealer = int(start.get("dealer", detail.get("dealer", 0)))
+        self.order = [int(s) for s in start.get("seats", detail.get("in_deal", ()))]
+        self.carried = int(start.get("carried", 0))
+        seats = self.rules.seats
+        self.stacks_before = list(view.stacks)
+        self.trump_card: int | None = None
+        self.actions: list[tuple[int, Move]] = []
+        for event in events:
+            kind, who = event.kind, event.seat
+            if kind == "ante" and who is not None:
+                self.stacks_before[who] = int(event.detail.get("stack", 0)) + event.amount
+            elif kind == "sit_out" and who is not None:
+                self.stacks_before[who] = int(event.detail.get("stack", 0))
+            elif kind == "trump" and event.cards:
+                self.trump_card = event.cards[0]
+            elif kind in BETTING and who is not None:
+                amount = int(event.detail.get("level", 0)) if kind == "raise" else 0
+                self.actions.append((who, Move(kind, amount=amount)))
+        seen = set(self.hand)
+        if self.trump_card is not None:
+            seen.add(self.trump_card)
+        self.pool = [card for card in self.shoe.ids if card not in seen]
+        self.root_stacks = list(view.stacks)
+        contributions = detail.get("contributions") or [0] * seats
+        self.root_wealth = [view.stacks[s] + int(contributions[s]) for s in range(seats)]
+        self.scale = max(1.0, (sum(self.root_wealth[s] for s in self.order) + view.pot) / 2)
+
+    # ------------------------------------------------------------------ samples
+
+    def _deal(self, rng: random.Random) -> tuple[QuartGame, float]:
+        """One deal of the unseen cards, replayed to now, and how well it explains the
+        opponents' actions."""
+        count = len(self.order)
+        others = rng.sample(self.pool, 4 * (count - 1))
+        drawn = [0] * (4 * count)
+        taken = 0
+        for index, seat in enumerate(self.order):
+            for k in range(4):
+                if seat == self.seat:
+                    drawn[index + k * count] = self.hand[k]
+                else:
+                    drawn[index + k * count] = others[taken]
+                    taken += 1
+        if self.trump_card is not None:
+            drawn.append(self.trump_card)
+        game = QuartGame(self.shoe, self.rules, ScriptedChance(rng, drawn), self.dealer,
+                         self.stacks_before)
+        game.deal_no = self.deal_no - 1
+        game.carried = self.carried
+        game._begin_deal([], first=True)
+        game._touch()
+        weight = 1.0
+        heuristic = self.heuristic
+        for who, move in self.actions:
+            legal = game.legal_moves(who)
+            if who != self.seat:
+                expected = heuristic.choose(game.view(who), legal, rng)
+                if expected.kind != move.kind:
+                    weight *= SURPRISE
+            game.apply(who, move)
+        return game, weight
+
+    def sample(self, rng: random.Random) -> QuartGame:
+        """A deal drawn in proportion to how well it explains the opponents' actions."""
+        drawn = [self._deal(rng) for _ in range(CANDIDATES)]
+        pick = rng.random() * sum(weight for _, weight in drawn)
+        for game, weight in drawn:
+            pick -= weight
+            if pick <= 0:
+                return game
+        return drawn[-1][0]
+
+    # ------------------------------------------------------------------ the search's hooks
+
+    def moves(self, game: Game, seat: int) -> Sequence[Move]:
+        return root_moves(game.view(seat), game.legal_moves(seat))
+
+    def rollout_move(self, game: Game, seat: int, rng: random.Random) -> Move:
+        return self.heuristic.choose(game.view(seat), game.legal_moves(seat), rng)
+
+    def done(self, game: Game) -> bool:
+        assert isinstance(game, QuartGame)
+        return bool(game.end_reason) or game.deal_no != self.deal_no
+
+    def rewards(self, game: Game) -> list[float]:
+        """Per seat: the chips it ends the deal with against what it had (stack and stake)."""
+        assert isinstance(game, QuartGame)
+        betting = game.betting
+        rewards = []
+        for s in range(self.rules.seats):
+            wealth = game.stacks[s]
+            if game.deal_no != self.deal_no:
+                if betting is not None and s in betting.order:
+                    wealth += self.rules.ante  # the next deal's ante, paid in the same move
+            elif not game.settled and betting is not None:
+                wealth += betting.contrib[s]
+            delta = (wealth - self.root_wealth[s]) / self.scale
+            rewards.append(0.5 + 0.5 * math.tanh(delta))
+        return rewards
