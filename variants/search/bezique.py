@@ -20,10 +20,10 @@ from typing import Any
 
 from bezique.variants.api import Event, Game, Move, SeatRecord, View
 from bezique.variants.bezique.game import DECLARE, ENDGAME, OVER, BeziqueGame, Phase
-from bezique.variants.bezique.lookup import SUIT_LETTERS, lookup_for
+from bezique.variants.bezique.lookup import ACE, JACK, KING, QUEEN, SEVEN, SUIT_LETTERS, lookup_for
 from bezique.variants.bezique.melds import KINDS, MeldBook, bezique_faces
 from bezique.variants.bezique.rules import BeziqueRules
-from bezique.variants.bezique.tricks import endgame_cards
+from bezique.variants.bezique.tricks import beats, endgame_cards, winning_index
 from bezique.variants.bezique.variant import BeziqueVariant
 from bezique.variants.search.chance import RolloutChance
 
@@ -31,6 +31,8 @@ SCORE_SCALE = 250.0
 """Points of lead that count as a clear advantage (the rewards' tanh scale)."""
 WIN_SHARE = 0.8
 """The part of a reward that is winning the match, when a playout ends it."""
+EXPLORE = 0.1
+"""How often a playout plays a random card rather than the habitual one."""
 SAMPLE_TRIES = 32
 """Attempts to deal the unseen cards within the voids before dealing them freely."""
 
@@ -163,9 +165,18 @@ class BeziqueKnowledge:
         self.book = MeldBook(len(t.shoe))
         for seat, label, cards in self.declarations:
             self.book.record(seat, label, cards)
+        self.keep = keep_values(t, self.trump, self.rules.trump_dependent_bezique)
+        self.lead_key = self._lead_key
         scores, points = self.scores, t.points
         self.values = [scores[s] + sum(points[c] for c in self.won[s])
                        for s in range(self.rules.seats)]
+
+    def _lead_key(self, move: Move) -> tuple[int, int]:
+        """The last tricks' lead: an ace (not a trump one) first, else the cheapest card."""
+        card, t = move.cards[0], self.t
+        if t.rank[card] == ACE and t.suit[card] != self.trump:
+            return (-1, card)
+        return (self.keep[card], card)
 
     # ------------------------------------------------------------------ samples
 
@@ -244,9 +255,14 @@ class BeziqueKnowledge:
         return legal
 
     def rollout_move(self, game: Game, seat: int, rng: random.Random) -> Move:
-        """Declare the best meld (else a seven, else pass); play a random card; never claim."""
+        """The heuristic's habits, cheaply: declare the best meld (else a seven, else pass);
+        lead the card least worth keeping; take a trick when it is worth what it costs, else
+        throw the cheapest card; once the stock is gone lead aces and win cheaply; never
+        claim. Now and then a random card, so the playouts differ."""
+        assert isinstance(game, BeziqueGame)
         legal = game.legal_moves(seat)
-        if game.phase == DECLARE:
+        stage = game.stage
+        if stage == DECLARE:
             best, points = legal[-1], 0
             for move in legal:
                 if move.kind == "declare":
@@ -257,9 +273,31 @@ class BeziqueKnowledge:
                     best, points = move, 1
             return best
         count = len(legal)
-        if game.phase == ENDGAME and legal[-1].kind == "claim":
+        if stage == ENDGAME and legal[-1].kind == "claim":
             count -= 1
-        return legal[rng.randrange(count)]
+        if rng.random() < EXPLORE:
+            return legal[rng.randrange(count)]
+        keep, trick, t, trump = self.keep, game.trick, self.t, game.trump
+        if not trick:
+            if stage == ENDGAME:
+                return min(legal[:count], key=self.lead_key)
+            return min(legal[:count], key=lambda m: keep[m.cards[0]])
+        winner = trick[winning_index(trick, trump, t)]
+        winning = [m for m in legal[:count] if beats(m.cards[0], winner, trump, t)]
+        if winning:
+            if stage == ENDGAME:
+                return min(winning, key=lambda m: t.strength[m.cards[0]])
+            best = min(winning, key=lambda m: keep[m.cards[0]])
+            stake = 0
+            for card in trick:
+                stake += t.points[card]
+            if keep[best.cards[0]] <= 12 + stake:
+                return best
+            losing = [m for m in legal[:count] if m not in winning]
+            if losing:
+                return min(losing, key=lambda m: keep[m.cards[0]])
+            return best
+        return min(legal[:count], key=lambda m: keep[m.cards[0]])
 
     def done(self, game: Game) -> bool:
         assert isinstance(game, BeziqueGame)
@@ -283,3 +321,25 @@ class BeziqueKnowledge:
                 reward = WIN_SHARE * won + (1 - WIN_SHARE) * reward
             result.append(reward)
         return result
+
+
+def keep_values(t: Any, trump: int, trump_dependent: bool) -> list[int]:
+    """How much each card is worth keeping while the stock lasts, with no look at the rest of
+    the hand (the playouts' cheap cousin of the heuristic's ``keep_value``): its trick
+    strength and points, more for trumps, the seven of trumps, the bezique cards and the
+    ranks that make fours and marriages."""
+    queen, jack = bezique_faces(trump, trump_dependent)
+    values = []
+    for card in range(len(t.shoe)):
+        rank, suit = t.rank[card], t.suit[card]
+        value = t.strength[card] + t.points[card]
+        if suit == trump:
+            value += 8 + (12 if rank == SEVEN else 0)
+        if (rank, suit) in (queen, jack):
+            value += 12
+        if rank in (KING, QUEEN):
+            value += 6
+        if rank in (ACE, KING, QUEEN, JACK):
+            value += 4
+        values.append(value)
+    return values

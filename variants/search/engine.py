@@ -127,9 +127,12 @@ def search(position: Position, root_moves: Sequence[Move], budget: Budget,
             depth += 1
             if untried:
                 break
-        while not position.done(game) and steps < budget.max_steps:
+        # a playout's moves come from the legal moves: the base's guard is not needed
+        apply = getattr(game, "apply_legal", game.apply)
+        done, rollout_move = position.done, position.rollout_move
+        while not done(game) and steps < budget.max_steps:
             seat = game.to_move[0]
-            game.apply(seat, position.rollout_move(game, seat, rng))
+            apply(seat, rollout_move(game, seat, rng))
             steps += 1
         rewards = position.rewards(game)
         for visited in path[1:]:

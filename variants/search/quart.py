@@ -19,17 +19,22 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bezique.variants.api import Event, Game, Move, SeatRecord, View
+from bezique.variants.quart.betting import Betting
 from bezique.variants.quart.bots import HeuristicPolicy
 from bezique.variants.quart.game import QuartGame
 from bezique.variants.quart.variant import QuartBezique
-from bezique.variants.search.chance import ScriptedChance
+from bezique.variants.search.chance import RolloutChance, ScriptedChance
 
 CANDIDATES = 4
 """Hands drawn per sample, of which one is kept by its weight."""
 SURPRISE = 0.1
 """The weight of an opponent action the heuristic would not have taken with the hand."""
+WEIGHED = 4
+"""Opponent actions a hand is weighed by: the first two and the last two of the deal (a long
+raising war would make each sample cost as many heuristic calls as it has raises)."""
 BETTING = frozenset({"fold", "bet", "show", "raise", "allin"})
 
 
@@ -107,14 +112,17 @@ class QuartKnowledge:
         contributions = detail.get("contributions") or [0] * seats
         self.root_wealth = [view.stacks[s] + int(contributions[s]) for s in range(seats)]
         self.scale = max(1.0, (sum(self.root_wealth[s] for s in self.order) + view.pot) / 2)
+        self.template: QuartGame | None = None
+        self.acted: list[tuple[int, View, tuple[Move, ...], str]] = []
+        self.holding: list[int] = []
 
     # ------------------------------------------------------------------ samples
 
-    def _deal(self, rng: random.Random) -> tuple[QuartGame, float]:
-        """One deal of the unseen cards, replayed to now, and how well it explains the
-        opponents' actions."""
+    def _template(self, rng: random.Random) -> None:
+        """The deal replayed once to now, with placeholder hands for the others, and the
+        view each opponent acted from (its hand is what a sample changes)."""
         count = len(self.order)
-        others = rng.sample(self.pool, 4 * (count - 1))
+        others = self.pool[:4 * (count - 1)]
         drawn = [0] * (4 * count)
         taken = 0
         for index, seat in enumerate(self.order):
@@ -132,26 +140,62 @@ class QuartKnowledge:
         game.carried = self.carried
         game._begin_deal([], first=True)
         game._touch()
-        weight = 1.0
-        heuristic = self.heuristic
+        acted: list[tuple[int, View, tuple[Move, ...], str]] = []
         for who, move in self.actions:
             legal = game.legal_moves(who)
             if who != self.seat:
-                expected = heuristic.choose(game.view(who), legal, rng)
-                if expected.kind != move.kind:
-                    weight *= SURPRISE
+                acted.append((who, game.view(who), legal, move.kind))
             game.apply(who, move)
-        return game, weight
+        # the first two and the last two of them: what a hand would have done first and now
+        self.acted = acted if len(acted) <= WEIGHED else acted[:2] + acted[-2:]
+        self.template = game
+        self.holding = [s for s in self.order if s != self.seat and game.hands[s]]
+
+    def _weight(self, hands: dict[int, list[int]], rng: random.Random) -> float:
+        """How well ``hands`` explain the opponents' actions, were they the heuristic."""
+        weight = 1.0
+        for who, view, legal, kind in self.acted:
+            seen = replace(view, hand=tuple(hands[who]))
+            if self.heuristic.choose(seen, legal, rng).kind != kind:
+                weight *= SURPRISE
+        return weight
 
     def sample(self, rng: random.Random) -> QuartGame:
         """A deal drawn in proportion to how well it explains the opponents' actions."""
-        drawn = [self._deal(rng) for _ in range(CANDIDATES)]
+        if self.template is None:
+            self._template(rng)
+        seats = [s for s in self.order if s != self.seat]
+        drawn = []
+        for _ in range(CANDIDATES):
+            cards = rng.sample(self.pool, 4 * len(seats))
+            hands = {seat: cards[4 * i:4 * i + 4] for i, seat in enumerate(seats)}
+            drawn.append((hands, self._weight(hands, rng) if self.acted else 1.0))
         pick = rng.random() * sum(weight for _, weight in drawn)
-        for game, weight in drawn:
+        chosen = drawn[-1][0]
+        for hands, weight in drawn:
             pick -= weight
             if pick <= 0:
-                return game
-        return drawn[-1][0]
+                chosen = hands
+                break
+        return self._game(chosen, rng)
+
+    def _game(self, hands: dict[int, list[int]], rng: random.Random) -> QuartGame:
+        """A copy of the template with these hands for the opponents still holding cards."""
+        template = self.template
+        assert template is not None and template.betting is not None
+        game: QuartGame = QuartGame.__new__(QuartGame)
+        game.__dict__.update(template.__dict__)
+        game.chance = RolloutChance(rng)
+        game.stacks = list(template.stacks)
+        game.hands = [list(hand) for hand in template.hands]
+        for seat in self.holding:
+            game.hands[seat] = list(hands[seat])
+        game.muck_folded = list(template.muck_folded)
+        game.muck_shown = list(template.muck_shown)
+        game.betting = _copied(template.betting, game.stacks)
+        game._legal = {}
+        game._public = None
+        return game
 
     # ------------------------------------------------------------------ the search's hooks
 
@@ -180,3 +224,14 @@ class QuartKnowledge:
             delta = (wealth - self.root_wealth[s]) / self.scale
             rewards.append(0.5 + 0.5 * math.tanh(delta))
         return rewards
+
+
+def _copied(betting: Betting, stacks: list[int]) -> Betting:
+    """A copy of a deal's betting state over the copied table's ``stacks``."""
+    copy: Betting = Betting.__new__(Betting)
+    copy.order, copy.stacks = betting.order, stacks
+    copy.min_bet, copy.max_bet, copy.multiway = betting.min_bet, betting.max_bet, betting.multiway
+    copy.contrib, copy.folded = list(betting.contrib), list(betting.folded)
+    copy.all_in, copy.acted = list(betting.all_in), list(betting.acted)
+    copy.level, copy.status, copy.turn = betting.level, betting.status, betting.turn
+    return copy
