@@ -3,24 +3,29 @@ what one seat has seen (its view and its record), at three strengths."""
 
 from __future__ import annotations
 
-from bezique.variants.api import SeatRecord, View
+from collections.abc import Sequence
+
+from bezique.variants.api import Move, SeatRecord, View
 from bezique.variants.bezique.bots import HeuristicPolicy as BeziqueHeuristic
+from bezique.variants.bezique.lookup import lookup_for
 from bezique.variants.bezique.variant import BeziqueVariant
 from bezique.variants.quart.bots import HeuristicPolicy as QuartHeuristic
 from bezique.variants.quart.variant import QuartBezique
-from bezique.variants.search.bezique import BeziqueKnowledge
+from bezique.variants.search.bezique import BeziqueKnowledge, distinct
 from bezique.variants.search.engine import Budget, Position
 from bezique.variants.search.policy import LEVEL_NAMES, SearchPolicy, levels
-from bezique.variants.search.quart import QuartKnowledge, root_moves
+from bezique.variants.search.quart import QuartKnowledge
+from bezique.variants.search.quart import root_moves as quart_root_moves
 
 __all__ = ["BEZIQUE_BUDGETS", "LEVEL_NAMES", "QUART_BUDGETS", "bezique_levels", "quart_levels"]
 
 BEZIQUE_BUDGETS = (Budget(12, 600), Budget(40, 2_000), Budget(160, 8_000))
 """search-easy, search, search-hard for Bezique: playouts to the end of the deal."""
-QUART_BUDGETS = (Budget(24, 600, 0.3, 1), Budget(96, 2_400, 0.3, 1),
-                 Budget(384, 9_600, 0.3, 1))
+QUART_BUDGETS = (Budget(12, 1_200, max_depth=1), Budget(40, 4_000, max_depth=1),
+                 Budget(160, 16_000, max_depth=1))
 """search-easy, search, search-hard for Quart-Bezique: flat Monte Carlo over the moves open
-now (the rest of the deal played by the heuristic), hands weighed by the actions seen."""
+now, every move played out on each sample (the rest of the deal by the heuristic), hands
+weighed by the actions seen."""
 
 
 def bezique_levels(variant: BeziqueVariant) -> list[SearchPolicy]:
@@ -28,7 +33,11 @@ def bezique_levels(variant: BeziqueVariant) -> list[SearchPolicy]:
     def knowledge(view: View, record: SeatRecord) -> Position:
         return BeziqueKnowledge(variant, view, record)
 
-    return levels(BEZIQUE_BUDGETS, knowledge, BeziqueHeuristic(),
+    def root_moves(view: View, legal: Sequence[Move]) -> Sequence[Move]:
+        zone = view.zone("melds", view.viewer)
+        return distinct(legal, zone.cards if zone else (), lookup_for(variant.seats))
+
+    return levels(BEZIQUE_BUDGETS, knowledge, BeziqueHeuristic(), root_moves,
                   what=" to the end of the deal")
 
 
@@ -37,5 +46,5 @@ def quart_levels(variant: QuartBezique) -> list[SearchPolicy]:
     def knowledge(view: View, record: SeatRecord) -> Position:
         return QuartKnowledge(variant, view, record)
 
-    return levels(QUART_BUDGETS, knowledge, QuartHeuristic(), root_moves,
+    return levels(QUART_BUDGETS, knowledge, QuartHeuristic(), quart_root_moves,
                   what=" to the end of the deal, weighing the hands by the bets it saw")

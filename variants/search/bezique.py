@@ -245,14 +245,35 @@ class BeziqueKnowledge:
             _meld_names=None)
         return game
 
+    def clone(self, game: Game) -> Game:
+        """A copy of a sampled game to play on: its piles and meld book copied."""
+        assert isinstance(game, BeziqueGame)
+        copy: BeziqueGame = BeziqueGame.__new__(BeziqueGame)
+        state = copy.__dict__
+        state.update(game.__dict__)
+        book = MeldBook.__new__(MeldBook)
+        source = game.book
+        book.kinds, book.cards = list(source.kinds), list(source.cards)
+        book.owners, book.superseded = list(source.owners), list(source.superseded)
+        book.used = [list(used) for used in source.used]
+        state.update(scores=list(game.scores), stock=list(game.stock),
+                     hands=[list(h) for h in game.hands], melded=[list(m) for m in game.melded],
+                     won=[list(w) for w in game.won], trick=list(game.trick),
+                     trick_seats=list(game.trick_seats), book=book,
+                     sevens_scored=set(game.sevens_scored), known=set(game.known),
+                     _legal=None, _public=None, _meld_names=None)
+        return copy
+
     # ------------------------------------------------------------------ the search's hooks
 
     def moves(self, game: Game, seat: int) -> Sequence[Move]:
-        """Every legal move but a claim (only the seat itself, at the root, weighs one)."""
+        """Every legal move but a claim (only the seat itself, at the root, weighs one), one
+        of each kind of twin (see :func:`distinct`)."""
+        assert isinstance(game, BeziqueGame)
         legal = game.legal_moves(seat)
         if legal and legal[-1].kind == "claim":
-            return legal[:-1] or legal
-        return legal
+            legal = legal[:-1] or legal
+        return distinct(legal, game.melded[seat], self.t)
 
     def rollout_move(self, game: Game, seat: int, rng: random.Random) -> Move:
         """The heuristic's habits, cheaply: declare the best meld (else a seven, else pass);
@@ -343,3 +364,18 @@ def keep_values(t: Any, trump: int, trump_dependent: bool) -> list[int]:
             value += 4
         values.append(value)
     return values
+
+
+def distinct(legal: Sequence[Move], table: Sequence[int], t: Any) -> list[Move]:
+    """``legal`` without twins: of two moves that differ only in which copy of the same card
+    they play or declare (the packs' identical cards, all from the hand, or all from the
+    table), the first. The search then shares its samples between fewer moves."""
+    seen: set[tuple[object, ...]] = set()
+    kept = []
+    codes = t.codes
+    for move in legal:
+        key = (move.kind, move.label, *sorted((codes[c], c in table) for c in move.cards))
+        if key not in seen:
+            seen.add(key)
+            kept.append(move)
+    return kept

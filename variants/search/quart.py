@@ -177,25 +177,27 @@ class QuartKnowledge:
             if pick <= 0:
                 chosen = hands
                 break
-        return self._game(chosen, rng)
-
-    def _game(self, hands: dict[int, list[int]], rng: random.Random) -> QuartGame:
-        """A copy of the template with these hands for the opponents still holding cards."""
-        template = self.template
-        assert template is not None and template.betting is not None
-        game: QuartGame = QuartGame.__new__(QuartGame)
-        game.__dict__.update(template.__dict__)
+        assert self.template is not None
+        game = self.clone(self.template)
+        assert isinstance(game, QuartGame)
         game.chance = RolloutChance(rng)
-        game.stacks = list(template.stacks)
-        game.hands = [list(hand) for hand in template.hands]
         for seat in self.holding:
-            game.hands[seat] = list(hands[seat])
-        game.muck_folded = list(template.muck_folded)
-        game.muck_shown = list(template.muck_shown)
-        game.betting = _copied(template.betting, game.stacks)
-        game._legal = {}
-        game._public = None
+            game.hands[seat] = list(chosen[seat])
         return game
+
+    def clone(self, game: Game) -> Game:
+        """A copy of a deal in play: its own stacks, hands and betting, the rest shared."""
+        assert isinstance(game, QuartGame) and game.betting is not None
+        copy: QuartGame = QuartGame.__new__(QuartGame)
+        copy.__dict__.update(game.__dict__)
+        copy.stacks = list(game.stacks)
+        copy.hands = [list(hand) for hand in game.hands]
+        copy.muck_folded = list(game.muck_folded)
+        copy.muck_shown = list(game.muck_shown)
+        copy.betting = _copied(game.betting, copy.stacks)
+        copy._legal = {}
+        copy._public = None
+        return copy
 
     # ------------------------------------------------------------------ the search's hooks
 
