@@ -5,29 +5,13 @@ recomputes every one of their moves from the revealed seed."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import verify_history
-from bezique.service.server import RunningServer, start_server
-from bezique.variants.registry import load_registry
-from tests.helpers import server_config
-
-
-@pytest.fixture
-async def builtin_server() -> AsyncIterator[RunningServer]:
-    server = await start_server(server_config(), load_registry())
-    yield server
-    await server.stop()
-
-
-async def finished(client: AsyncTableClient, table_id: str) -> None:
-    async for update in client.watch(table_id):
-        if update.HasField("view") and update.view.HasField("outcome"):
-            return
-    raise AssertionError("the watch ended before the game")
+from bezique.service.server import RunningServer
+from tests.helpers import finished
 
 
 @pytest.mark.parametrize(("variant_id", "options", "bots"), [

@@ -7,31 +7,15 @@ assertion here holds for every game the bots may play (the engine-level tests fi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import verify_history
-from bezique.service.server import RunningServer, start_server
+from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.registry import load_registry
-from tests.helpers import server_config
+from tests.helpers import finished
 from tests.quart.helpers import check_session_end
-
-
-@pytest.fixture
-async def builtin_server() -> AsyncIterator[RunningServer]:
-    server = await start_server(server_config(), load_registry())
-    yield server
-    await server.stop()
-
-
-async def finished(client: AsyncTableClient, table_id: str) -> None:
-    async for update in client.watch(table_id):
-        if update.HasField("view") and update.view.HasField("outcome"):
-            return
-    raise AssertionError("the watch ended before the game")
 
 
 def least_bot_moves(variant_id: str, history: pb.GetHistoryResponse, deals: int) -> int:

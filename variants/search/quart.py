@@ -47,8 +47,10 @@ def current_deal(events: Sequence[Event]) -> Sequence[Event]:
 
 
 def raise_levels(level: int, min_bet: int, pot: int, low: int, high: int) -> list[int]:
-    """The raise levels the search weighs: the minimum, a few bet sizes, all-in; in range."""
-    wanted = (low, level + 3 * min_bet, level + max(pot, min_bet), high)
+    """The raise levels the search weighs: the minimum, three bets above the level, and the
+    pot, in range. Never the whole stack into a small pot: a few dozen samples rarely hold
+    the one strong hand that calls it, so its estimate would be all upside."""
+    wanted = (low, level + 3 * min_bet, level + max(pot, min_bet))
     return sorted({min(max(amount, low), high) for amount in wanted})
 
 
