@@ -19,8 +19,11 @@ from bezique.variants.search.quart import root_moves as quart_root_moves
 
 __all__ = ["BEZIQUE_BUDGETS", "LEVEL_NAMES", "QUART_BUDGETS", "bezique_levels", "quart_levels"]
 
-BEZIQUE_BUDGETS = (Budget(12, 600), Budget(40, 2_000), Budget(160, 8_000))
-"""search-easy, search, search-hard for Bezique: playouts to the end of the deal."""
+BEZIQUE_BUDGETS = (Budget(4, 2_000, max_depth=1), Budget(16, 7_000, max_depth=1),
+                   Budget(48, 24_000, max_depth=1))
+"""search-easy, search, search-hard for Bezique: flat Monte Carlo, every move open now played
+out to the end of the deal on each sample. (The tree search, ``max_depth`` above 1, did no
+better at these budgets: a deal's playouts are long and a tree needs more of them.)"""
 QUART_BUDGETS = (Budget(12, 1_200, max_depth=1), Budget(40, 4_000, max_depth=1),
                  Budget(160, 16_000, max_depth=1))
 """search-easy, search, search-hard for Quart-Bezique: flat Monte Carlo over the moves open
@@ -47,4 +50,4 @@ def quart_levels(variant: QuartBezique) -> list[SearchPolicy]:
         return QuartKnowledge(variant, view, record)
 
     return levels(QUART_BUDGETS, knowledge, QuartHeuristic(), quart_root_moves,
-                  what=" to the end of the deal, weighing the hands by the bets it saw")
+                  what=" to the end of the deal (hands weighed by the bets it saw)")

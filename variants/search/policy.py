@@ -61,8 +61,8 @@ LEVEL_NAMES = ("search-easy", "search", "search-hard")
 def levels(budgets: Sequence[Budget], knowledge: Knowledge, fallback: BotPolicy,
            root_moves: RootMoves | None = None, what: str = "") -> list[SearchPolicy]:
     """The three search policies of a variant, one per budget (weakest first)."""
-    words = ("Quick", "Searches", "Thorough")
-    return [SearchPolicy(name, f"{word} search: samples the hidden cards from what its seat "
-                               f"has seen and plays {budget.iterations} of them out{what}.",
-                         budget, knowledge, fallback, root_moves)
+    words = ("Quick search", "Search", "Thorough search")
+    return [SearchPolicy(name, f"{word}: samples the hidden cards {budget.iterations} times "
+                               f"from what its seat has seen and plays each sample out"
+                               f"{what}.", budget, knowledge, fallback, root_moves)
             for name, word, budget in zip(LEVEL_NAMES, words, budgets, strict=True)]
