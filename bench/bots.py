@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import math
 import random
 import statistics
@@ -32,6 +33,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from bench.common import Section, percentile
@@ -57,6 +59,8 @@ class BotsConfig:
     bezique_pairs: tuple[tuple[str, str], ...] | None = None
     """Pairings for Bezique (None: ``pairs``)."""
     seed: int = 1
+    first_pair: int = 0
+    """The first duplicate pair played (runs of disjoint pairs add up to one longer run)."""
 
 
 QUICK = BotsConfig(bezique_games=4, quart_deals=40, deals_per_table=10,
@@ -125,7 +129,8 @@ def bezique_pairing(registry: Registry, first: str, second: str, config: BotsCon
     """Duplicate Bezique-2p games: ``first``'s score per pair (0, ½, 1) and win rate."""
     options = {"target": config.target, "claims": False}
     pairs: list[float] = []
-    for n in range(max(1, config.bezique_games // 2)):
+    first = config.first_pair
+    for n in range(first, first + max(1, config.bezique_games // 2)):
         seed = seed_of(config.seed, n)
         won = 0.0
         for seats, me in (((first, second), 0), ((second, first), 1)):
@@ -134,7 +139,7 @@ def bezique_pairing(registry: Registry, first: str, second: str, config: BotsCon
         pairs.append(won / 2)
     mean, low, high = interval(pairs)
     return {"games": 2 * len(pairs), "win_rate": mean, "low": max(0.0, low),
-            "high": min(1.0, high)}
+            "high": min(1.0, high), "pairs": pairs}
 
 
 def quart_pairing(registry: Registry, first: str, second: str, config: BotsConfig,
@@ -144,7 +149,8 @@ def quart_pairing(registry: Registry, first: str, second: str, config: BotsConfi
     options = {"players": 2, "deals": per_table}
     pairs: list[float] = []
     deals = 0
-    for n in range(max(1, config.quart_deals // (2 * per_table))):
+    first = config.first_pair
+    for n in range(first, first + max(1, config.quart_deals // (2 * per_table))):
         seed = seed_of(config.seed + 1, n)
         won = 0
         played = 0
@@ -155,7 +161,7 @@ def quart_pairing(registry: Registry, first: str, second: str, config: BotsConfi
         pairs.append(won / 2 / max(1, played))
         deals += played
     mean, low, high = interval(pairs)
-    return {"deals": deals, "chips_per_deal": mean, "low": low, "high": high}
+    return {"deals": deals, "chips_per_deal": mean, "low": low, "high": high, "pairs": pairs}
 
 
 def run(config: BotsConfig, registry: Registry | None = None) -> Section:
@@ -228,11 +234,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=_pairs, default=None,
                         help="comma-separated FIRST:SECOND pairings (default: every pair)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first-pair", type=int, default=0,
+                        help="start at this duplicate pair (split a long run into parts)")
+    parser.add_argument("--json", type=Path, help="write the figures (every pair's score)")
     args = parser.parse_args(argv)
     config = BotsConfig(args.bezique_games, args.quart_deals, args.deals_per_table,
                         args.target, args.pairs or DEFAULT.pairs,
-                        args.pairs or None, args.seed)
-    print(run(config).render())
+                        args.pairs or None, args.seed, args.first_pair)
+    section = run(config)
+    print(section.render())
+    if args.json:
+        args.json.write_text(json.dumps(section.figures, indent=2))
     return 0
 
 
