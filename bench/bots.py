@@ -125,12 +125,12 @@ def interval(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def bezique_pairing(registry: Registry, first: str, second: str, config: BotsConfig,
-                    timings: Timings) -> dict[str, float]:
+                    timings: Timings) -> dict[str, Any]:
     """Duplicate Bezique-2p games: ``first``'s score per pair (0, ½, 1) and win rate."""
     options = {"target": config.target, "claims": False}
     pairs: list[float] = []
-    first = config.first_pair
-    for n in range(first, first + max(1, config.bezique_games // 2)):
+    start = config.first_pair
+    for n in range(start, start + max(1, config.bezique_games // 2)):
         seed = seed_of(config.seed, n)
         won = 0.0
         for seats, me in (((first, second), 0), ((second, first), 1)):
@@ -149,8 +149,8 @@ def quart_pairing(registry: Registry, first: str, second: str, config: BotsConfi
     options = {"players": 2, "deals": per_table}
     pairs: list[float] = []
     deals = 0
-    first = config.first_pair
-    for n in range(first, first + max(1, config.quart_deals // (2 * per_table))):
+    start = config.first_pair
+    for n in range(start, start + max(1, config.quart_deals // (2 * per_table))):
         seed = seed_of(config.seed + 1, n)
         won = 0
         played = 0
