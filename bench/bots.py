@@ -143,7 +143,7 @@ def bezique_pairing(registry: Registry, first: str, second: str, config: BotsCon
 
 
 def quart_pairing(registry: Registry, first: str, second: str, config: BotsConfig,
-                  timings: Timings) -> dict[str, float]:
+                  timings: Timings) -> dict[str, Any]:
     """Duplicate heads-up Quart-Bezique tables: the chips ``first`` wins per deal."""
     per_table = config.deals_per_table
     options = {"players": 2, "deals": per_table}
