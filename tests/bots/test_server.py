@@ -17,7 +17,7 @@ from tests.helpers import finished
 @pytest.mark.parametrize(("variant_id", "options", "bots"), [
     ("bezique-2p", {"target": "10", "claims": "false"}, {0: "search-easy", 1: "heuristic"}),
     ("bezique-3p", {"target": "10", "claims": "false"},
-     {0: "search-easy", 1: "heuristic", 2: "search-easy"}),
+     {0: "heuristic", 1: "search-easy", 2: "random"}),
     ("quart-bezique", {"players": "3", "deals": "4"},
      {0: "search-easy", 1: "heuristic", 2: "search-easy"}),
     ("trump-quart-bezique", {"players": "2", "deals": "4"}, {0: "search-easy", 1: "random"}),

@@ -19,7 +19,7 @@ from bezique.variants.search.quart import root_moves as quart_root_moves
 
 __all__ = ["BEZIQUE_BUDGETS", "LEVEL_NAMES", "QUART_BUDGETS", "bezique_levels", "quart_levels"]
 
-BEZIQUE_BUDGETS = (Budget(40, 2_000), Budget(160, 7_000), Budget(640, 28_000))
+BEZIQUE_BUDGETS = (Budget(20, 1_000), Budget(160, 7_000), Budget(640, 28_000))
 """search-easy, search, search-hard for Bezique: the tree search, playouts to the end of the
 deal. The move cap binds early in a deal (long playouts), the iterations later."""
 QUART_BUDGETS = (Budget(12, 1_200, max_depth=1), Budget(40, 4_000, max_depth=1),
