@@ -16,8 +16,8 @@ from bezique.service.store import Store
 from bezique.table.entries import Aborted, Moved, Started, decode
 from bezique.variants.api import Event, SeatRecord
 
-KEPT_TABLES = 256
-"""Tables whose game events are kept between bot moves."""
+KEPT_TABLES = 64
+"""Tables whose game events are kept between bot moves (a long table's are thousands)."""
 
 
 class BotRecords:
@@ -44,6 +44,8 @@ class BotRecords:
                 if isinstance(entry, Started | Moved | Aborted):
                     events.extend(Event.from_dict(event) for event in entry.events)
                 read = stored.version
+        if read != version:  # never decide on part of what the seat saw: the bot retries
+            raise RuntimeError(f"the log of {table_id} ends at {read}, not {version}")
         self._events[table_id] = (read, events)
         while len(self._events) > self.kept:
             self._events.popitem(last=False)
