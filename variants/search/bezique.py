@@ -87,7 +87,9 @@ class BeziqueKnowledge:
     # ------------------------------------------------------------------ reading the record
 
     def _read(self, events: Sequence[Event]) -> None:
-        seats, t, trump = self.rules.seats, self.t, self.trump
+        """Where the deal's events put the cards the seat saw, and what the endgame's plays
+        showed (each opponent's play with the trick as it lay, for the voids)."""
+        seats = self.rules.seats
         self.played: set[int] = set()
         self.won: list[list[int]] = [[] for _ in range(seats)]
         table: list[list[int]] = [[] for _ in range(seats)]
@@ -143,7 +145,6 @@ class BeziqueKnowledge:
         self.known[self.seat] = set()
         self.forbidden: list[set[int]] = [set() for _ in range(seats)]
         self._constraints = constraints
-        del t, trump
 
     def _unseen(self) -> None:
         """The cards the seat has not seen where they are, and the voids that bound them."""

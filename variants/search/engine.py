@@ -7,6 +7,9 @@ bound (counted against how often it was *available*, not only visited), expands 
 move, plays the rest of the horizon out with a cheap rollout policy, and credits each seat its
 reward. The decision is the root move visited most.
 
+With a tree one move deep (``Budget.max_depth`` 1) it is flat Monte Carlo with common random
+numbers instead (:func:`flat`): every root move played out on each sample.
+
 Nothing here knows a game: moves come from ``legal_moves`` and are made with ``apply``, so the
 rules are the variant's, once. The work is bounded by the budget only (iterations, and a cap
 on the moves made in all), never by the clock, so a decision depends on the position, the
