@@ -1,5 +1,5 @@
-"""The built-in variants through the gRPC server: whole matches and sessions of server bots,
-then the history verified against the revealed seed.
+"""The built-in variants through the gRPC server: whole matches and sessions of server bots
+(the search bots among them), then the history verified against the revealed seed.
 
 The server's bots draw their choices from the table's id, which no test can fix, so every
 assertion here holds for every game the bots may play (the engine-level tests fix seeds)."""
@@ -39,6 +39,14 @@ def least_bot_moves(variant_id: str, history: pb.GetHistoryResponse, deals: int)
                                         3: "heuristic"}),
     ("trump-quart-bezique", {"players": "3", "deals": "25"},
      {0: "heuristic", 1: "random", 2: "random"}),
+    # the search bots decide from their seat's record, which the server reads from its log and
+    # verify rebuilds from the history: every one of their moves is recomputed
+    ("bezique-2p", {"target": "10", "claims": "false"}, {0: "search-easy", 1: "heuristic"}),
+    ("bezique-3p", {"target": "10", "claims": "false"},
+     {0: "heuristic", 1: "search-easy", 2: "random"}),
+    ("quart-bezique", {"players": "3", "deals": "4"},
+     {0: "search-easy", 1: "heuristic", 2: "search-easy"}),
+    ("trump-quart-bezique", {"players": "2", "deals": "4"}, {0: "search-easy", 1: "random"}),
 ])
 async def test_bots_play_a_whole_match_through_the_server(
         builtin_server: RunningServer, variant_id: str, options: dict[str, str],
