@@ -28,7 +28,7 @@ from bezique.variants.bezique.variant import BeziqueVariant
 from bezique.variants.search.chance import RolloutChance
 
 SCORE_SCALE = 250.0
-"""Points of lead that count as a clear advantage (the rewards' tanh scale)."""
+"""Points of lead that count as a clear advantage (the rewards' scale)."""
 WIN_SHARE = 0.8
 """The part of a reward that is winning the match, when a playout ends it."""
 EXPLORE = 0.1
@@ -222,7 +222,7 @@ class BeziqueKnowledge:
             if s == self.seat:
                 hands[s] = list(self.hand)
             else:
-                hands[s].extend(self.known[s])
+                hands[s].extend(sorted(self.known[s]))
         game: BeziqueGame = BeziqueGame.__new__(BeziqueGame)
         state: dict[str, Any] = game.__dict__
         book = MeldBook.__new__(MeldBook)
@@ -327,7 +327,8 @@ class BeziqueKnowledge:
 
     def rewards(self, game: Game) -> list[float]:
         """Per seat: the lead gained over the others (points and brisques taken), squashed
-        into [0, 1]; winning the match, when the playout ends it, counts most."""
+        into [0, 1] (by ``x / sqrt(1 + x²)``: exactly rounded everywhere, unlike ``tanh``);
+        winning the match, when the playout ends it, counts most."""
         assert isinstance(game, BeziqueGame)
         seats, points = self.rules.seats, self.t.points
         now = [game.scores[s] + sum(points[c] for c in game.won[s]) for s in range(seats)]
@@ -336,7 +337,8 @@ class BeziqueKnowledge:
         result = []
         for s in range(seats):
             lead = gains[s] - (total - gains[s]) / (seats - 1)
-            reward = 0.5 + 0.5 * math.tanh(lead / SCORE_SCALE)
+            scaled = lead / SCORE_SCALE
+            reward = 0.5 + 0.5 * scaled / math.sqrt(1.0 + scaled * scaled)
             if game.result is not None:
                 winners = game.result.winners
                 won = 1.0 / len(winners) if s in winners else 0.0

@@ -13,7 +13,9 @@ numbers instead (:func:`flat`): every root move played out on each sample.
 Nothing here knows a game: moves come from ``legal_moves`` and are made with ``apply``, so the
 rules are the variant's, once. The work is bounded by the budget only (iterations, and a cap
 on the moves made in all), never by the clock, so a decision depends on the position, the
-budget and the random source alone: ``verify`` recomputes it anywhere.
+budget and the random source alone: ``verify`` recomputes it anywhere. Its arithmetic is
+only what IEEE 754 rounds exactly alike everywhere (``+ - * /`` and ``sqrt``; the logarithm is
+:func:`exact_log`, not the platform's), so no machine's library can tip a close choice.
 """
 
 from __future__ import annotations
@@ -194,8 +196,30 @@ def _best(children: dict[Move, _Node], moves: Sequence[Move], c: float) -> _Node
         if child.visits == 0:
             return child
         score = child.total / child.visits + c * math.sqrt(
-            math.log(max(child.avail, 1)) / child.visits)
+            exact_log(max(child.avail, 1)) / child.visits)
         if score > best_score:
             best, best_score = child, score
     assert best is not None
     return best
+
+
+LN2 = 0.6931471805599453
+"""ln 2, as a literal (not computed by the platform's library)."""
+
+
+def exact_log(x: float) -> float:
+    """The natural logarithm of ``x > 0`` from ``frexp`` and a series in exactly rounded
+    operations: the same bits on every machine (the platform's ``log`` may differ by an ulp
+    from one C library to another, which could tip a tie between two moves).
+
+    >>> abs(exact_log(10.0) - 2.302585092994046) < 1e-12, exact_log(1.0)
+    (True, 0.0)
+    """
+    mantissa, exponent = math.frexp(x)  # exact: x = mantissa * 2**exponent, 0.5 <= m < 1
+    z = (mantissa - 1.0) / (mantissa + 1.0)  # ln m = 2 atanh z, |z| <= 1/3
+    square = z * z
+    term, total = z, 0.0
+    for k in range(1, 40, 2):
+        total += term / k
+        term *= square
+    return 2.0 * total + exponent * LN2

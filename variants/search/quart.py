@@ -16,7 +16,6 @@ chips each seat ends the deal with.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Sequence
 from dataclasses import replace
@@ -214,7 +213,8 @@ class QuartKnowledge:
         return bool(game.end_reason) or game.deal_no != self.deal_no
 
     def rewards(self, game: Game) -> list[float]:
-        """Per seat: the chips it ends the deal with against what it had (stack and stake)."""
+        """Per seat: the chips it ends the deal with against what it had (stack and stake),
+        linear (the search weighs chips, not a squash of them) and within [0, 1]."""
         assert isinstance(game, QuartGame)
         betting = game.betting
         rewards = []
@@ -226,7 +226,7 @@ class QuartKnowledge:
             elif not game.settled and betting is not None:
                 wealth += betting.contrib[s]
             delta = (wealth - self.root_wealth[s]) / self.scale
-            rewards.append(0.5 + 0.5 * math.tanh(delta))
+            rewards.append(0.5 + 0.5 * max(-1.0, min(1.0, delta)))
         return rewards
 
 
