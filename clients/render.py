@@ -311,6 +311,23 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
     return text
 
 
+def _filled(sentence: str, detail: Mapping[str, Any], show: Any = str) -> str:
+    """``sentence`` with its ``{key}`` names replaced by ``show`` of the detail's values (a name
+    the detail lacks stays as it is)."""
+    return re.sub(r"\{(\w+)\}", lambda found: show(detail[found.group(1)])
+                  if found.group(1) in detail else found.group(0), sentence)
+
+
+def outcome_key(outcomes: Mapping[str, str], reason: str, detail: Mapping[str, Any]) -> str:
+    """The vocabulary's key of ``reason``: itself, or the key naming detail keys in braces that
+    gives the reason once they are filled in (``"{deals} deals played"`` for ``"1 deals
+    played"``), as the variant kit's ``outcome_key`` finds it; the reason when none does."""
+    if reason in outcomes:
+        return reason
+    return next((key for key in outcomes if "{" in key and _filled(key, detail) == reason),
+                reason)
+
+
 def outcome_reason(outcome: pb.Outcome, words: Words = NO_WORDS) -> str:
     """How the table ended, in the variant's words (``Vocabulary.outcomes``, by the stable
     detail ``end`` when the variant sets one, else by the reason), its ``{key}`` names filled
@@ -318,11 +335,10 @@ def outcome_reason(outcome: pb.Outcome, words: Words = NO_WORDS) -> str:
     detail = detail_dict(outcome.detail)
     end = detail.get("end")
     said = (words.outcomes.get(end) if isinstance(end, str) else None) \
-        or words.outcomes.get(outcome.reason)
+        or words.outcomes.get(outcome_key(words.outcomes, outcome.reason, detail))
     if not said:
         return outcome.reason.replace("_", " ")
-    return re.sub(r"\{(\w+)\}", lambda found: value_text(detail[found.group(1)])
-                  if found.group(1) in detail else found.group(0), said)
+    return _filled(said, detail, value_text)
 
 
 def outcome_text(outcome: pb.Outcome, names: Mapping[int, str],
