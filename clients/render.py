@@ -448,14 +448,60 @@ def seats_table(view: pb.View, names: Mapping[int, str]) -> Table:
     return table
 
 
+SHOWN_STARTS = frozenset({"dealer", "deal_start"})
+"""Event kinds that start a deal: the hands shown at the last showdown are no longer on it."""
+
+
+def shown_hands(events: Iterable[pb.Event], shown: Mapping[int, Sequence[str]] | None = None
+                ) -> dict[int, list[str]]:
+    """The hands seats have shown (seat -> card codes), ``shown`` brought up to date with
+    ``events``: a ``reveal`` event names the seat and its ``hand`` (Quart's showdown), a new
+    deal clears them. The board attributes a shared zone's cards to their seats with it."""
+    found = {seat: list(codes) for seat, codes in (shown or {}).items()}
+    for event in events:
+        if event.kind in SHOWN_STARTS:
+            found = {}
+        elif event.kind == "reveal" and event.HasField("seat"):
+            hand = detail_dict(event.detail).get("hand")
+            if isinstance(hand, list) and all(isinstance(code, str) for code in hand):
+                found[event.seat] = [visible(code) for code in hand]
+    return found
+
+
+def _owners(cards: Sequence[pb.Card], shown: Mapping[int, Sequence[str]]
+            ) -> dict[int, list[pb.Card]] | None:
+    """``cards`` grouped by the seat that showed each (in seat order), or None when some card
+    was not shown by any seat (the zone is then drawn as one heap)."""
+    left = {seat: list(codes) for seat, codes in shown.items()}
+    grouped: dict[int, list[pb.Card]] = {}
+    for card in cards:
+        seat = next((s for s in sorted(left) if card.code in left[s]), None)
+        if seat is None:
+            return None
+        left[seat].remove(card.code)
+        grouped.setdefault(seat, []).append(card)
+    return dict(sorted(grouped.items()))
+
+
 def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any],
-              words: Words = NO_WORDS) -> Text:
+              words: Words = NO_WORDS, shown: Mapping[int, Sequence[str]] | None = None
+              ) -> Text:
+    """One zone on one line; a shared zone whose cards seats showed (``shown``, from
+    :func:`shown_hands`) as each seat's cards after its name."""
     title = words.zone(zone.name)
     if zone.HasField("owner"):
         title = t("{title} of {who}", title=title, who=who(names, zone.owner))
     text = Text(f"{title}: ", style="bold")
     seats = detail.get(f"{zone.name}_seats")
-    if isinstance(seats, list) and len(seats) == len(zone.cards) and zone.cards:
+    owners = _owners(zone.cards, shown) if shown and zone.cards and \
+        not zone.HasField("owner") else None
+    if owners:
+        text.append_text(Text("; ").join(
+            Text(f"{who(names, seat)}: ", style="dim").append_text(cards_text(cards, 0))
+            for seat, cards in owners.items()))
+        if zone.hidden_count:
+            text.append(" ").append_text(cards_text([], zone.hidden_count))
+    elif isinstance(seats, list) and len(seats) == len(zone.cards) and zone.cards:
         parts = []
         for card, seat in zip(zone.cards, seats, strict=True):
             part = card_text(card.code)
@@ -580,17 +626,20 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
                     now: dt.datetime | None = None, pass_key: str = "",
                     words: Words = NO_WORDS, show_details: bool = True,
-                    result: Sequence[Text] = (), result_title: str = "") -> RenderableType:
+                    result: Sequence[Text] = (), result_title: str = "",
+                    shown: Mapping[int, Sequence[str]] | None = None) -> RenderableType:
     """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
     with ``pass_key``, the key that passes shown next to ``pass``); ``result``, the lines of
-    the last deal's result, is shown in its own box (``result_title``)."""
+    the last deal's result, is shown in its own box (``result_title``); ``shown``, the hands
+    seats have shown (:func:`shown_hands`), puts shown cards under their seats' names."""
     view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
     detail = detail_dict(view.detail)
     parts: list[RenderableType] = [header_text(view, names, now, words),
                                    seats_table(view, names)]
-    zones = Text("\n").join(zone_text(zone, names, detail, words) for zone in view.zones)
+    zones = Text("\n").join(zone_text(zone, names, detail, words, shown)
+                       for zone in view.zones)
     if view.pot:
         zones.append(("\n" if zones else "") + t("Pot: {pot}", pot=view.pot),
                      style="bold yellow")
