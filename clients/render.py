@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bezique.clients.i18n import kind_name, language, t
+from bezique.clients.i18n import entry_kind_name, kind_name, language, t
 from bezique.clients.safe import cleaned, visible
 from bezique.terms import SUIT_SYMBOLS, amount_range_text, card_label, whole_numbers
 from bezique.v1 import table_service_pb2 as pb
@@ -305,10 +305,23 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24, words.labels)}"
-                          for k, v in ordered_details(detail, words))
+        reason = _reason_words(detail, words)
+        shown = ", ".join(
+            f"{words.detail(k)}: "
+            f"{reason if k == 'reason' and reason else value_text(v, 24, words.labels)}"
+            for k, v in ordered_details(detail, words))
         text.append(f"  {shown}", style="dim")
     return text
+
+
+def _reason_words(detail: Mapping[str, Any], words: Words) -> str:
+    """An event's ``reason`` detail that is an outcome the vocabulary words (Quart's
+    ``table_end`` says "1 deals played"), in those words; "" otherwise."""
+    reason = detail.get("reason")
+    if not isinstance(reason, str):
+        return ""
+    key = outcome_key(words.outcomes, reason, detail)
+    return _filled(words.outcomes[key], detail, value_text) if key in words.outcomes else ""
 
 
 def _filled(sentence: str, detail: Mapping[str, Any], show: Any = str) -> str:
@@ -756,14 +769,14 @@ def history_line(entry: pb.HistoryEntry, names: Mapping[int, str],
     entry = cleaned(entry)
     seat = entry.seat if entry.HasField("seat") else None
     text = Text(f"v{entry.version:<4} ", style="dim")
-    text.append(f"{entry.entry_kind:<9}", style="bold")
+    text.append(f"{entry_kind_name(entry.entry_kind):<9}", style="bold")
     if seat is not None:
         text.append(f" {who(names, seat)}")
     if entry.HasField("move") and entry.move.kind:
         text.append(": ")
         text.append_text(move_text(entry.move))
     if entry.note:  # an operator's AbortTable note
-        text.append(f" note: {entry.note}", style="italic")
+        text.append(" " + t("note: {note}", note=entry.note), style="italic")
     if entry.events:
         text.append(" → ", style="dim")
         text.append_text(Text("; ").join(event_text(e, names, folded=i in folded)
