@@ -305,7 +305,7 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        reason = _reason_words(detail, words)
+        reason = reason_words(detail, words)
         shown = ", ".join(
             f"{words.detail(k)}: "
             f"{reason if k == 'reason' and reason else value_text(v, 24, words.labels)}"
@@ -314,9 +314,9 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
     return text
 
 
-def _reason_words(detail: Mapping[str, Any], words: Words) -> str:
-    """An event's ``reason`` detail that is an outcome the vocabulary words (Quart's
-    ``table_end`` says "1 deals played"), in those words; "" otherwise."""
+def reason_words(detail: Mapping[str, Any], words: Words) -> str:
+    """A ``reason`` detail (an event's, a deal's end) that is an outcome the vocabulary words
+    (Quart's ``table_end`` says "1 deals played"), in those words; "" otherwise."""
     reason = detail.get("reason")
     if not isinstance(reason, str):
         return ""

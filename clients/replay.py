@@ -26,8 +26,8 @@ from bezique.clients.render import (
     cards_text,
     detail_dict,
     event_text,
-    outcome_reason,
     outcome_text,
+    reason_words,
     value_text,
     who,
 )
@@ -196,7 +196,6 @@ def _scores_line(title: str, detail: dict[str, object], story: _Story) -> Text:
             who(story.names, w) for w in winners if isinstance(w, int))))
     reason = detail.get("reason")
     if isinstance(reason, str):
-        end = pb.Outcome(reason=reason)
-        end.detail.update(detail)
-        text.append(f" · {outcome_reason(end, story.words)}", style="dim")
+        said = reason_words(detail, story.words) or reason.replace("_", " ")
+        text.append(f" · {said}", style="dim")
     return text

@@ -4,7 +4,6 @@ and Quart's "N deals played" reads as the variant's words whatever N is."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +11,14 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from bezique.v1 import table_service_pb2 as pb
-from tests.web.pages import WebServer, create_table, open_tab, serve_web, switch_language
+from tests.web.pages import (
+    WebServer,
+    bot_table,
+    create_table,
+    open_tab,
+    serve_web,
+    switch_language,
+)
 
 WINDOW = "2"
 """Seconds without a move or a connected seat before a table ends as abandoned (started or
@@ -66,19 +72,6 @@ def test_an_abandoned_table_leaves_the_lobby_and_says_so(browser: Browser,
         context.close()
 
 
-def finished_quart(server: WebServer, deals: int) -> str:
-    """A two-seat Quart table played by bots alone for ``deals`` deals."""
-    created = server.stub.CreateTable(pb.CreateTableRequest(
-        variant_id="quart-bezique", options={"players": "2", "deals": str(deals)},
-        bots=[pb.BotSeat(seat=0, policy="random"), pb.BotSeat(seat=1, policy="random")]))
-    deadline = time.monotonic() + 30
-    while not server.stub.GetHistory(pb.GetHistoryRequest(table_id=created.table_id,
-                                                           page_size=1)).finished:
-        assert time.monotonic() < deadline, "the bots did not finish the table"
-        time.sleep(0.05)
-    return str(created.table_id)
-
-
 def outcome_line(page: Page, lang: str) -> str:
     switch_language(page, lang)
     page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
@@ -92,7 +85,8 @@ def test_quarts_deals_played_reads_in_words(browser: Browser, web_server: WebSer
     context.set_default_timeout(20_000)
     try:
         for deals in (1, 2):
-            table_id = finished_quart(web_server, deals)
+            table_id = bot_table(web_server, "quart-bezique",
+                                 {"players": "2", "deals": str(deals)})
             answer = web_server.stub.GetView(pb.GetViewRequest(table_id=table_id))
             assert answer.view.outcome.reason == f"{deals} deals played"  # the server's, kept
             tab = open_tab(context, web_server, f"#/watch/{table_id}")
