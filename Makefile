@@ -16,7 +16,8 @@ RUN_BIN  := $(RUN_VENV)/bin
 RUN_STAMP := $(RUN_VENV)/.installed
 PROTOS   := $(shell find proto -name '*.proto')
 GEN      := bezique/v1/.generated
-# Empty by default: bezique-server then reads BEZIQUE_ADDRESS, else listens on 127.0.0.1:50051.
+# Empty by default: bezique-server then reads BEZIQUE_SERVER (the name the bezique CLI reads
+# too; BEZIQUE_ADDRESS, deprecated, still works and wins), else listens on 127.0.0.1:50051.
 # `make run ADDR=0.0.0.0:50051` passes --address, which wins over the variable.
 ADDR     ?=
 # The HTTP port for browsers (Connect, gRPC-Web, the web table at /); `make run HTTP_ADDR=`

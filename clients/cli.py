@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from bezique.clients import render
-from bezique.clients.i18n import count, language_of, set_language, t
+from bezique.clients.i18n import count, entry_kind_name, language_of, set_language, t
 from bezique.clients.safe import visible
 from bezique.clients.sdk import AsyncTableClient, SeatHandle, legal_moves_now
 from bezique.clients.sdk import with_amount as sdk_with_amount
@@ -402,8 +402,9 @@ def no_moves_reason(view: pb.View) -> str:
         return t("the game is over")
     if view.awaiting_reveal:
         seats = ", ".join(str(seat) for seat in view.awaiting_reveal)
-        return (f"the table waits for seat(s) {seats} to reveal their entropy (each player's "
-                "view, move or watch with --proof, or BEZIQUE_PROOF set, reveals it)")
+        return t("the table waits for seat(s) {seats} to reveal their entropy (each player's "
+                 "view, move or watch with --proof, or BEZIQUE_PROOF set, reveals it)",
+                 seats=seats)
     if view.waiting_for_players:
         return t("the table is waiting for players")
     if not view.HasField("viewer_seat"):
@@ -522,7 +523,8 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
         async for update in client.watch(args.table, args.token or None, args.from_version):
             if update.HasField("view"):
                 names = render.seat_names(update.view.seats, viewer)
-            line = Text(f"v{update.version:<4} {visible(update.entry_kind):<9}", style="bold")
+            kind = entry_kind_name(visible(update.entry_kind))
+            line = Text(f"v{update.version:<4} {kind:<9}", style="bold")
             if update.HasField("seat"):
                 line.append(f" {render.who(names, update.seat)}")
             console.print(line)
@@ -548,10 +550,11 @@ async def cmd_history(args: argparse.Namespace, console: Console) -> int:
     names: dict[int, str] = {}
     folded = folded_deals(history)
     if folded:
-        say(console, render.END_NOTE)
+        say(console, t(render.END_NOTE))
     for number, entry in enumerate(history.entries):
         if entry.entry_kind == EntryKind.JOINED and entry.HasField("seat"):
-            names[entry.seat] = f"Seat {entry.seat} ({visible(entry.display_name)})"
+            names[entry.seat] = t("Seat {seat} ({name})", seat=entry.seat,
+                                  name=visible(entry.display_name))
         mine = {index for at, index in folded if at == number}
         console.print(render.history_line(entry, names, mine), soft_wrap=True)
     return 0
@@ -574,8 +577,9 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
         say(console, f"  {exc}")
         return 1
     if result.test_settings:
-        console.print(f"[bold yellow]WARNING: TEST SETTINGS ({', '.join(result.test_settings)})"
-                      ": this table's deals were chosen by its creator, not drawn[/bold yellow]",
+        console.print(Text(t("WARNING: TEST SETTINGS ({settings}): this table's deals were "
+                             "chosen by its creator, not drawn",
+                             settings=", ".join(result.test_settings)), style="bold yellow"),
                       highlight=False)
     say(console, t("seed commitment {commitment} matches the revealed seed",
                    commitment=history.seed_commitment))

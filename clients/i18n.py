@@ -77,6 +77,20 @@ def kind_name(kind: str) -> str:
     return kind.replace("_", " ")
 
 
+def entry_kind_name(kind: str) -> str:
+    """A log entry's kind (``EntryKind``) as the player reads it in a history or a watch line."""
+    if language() == "ru" and kind in RU_ENTRY_KINDS:
+        return RU_ENTRY_KINDS[kind]
+    return kind.replace("_", " ")
+
+
+RU_ENTRY_KINDS: dict[str, str] = {
+    "created": "создан", "joined": "сел", "left": "ушёл", "revealed": "раскрыл",
+    "started": "начало", "move": "ход", "bot_move": "ход бота", "timeout": "время",
+    "ended": "конец", "aborted": "закрыт", "token_reissued": "новый токен",
+}
+
+
 RU_KINDS: dict[str, str] = {
     "play": "сыграть", "declare": "объявить", "pass": "пас", "claim": "заявить победу",
     "exchange_seven": "обменять семёрку", "show_seven": "показать семёрку",
@@ -93,6 +107,34 @@ RU_PLURALS: dict[str, tuple[str, str, str]] = {
 }
 
 RU: dict[str, str] = {
+    # --------------------------------------------------------------- history --replay
+    "Table {table}: {title}": "Стол {table}: {title}",
+    "The game is over and its seed revealed, so every deal can be recomputed: the history "
+    "shows every hand, folded ones included.":
+        "Игра окончена и её зерно раскрыто, так что каждую сдачу можно пересчитать: в истории "
+        "видны все руки, и сброшенные тоже.",
+    "{who} sits down": "{who} садится за стол",
+    "{who} leaves": "{who} уходит из-за стола",
+    "{who} gets a new seat token": "{who} получает новый токен места",
+    "The game starts": "Игра начинается",
+    "{who}'s turn clock ran out": "{who}: время на ход вышло",
+    "(the game is still going)": "(игра ещё идёт)",
+    "draws: ": "берут из колоды: ",
+    "(the turn-up)": "(открытый козырь)",
+    "── Deal {deal} ── dealer: {who}": "── Сдача {deal} ── сдаёт: {who}",
+    "Deal {deal} ends": "Сдача {deal} окончена",
+    "The game ends": "Игра окончена",
+    "Trick {n}: ": "Взятка {n}: ",
+    "Round {n}: ": "Круг {n}: ",
+    "winners: {who}": "победители: {who}",
+    "note: {note}": "примечание: {note}",
+    "the table waits for seat(s) {seats} to reveal their entropy (each player's view, move or "
+    "watch with --proof, or BEZIQUE_PROOF set, reveals it)":
+        "стол ждёт, пока места {seats} раскроют своё случайное число (его раскрывают view, "
+        "move или watch игрока с --proof или с заданной BEZIQUE_PROOF)",
+    "WARNING: TEST SETTINGS ({settings}): this table's deals were chosen by its creator, not "
+    "drawn": "ВНИМАНИЕ: ТЕСТОВЫЕ НАСТРОЙКИ ({settings}): сдачи этого стола выбрал его создатель, "
+             "а не жребий",
     # --------------------------------------------------------------- the terminal game
     "Your move (1-{count}{passing}, h for help, q to quit): ":
         "Ваш ход (1-{count}{passing}, h — помощь, q — выход): ",

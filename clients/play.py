@@ -31,6 +31,7 @@ from bezique.clients.render import (
     event_text,
     game_over,
     seat_names,
+    shown_hands,
     shown_moves,
     view_renderable,
 )
@@ -220,6 +221,8 @@ class Game:
         """Whether a pass that is the only declaration is sent without asking."""
         self.result: list[Text] = []
         """The last deal's result, shown on the board until the player's next move."""
+        self.hands_shown: dict[int, list[str]] = {}
+        """The hands seats showed at the deal's showdown, for the board's shared zones."""
         self._session: PlaySession | None = None
 
     @property
@@ -250,6 +253,7 @@ class Game:
         if version <= self.shown:
             return
         self.shown = version
+        self.hands_shown = shown_hands(events, self.hands_shown)
         lines = []
         for event in events:
             line = event_text(event, self.names, words=self.words)
@@ -330,7 +334,7 @@ class Game:
             board = view_renderable(self.view, recent=recent,
                                     pass_key=t(PASS_KEYS) if pass_at else "", words=self.words,
                                     show_details=details, result=result,
-                                    result_title=t("Deal result"))
+                                    result_title=t("Deal result"), shown=self.hands_shown)
             if len(self.console.render_lines(board, pad=False)) <= room:
                 return board
             if recent:

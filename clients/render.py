@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bezique.clients.i18n import kind_name, language, t
+from bezique.clients.i18n import entry_kind_name, kind_name, language, t
 from bezique.clients.safe import cleaned, visible
 from bezique.terms import SUIT_SYMBOLS, amount_range_text, card_label, whole_numbers
 from bezique.v1 import table_service_pb2 as pb
@@ -305,10 +305,40 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24, words.labels)}"
-                          for k, v in ordered_details(detail, words))
+        reason = reason_words(detail, words)
+        shown = ", ".join(
+            f"{words.detail(k)}: "
+            f"{reason if k == 'reason' and reason else value_text(v, 24, words.labels)}"
+            for k, v in ordered_details(detail, words))
         text.append(f"  {shown}", style="dim")
     return text
+
+
+def reason_words(detail: Mapping[str, Any], words: Words) -> str:
+    """A ``reason`` detail (an event's, a deal's end) that is an outcome the vocabulary words
+    (Quart's ``table_end`` says "1 deals played"), in those words; "" otherwise."""
+    reason = detail.get("reason")
+    if not isinstance(reason, str):
+        return ""
+    key = outcome_key(words.outcomes, reason, detail)
+    return _filled(words.outcomes[key], detail, value_text) if key in words.outcomes else ""
+
+
+def _filled(sentence: str, detail: Mapping[str, Any], show: Any = str) -> str:
+    """``sentence`` with its ``{key}`` names replaced by ``show`` of the detail's values (a name
+    the detail lacks stays as it is)."""
+    return re.sub(r"\{(\w+)\}", lambda found: show(detail[found.group(1)])
+                  if found.group(1) in detail else found.group(0), sentence)
+
+
+def outcome_key(outcomes: Mapping[str, str], reason: str, detail: Mapping[str, Any]) -> str:
+    """The vocabulary's key of ``reason``: itself, or the key naming detail keys in braces that
+    gives the reason once they are filled in (``"{deals} deals played"`` for ``"1 deals
+    played"``), as the variant kit's ``outcome_key`` finds it; the reason when none does."""
+    if reason in outcomes:
+        return reason
+    return next((key for key in outcomes if "{" in key and _filled(key, detail) == reason),
+                reason)
 
 
 def outcome_reason(outcome: pb.Outcome, words: Words = NO_WORDS) -> str:
@@ -318,11 +348,10 @@ def outcome_reason(outcome: pb.Outcome, words: Words = NO_WORDS) -> str:
     detail = detail_dict(outcome.detail)
     end = detail.get("end")
     said = (words.outcomes.get(end) if isinstance(end, str) else None) \
-        or words.outcomes.get(outcome.reason)
+        or words.outcomes.get(outcome_key(words.outcomes, outcome.reason, detail))
     if not said:
         return outcome.reason.replace("_", " ")
-    return re.sub(r"\{(\w+)\}", lambda found: value_text(detail[found.group(1)])
-                  if found.group(1) in detail else found.group(0), said)
+    return _filled(said, detail, value_text)
 
 
 def outcome_text(outcome: pb.Outcome, names: Mapping[int, str],
@@ -432,14 +461,60 @@ def seats_table(view: pb.View, names: Mapping[int, str]) -> Table:
     return table
 
 
+SHOWN_STARTS = frozenset({"dealer", "deal_start"})
+"""Event kinds that start a deal: the hands shown at the last showdown are no longer on it."""
+
+
+def shown_hands(events: Iterable[pb.Event], shown: Mapping[int, Sequence[str]] | None = None
+                ) -> dict[int, list[str]]:
+    """The hands seats have shown (seat -> card codes), ``shown`` brought up to date with
+    ``events``: a ``reveal`` event names the seat and its ``hand`` (Quart's showdown), a new
+    deal clears them. The board attributes a shared zone's cards to their seats with it."""
+    found = {seat: list(codes) for seat, codes in (shown or {}).items()}
+    for event in events:
+        if event.kind in SHOWN_STARTS:
+            found = {}
+        elif event.kind == "reveal" and event.HasField("seat"):
+            hand = detail_dict(event.detail).get("hand")
+            if isinstance(hand, list) and all(isinstance(code, str) for code in hand):
+                found[event.seat] = [visible(code) for code in hand]
+    return found
+
+
+def _owners(cards: Sequence[pb.Card], shown: Mapping[int, Sequence[str]]
+            ) -> dict[int, list[pb.Card]] | None:
+    """``cards`` grouped by the seat that showed each (in seat order), or None when some card
+    was not shown by any seat (the zone is then drawn as one heap)."""
+    left = {seat: list(codes) for seat, codes in shown.items()}
+    grouped: dict[int, list[pb.Card]] = {}
+    for card in cards:
+        seat = next((s for s in sorted(left) if card.code in left[s]), None)
+        if seat is None:
+            return None
+        left[seat].remove(card.code)
+        grouped.setdefault(seat, []).append(card)
+    return dict(sorted(grouped.items()))
+
+
 def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any],
-              words: Words = NO_WORDS) -> Text:
+              words: Words = NO_WORDS, shown: Mapping[int, Sequence[str]] | None = None
+              ) -> Text:
+    """One zone on one line; a shared zone whose cards seats showed (``shown``, from
+    :func:`shown_hands`) as each seat's cards after its name."""
     title = words.zone(zone.name)
     if zone.HasField("owner"):
         title = t("{title} of {who}", title=title, who=who(names, zone.owner))
     text = Text(f"{title}: ", style="bold")
     seats = detail.get(f"{zone.name}_seats")
-    if isinstance(seats, list) and len(seats) == len(zone.cards) and zone.cards:
+    owners = _owners(zone.cards, shown) if shown and zone.cards and \
+        not zone.HasField("owner") else None
+    if owners:
+        text.append_text(Text("; ").join(
+            Text(f"{who(names, seat)}: ", style="dim").append_text(cards_text(cards, 0))
+            for seat, cards in owners.items()))
+        if zone.hidden_count:
+            text.append(" ").append_text(cards_text([], zone.hidden_count))
+    elif isinstance(seats, list) and len(seats) == len(zone.cards) and zone.cards:
         parts = []
         for card, seat in zip(zone.cards, seats, strict=True):
             part = card_text(card.code)
@@ -564,17 +639,20 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
                     now: dt.datetime | None = None, pass_key: str = "",
                     words: Words = NO_WORDS, show_details: bool = True,
-                    result: Sequence[Text] = (), result_title: str = "") -> RenderableType:
+                    result: Sequence[Text] = (), result_title: str = "",
+                    shown: Mapping[int, Sequence[str]] | None = None) -> RenderableType:
     """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
     with ``pass_key``, the key that passes shown next to ``pass``); ``result``, the lines of
-    the last deal's result, is shown in its own box (``result_title``)."""
+    the last deal's result, is shown in its own box (``result_title``); ``shown``, the hands
+    seats have shown (:func:`shown_hands`), puts shown cards under their seats' names."""
     view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
     detail = detail_dict(view.detail)
     parts: list[RenderableType] = [header_text(view, names, now, words),
                                    seats_table(view, names)]
-    zones = Text("\n").join(zone_text(zone, names, detail, words) for zone in view.zones)
+    zones = Text("\n").join(zone_text(zone, names, detail, words, shown)
+                       for zone in view.zones)
     if view.pot:
         zones.append(("\n" if zones else "") + t("Pot: {pot}", pot=view.pot),
                      style="bold yellow")
@@ -691,14 +769,14 @@ def history_line(entry: pb.HistoryEntry, names: Mapping[int, str],
     entry = cleaned(entry)
     seat = entry.seat if entry.HasField("seat") else None
     text = Text(f"v{entry.version:<4} ", style="dim")
-    text.append(f"{entry.entry_kind:<9}", style="bold")
+    text.append(f"{entry_kind_name(entry.entry_kind):<9}", style="bold")
     if seat is not None:
         text.append(f" {who(names, seat)}")
     if entry.HasField("move") and entry.move.kind:
         text.append(": ")
         text.append_text(move_text(entry.move))
     if entry.note:  # an operator's AbortTable note
-        text.append(f" note: {entry.note}", style="italic")
+        text.append(" " + t("note: {note}", note=entry.note), style="italic")
     if entry.events:
         text.append(" → ", style="dim")
         text.append_text(Text("; ").join(event_text(e, names, folded=i in folded)

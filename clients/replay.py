@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
+from bezique.clients.i18n import t
 from bezique.clients.render import (
     END_NOTE,
     NO_WORDS,
@@ -26,6 +27,7 @@ from bezique.clients.render import (
     detail_dict,
     event_text,
     outcome_text,
+    reason_words,
     value_text,
     who,
 )
@@ -59,33 +61,35 @@ def replay_lines(history: pb.GetHistoryResponse, words: Words = NO_WORDS) -> Ite
     story = _Story(words=words)
     folded = folded_deals(history)
     options = ", ".join(f"{k}={v}" for k, v in sorted(history.options.items()))
-    head = Text(f"Table {history.table_id}: {history.variant_id}", style="bold")
+    head = Text(t("Table {table}: {title}", table=history.table_id,
+                  title=words.title or history.variant_id), style="bold")
     if options:
         head.append(f" ({options})", style="dim")
     yield head
     if folded:
-        yield Text(END_NOTE, style="yellow")
+        yield Text(t(END_NOTE), style="yellow")
     for number, entry in enumerate(history.entries):
         seat = entry.seat if entry.HasField("seat") else None
         if entry.entry_kind == EntryKind.JOINED and seat is not None:
-            story.names[seat] = f"Seat {seat} ({entry.display_name})" if entry.display_name \
-                else f"Seat {seat}"
-            yield Text(f"{story.names[seat]} sits down")
+            story.names[seat] = t("Seat {seat} ({name})", seat=seat, name=entry.display_name) \
+                if entry.display_name else t("Seat {seat}", seat=seat)
+            yield Text(t("{who} sits down", who=story.names[seat]))
         elif entry.entry_kind == EntryKind.LEFT and seat is not None:
-            yield Text(f"{who(story.names, seat)} leaves")
+            yield Text(t("{who} leaves", who=who(story.names, seat)))
         elif entry.entry_kind == EntryKind.TOKEN_REISSUED and seat is not None:
-            yield Text(f"{who(story.names, seat)} gets a new seat token", style="dim")
+            yield Text(t("{who} gets a new seat token", who=who(story.names, seat)), style="dim")
         elif entry.entry_kind == EntryKind.STARTED:
-            yield Text("The game starts", style="bold")
+            yield Text(t("The game starts"), style="bold")
         if entry.entry_kind == EntryKind.TIMEOUT:
-            yield Text(f"  {who(story.names, seat)}'s turn clock ran out", style="red")
+            yield Text("  " + t("{who}'s turn clock ran out", who=who(story.names, seat)),
+                       style="red")
         for index, event in enumerate(entry.events):
             yield from _tell(story, event, (number, index) in folded)
     yield from _flush_draws(story)
     if history.finished and history.HasField("outcome"):
         yield outcome_text(history.outcome, story.names, story.words)
     elif not history.finished:
-        yield Text("(the game is still going)", style="dim")
+        yield Text(t("(the game is still going)"), style="dim")
 
 
 def folded_deals(history: pb.GetHistoryResponse) -> set[tuple[int, int]]:
@@ -110,7 +114,7 @@ def folded_deals(history: pb.GetHistoryResponse) -> set[tuple[int, int]]:
 
 def _flush_draws(story: _Story) -> Iterator[Text]:
     if story.draws:
-        yield Text("    draws: ", style="dim").append_text(Text(", ").join(story.draws))
+        yield Text("    " + t("draws: "), style="dim").append_text(Text(", ").join(story.draws))
         story.draws = []
 
 
@@ -122,12 +126,10 @@ def _tell(story: _Story, event: pb.Event, folded: bool = False) -> Iterator[Text
         number = detail.get("deal")
         if isinstance(number, int) and number != story.deal:
             story.deal, story.tricks = number, 0
-            yield Text(f"── Deal {number} ── dealer: {who(story.names, seat)}",
-                       style="bold magenta")
+            yield _deal_line(number, story, seat)
         elif number is None:
             story.deal, story.tricks = story.deal + 1, 0
-            yield Text(f"── Deal {story.deal} ── dealer: {who(story.names, seat)}",
-                       style="bold magenta")
+            yield _deal_line(story.deal, story, seat)
         return
     if event.kind == "play":
         yield from _flush_draws(story)
@@ -137,7 +139,7 @@ def _tell(story: _Story, event: pb.Event, folded: bool = False) -> Iterator[Text
         text = Text(f"{who(story.names, seat)} ")
         text.append_text(cards_text(event.cards, event.hidden_count))
         if detail.get("turnup"):
-            text.append(" (the turn-up)", style="dim")
+            text.append(" " + t("(the turn-up)"), style="dim")
         story.draws.append(text)
         return
     if event.kind in TRICK_ENDS:
@@ -147,19 +149,24 @@ def _tell(story: _Story, event: pb.Event, folded: bool = False) -> Iterator[Text
         return
     yield from _flush_draws(story)
     if event.kind in DEAL_ENDS:
-        yield _scores_line(f"Deal {value_text(detail.get('deal', story.deal))} ends", detail,
-                           story)
+        yield _scores_line(t("Deal {deal} ends", deal=value_text(detail.get("deal", story.deal))),
+                           detail, story)
     elif event.kind in GAME_ENDS:
-        yield _scores_line("The game ends", detail, story)
+        yield _scores_line(t("The game ends"), detail, story)
     else:
         yield Text("    ").append_text(event_text(event, story.names, folded=folded,
                                                   words=story.words))
 
 
+def _deal_line(number: int, story: _Story, seat: int | None) -> Text:
+    return Text(t("── Deal {deal} ── dealer: {who}", deal=number, who=who(story.names, seat)),
+                style="bold magenta")
+
+
 def _trick_line(story: _Story, event: pb.Event, seat: int | None) -> Text:
     story.tricks += 1
-    noun = "Trick" if event.kind == "trick" else "Round"
-    text = Text(f"  {noun} {story.tricks}: ", style="bold")
+    heading = "Trick {n}: " if event.kind == "trick" else "Round {n}: "
+    text = Text("  " + t(heading, n=story.tricks), style="bold")
     plays = story.plays or [(None, card) for card in event.cards]
     parts = []
     for player, card in plays:
@@ -185,9 +192,10 @@ def _scores_line(title: str, detail: dict[str, object], story: _Story) -> Text:
             text.append(f" · {story.words.detail(key)}: {shown}")
     winners = detail.get("winners")
     if isinstance(winners, list) and winners:
-        text.append(" · winners: " + ", ".join(who(story.names, w) for w in winners
-                                                if isinstance(w, int)))
+        text.append(" · " + t("winners: {who}", who=", ".join(
+            who(story.names, w) for w in winners if isinstance(w, int))))
     reason = detail.get("reason")
     if isinstance(reason, str):
-        text.append(f" · {reason.replace('_', ' ')}", style="dim")
+        said = reason_words(detail, story.words) or reason.replace("_", " ")
+        text.append(f" · {said}", style="dim")
     return text

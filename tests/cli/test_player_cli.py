@@ -341,3 +341,31 @@ def test_help_is_in_russian_too() -> None:
     i18n.set_language("en")
     missing = {text for text in helps(cli.build_parser()) if text and text not in i18n.RU}
     assert not missing, missing
+
+
+def test_watch_and_the_replay_speak_russian(server: str) -> None:
+    """The watch lines' kinds, the replay's sentences and Quart's deals-played end in Russian
+    (the server's reason stays "1 deals played"; the words come from the vocabulary's key)."""
+    code, shown = output("--server", server, "create", "quart-bezique", "--bot", "0=random",
+                         "--bot", "1=random", "-o", "players=2", "-o", "deals=1")
+    assert code == 0, shown
+    table = re.search(r"table: ([0-9a-f]+)", shown)
+    assert table is not None, shown
+    code, watched = output("--server", server, "--lang", "ru", "watch", table.group(1),
+                           columns=200)
+    assert code == 0, watched
+    assert re.search(r"^v1 +создан", watched, re.MULTILINE), watched
+    assert re.search(r"^v2 +сел +Место 0", watched, re.MULTILINE), watched
+    assert "после последней сдачи (сыграно сдач: 1)" in watched, watched
+    code, told = output("--server", server, "--lang", "ru", "history", table.group(1),
+                        "--replay", columns=200)
+    assert code == 0, told
+    for said in ("Стол " + table.group(1) + ": Кварт-Безик", "садится за стол",
+                 "Игра начинается", "── Сдача 1 ── сдаёт: Место", "Сдача 1 окончена",
+                 "Игра окончена · фишки:", "(сыграно сдач: 1)"):
+        assert said in told, (said, told)
+    english = re.compile(r"sits down|The game|Deal \d|dealer:|deals played|winners:")
+    assert not english.search(told) and not english.search(watched), told + watched
+    code, told = output("--server", server, "history", table.group(1), "--replay",
+                        columns=200)
+    assert "── Deal 1 ── dealer: Seat" in told and "(deals played: 1)" in told, told

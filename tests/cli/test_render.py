@@ -16,7 +16,9 @@ from bezique.clients.render import (
     legal_moves_text,
     move_text,
     ordered_details,
+    outcome_reason,
     own_zone_cards,
+    shown_hands,
     shown_moves,
     value_text,
     view_renderable,
@@ -157,3 +159,47 @@ def test_a_move_is_shown_in_the_servers_words_when_it_sends_them() -> None:
                for span in styled.spans)  # its cards in their colours
     compact = shown(legal_moves_text(plays))
     assert compact == "play:  1 7♠ now  2 8♠ now  3 9♠ now  4 10♠ now  5 J♠ now"
+
+
+def test_shown_cards_are_told_under_the_seat_that_showed_them() -> None:
+    """Quart's showdown puts every hand still in on one shared zone: the board names whose
+    cards are whose, from the deal's ``reveal`` events (a new deal forgets them)."""
+    def reveal(seat: int, *codes: str) -> pb.Event:
+        event = pb.Event(kind="reveal", seat=seat)
+        event.detail.update({"hand": list(codes)})
+        return event
+
+    shown = shown_hands([pb.Event(kind="deal_start", seat=0), reveal(0, "AS", "QS"),
+                         reveal(2, "QS", "7D")])
+    assert shown == {0: ["AS", "QS"], 2: ["QS", "7D"]}
+    assert shown_hands([pb.Event(kind="deal_start", seat=1)], shown) == {}
+    view = pb.View(table_id="t1", version=9, variant_id="demo", viewer_seat=0, phase="betting",
+                   zones=[pb.Zone(name="muck/shown", cards=[
+                       pb.Card(code=code, id=n) for n, code in enumerate(["QS", "7D", "AS", "QS"])
+                   ])],
+                   seats=[pb.SeatState(seat=s, occupied=True, display_name=name)
+                          for s, name in enumerate(["ann", "bob", "cid"])])
+    out = io.StringIO()
+    board = view_renderable(view, words=Words(zones={"muck/shown": "Shown cards"}), shown=shown)
+    Console(file=out, width=120, color_system=None).print(board)
+    assert "Shown cards: Seat 0 (you): Q♠ A♠; Seat 2 (cid): 7♦ Q♠" in out.getvalue()
+    # a card no seat showed: one heap, as before
+    out = io.StringIO()
+    Console(file=out, width=120, color_system=None).print(
+        view_renderable(view, words=Words(zones={"muck/shown": "Shown cards"}), shown={0: ["AS"]}))
+    assert "Shown cards: Q♠ 7♦ A♠ Q♠" in out.getvalue()
+
+
+def test_quarts_deals_played_reads_in_the_variants_words_for_any_count() -> None:
+    """The server keeps Quart's reason "1 deals played" (old histories verify); the terminal
+    finds the vocabulary's "{deals} deals played" for it, in both languages, for 1 as for 2."""
+    from bezique.variants.quart.words import RUSSIAN, VOCABULARY
+
+    for deals in (1, 2):
+        outcome = pb.Outcome(winners=[0], scores=[120, 80], reason=f"{deals} deals played")
+        outcome.detail.update({"deals": deals})
+        english = outcome_reason(outcome, Words(outcomes=VOCABULARY.outcomes))
+        russian = outcome_reason(outcome, Words(outcomes=RUSSIAN.outcomes))
+        assert english == f"most chips after the last deal (deals played: {deals})"
+        assert russian == f"больше всех фишек после последней сдачи (сыграно сдач: {deals})"
+    assert outcome_reason(pb.Outcome(reason="target_reached"), Words()) == "target reached"

@@ -88,8 +88,10 @@ def test_a_quart_outcome_that_names_a_number_finds_its_words() -> None:
     words = vocabularies_of(QuartBezique())
     key = outcome_key(words["ru"].outcomes, outcome.reason, outcome.detail)
     assert key == "{deals} deals played"
-    assert words["en"].outcomes[key].format(**outcome.detail) == "most chips after 2 deals"
-    assert words["ru"].outcomes[key].format(**outcome.detail) == "больше всех фишек после 2 сдач"
+    assert words["en"].outcomes[key].format(**outcome.detail) == (
+        "most chips after the last deal (deals played: 2)")
+    assert words["ru"].outcomes[key].format(**outcome.detail) == (
+        "больше всех фишек после последней сдачи (сыграно сдач: 2)")
 
 
 class Worded(QuartBezique):

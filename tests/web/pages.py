@@ -65,6 +65,20 @@ def serve_web(bundle: Path, log: Path, *extra: str) -> Iterator[WebServer]:
                         table_service_pb2_grpc.TableServiceStub(channel))  # type: ignore[no-untyped-call]
 
 
+def bot_table(server: WebServer, variant_id: str, options: Mapping[str, str], seats: int = 2,
+              seconds: float = 30) -> str:
+    """A table of ``variant_id`` played by random bots alone at every seat, once it has ended."""
+    created = server.stub.CreateTable(pb.CreateTableRequest(
+        variant_id=variant_id, options=options,
+        bots=[pb.BotSeat(seat=seat, policy="random") for seat in range(seats)]))
+    deadline = time.monotonic() + seconds
+    while not server.stub.GetHistory(pb.GetHistoryRequest(table_id=created.table_id,
+                                                           page_size=1)).finished:
+        assert time.monotonic() < deadline, "the bots did not finish the table"
+        time.sleep(0.05)
+    return str(created.table_id)
+
+
 @dataclass
 class Tab:
     """A page of the web table and the script errors it raised (a test asserts none)."""

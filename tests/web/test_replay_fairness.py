@@ -5,25 +5,15 @@ its way to the page fails, naming the deal."""
 from __future__ import annotations
 
 import json
-import time
 
 from playwright.sync_api import BrowserContext, Route
 
-from bezique.v1 import table_service_pb2 as pb
-from tests.web.pages import WebServer, open_tab
+from tests.web.pages import WebServer, bot_table, open_tab
 
 
 def finished_bot_table(server: WebServer) -> str:
     """A two-player Bezique table played by bots alone, over several whole deals."""
-    created = server.stub.CreateTable(pb.CreateTableRequest(
-        variant_id="bezique-2p", options={"target": "300", "claims": "false"},
-        bots=[pb.BotSeat(seat=0, policy="random"), pb.BotSeat(seat=1, policy="random")]))
-    deadline = time.monotonic() + 30
-    while not server.stub.GetHistory(pb.GetHistoryRequest(table_id=created.table_id,
-                                                           page_size=1)).finished:
-        assert time.monotonic() < deadline, "the bots did not finish the table"
-        time.sleep(0.05)
-    return str(created.table_id)
+    return bot_table(server, "bezique-2p", {"target": "300", "claims": "false"})
 
 
 def test_the_replay_verifies_every_deal(context: BrowserContext, web_server: WebServer) -> None:

@@ -50,7 +50,8 @@ VOCABULARY = Vocabulary(  # the options' words are their declarations' (see voca
            "allin": "put in your whole stack"},
     outcomes={"fewer than two seats can pay the ante": "most chips: fewer than two seats "
                                                        "could pay the ante",
-              "{deals} deals played": "most chips after {deals} deals"},
+              "{deals} deals played": "most chips after the last deal "
+                                      "(deals played: {deals})"},
     labels={"marriage": "marriage", "koronka-3": "koronka of three",
             "koronka-4": "koronka of four", "three-of-a-kind": "three of a kind",
             "four-kings": "four kings", "four-of-a-kind": "four of a kind",
@@ -101,7 +102,8 @@ RUSSIAN = Vocabulary(
            "allin": "поставить все свои фишки"},
     outcomes={"fewer than two seats can pay the ante": "больше всех фишек: меньше двух "
                                                        "игроков могут поставить на кон",
-              "{deals} deals played": "больше всех фишек после {deals} сдач"},
+              "{deals} deals played": "больше всех фишек после последней сдачи "
+                                      "(сыграно сдач: {deals})"},
     labels={"marriage": "марьяж", "koronka-3": "коронка из трёх карт",
             "koronka-4": "коронка из четырёх карт",
             "three-of-a-kind": "3 карты одного достоинства", "four-kings": "4 короля",

@@ -68,6 +68,8 @@ export interface SeatHold {
   readonly variantId?: string;
   readonly since?: number;
   readonly finished?: boolean;
+  /** Why the game ended, when known (the outcome's reason: "abandoned", "aborted", ...). */
+  readonly ended?: string;
 }
 
 const SEAT_KEY = "bezique.seat.";
@@ -84,6 +86,7 @@ function parseHold(tableId: string, raw: string | null): SeatHold | undefined {
       variantId: typeof parsed["variantId"] === "string" ? parsed["variantId"] : undefined,
       since: typeof parsed["since"] === "number" ? parsed["since"] : undefined,
       finished: parsed["finished"] === true,
+      ended: typeof parsed["ended"] === "string" ? parsed["ended"] : undefined,
     };
   } catch {
     return undefined; // a malformed entry: no seat
@@ -108,10 +111,15 @@ export function holdSeat(hold: SeatHold): void {
   window.localStorage.setItem(SEAT_KEY + tableId, JSON.stringify({ ...kept, since: hold.since ?? Date.now() }));
 }
 
-/** Note in the seat's record that its game has ended (the lobby lists it as finished). */
-export function markFinished(tableId: string): void {
+/**
+ * Note in the seat's record that its game has ended (the lobby lists it as finished), and why
+ * when known (`reason`: the outcome's, so "abandoned" reads as such).
+ */
+export function markFinished(tableId: string, reason?: string): void {
   const hold = heldSeat(tableId);
-  if (hold && !hold.finished) holdSeat({ ...hold, finished: true });
+  if (hold && (!hold.finished || (reason !== undefined && hold.ended !== reason))) {
+    holdSeat({ ...hold, finished: true, ended: reason ?? hold.ended });
+  }
 }
 
 export function dropSeat(tableId: string): void {

@@ -9,7 +9,7 @@
 
 import {
   callOptions, describeError, dropSeat, heldSeat, heldSeats, holdSeat, joinTable, listVariants, markFinished, playerName,
-  readResumeCode, rememberName, rpc,
+  readResumeCode, rememberName, rpc, type SeatHold,
 } from "./api.js";
 import { button, clean, el, replace } from "./dom.js";
 import { t } from "./i18n.js";
@@ -98,6 +98,14 @@ function botName(policy: string): string {
   return t("botNamed", { bot: label(policy) });
 }
 
+/** A held table's state in words: playing, finished, or why it ended when nobody played it out. */
+function stateText(hold: SeatHold): string {
+  if (!hold.finished) return t("live");
+  if (hold.ended === "abandoned") return t("endedAbandoned");
+  if (hold.ended === "aborted") return t("endedAborted");
+  return t("finished");
+}
+
 export class LobbyPage {
   private timer: number | undefined;
   private readonly tables = el("div", { id: "tables" });
@@ -179,21 +187,33 @@ export class LobbyPage {
     }, () => undefined);
     replace(this.mine, el("table", { class: "tables mine" }, el("tbody", {}, ...holds.map((hold) => {
       const id = hold.tableId;
-      return el("tr", { "data-table": clean(id), "data-state": hold.finished ? "finished" : "live" },
+      return el("tr", { "data-table": clean(id), "data-state": hold.finished ? "finished" : "live", "data-ended": clean(hold.ended ?? "") },
         el("td", { class: "game", "data-variant": clean(hold.variantId ?? "") }, clean(hold.variantId ?? id)),
         el("td", {}, hold.since ? new Date(hold.since).toLocaleString() : ""),
-        el("td", { class: "state" }, hold.finished ? t("finished") : t("live")),
+        el("td", { class: "state" }, stateText(hold)),
         el("td", { class: "actions" },
           button(t("reopen"), () => this.nav.go(`#/table/${encodeURIComponent(id)}`), { class: "reopen" }), " ",
           button(t("forget"), () => { dropSeat(id); this.drawMine(); }, { class: "link forget" })));
     }))));
   }
 
-  /** My tables the server no longer lists as unfinished have ended (while no page watched). */
+  /**
+   * My tables the server no longer lists as unfinished have ended (while no page watched):
+   * each is asked once for its outcome, so an abandoned or aborted one says so.
+   */
   private noteEnded(unfinished: ReadonlySet<string>): void {
     const ended = heldSeats().filter((hold) => !hold.finished && !unfinished.has(hold.tableId));
-    for (const hold of ended) markFinished(hold.tableId);
-    if (ended.length > 0) this.drawMine();
+    if (ended.length === 0) return;
+    void Promise.all(ended.map(async (hold) => {
+      let reason: string | undefined;
+      try {
+        const answer = await rpc.getView({ tableId: hold.tableId }, callOptions(hold.token));
+        reason = answer.view?.outcome?.reason;
+      } catch {
+        // gone or unreachable: finished, the reason unknown
+      }
+      markFinished(hold.tableId, reason);
+    })).then(() => this.drawMine());
   }
 
   /** One variant: its name, Play now, and its rules folded away. */

@@ -175,7 +175,7 @@ export class ReplayPage {
     if (MOVE_ENTRIES.has(entry.entryKind) && entry.move && entry.move.kind && (!told || entry.entryKind === "timeout")) {
       // The move in words, where its own events do not already say it (or the clock made it).
       const actor = who(names, entry.seat);
-      item.append(el("span", { class: "move" }, `${actor}: ${moveText(entry.move)}${entry.entryKind === "timeout" ? " (time ran out)" : ""}`), " → ");
+      item.append(el("span", { class: "move" }, `${actor}: ${moveText(entry.move)}${entry.entryKind === "timeout" ? ` ${t("timeRanOut")}` : ""}`), " → ");
     } else if (entry.events.length === 0) {
       item.append(entrySentence(entry.entryKind, entry.seat, names));
     }

@@ -358,7 +358,7 @@ export class TablePage {
   private showResult(view: View): void {
     if (this.resultShownFor === view.version.toString()) return;
     this.resultShownFor = view.version.toString();
-    markFinished(this.tableId);
+    markFinished(this.tableId, view.outcome?.reason);
     this.result.hidden = false;
     const names = this.names();
     const actions = el("div", { class: "actions" },

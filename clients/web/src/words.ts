@@ -355,11 +355,29 @@ export function entrySentence(kind: string, seat: number | undefined, names: Rea
   }
 }
 
+/**
+ * The vocabulary's key of a reason that varies: the key naming detail keys in braces that
+ * gives the reason once they are filled in ("{deals} deals played" for "1 deals played"), as
+ * the engine's outcome_key finds it; the reason itself when none does.
+ */
+function outcomeKey(reason: string, detail: Readonly<Record<string, unknown>>): string {
+  for (const key of Object.keys(vocabulary.outcomes)) {
+    if (!key.includes("{")) continue;
+    let whole = true;
+    const filled = key.replace(/\{(\w+)\}/g, (_, name: string) => {
+      if (!(name in detail)) whole = false;
+      return String(detail[name]);
+    });
+    if (whole && filled === reason) return key;
+  }
+  return reason;
+}
+
 /** Why a table ended, in words: the variant's (with details filled in), else the page's. */
 export function reasonText(outcome: Outcome): string {
   const detail = outcome.detail ?? {};
   const key = typeof detail["end"] === "string" ? detail["end"] : outcome.reason;
-  const said = vocabulary.outcomes[key] ?? vocabulary.outcomes[outcome.reason];
+  const said = vocabulary.outcomes[key] ?? vocabulary.outcomes[outcomeKey(outcome.reason, detail)];
   if (said !== undefined) return said.replace(/\{(\w+)\}/g, (whole, name: string) => (name in detail ? valueText(detail[name]) : whole));
   const known: Readonly<Record<string, string>> = lang() === "ru"
     ? { target: "набрано нужное число очков", target_last_trick: "набрано нужное число очков (с последней взяткой)", most_rounds: "больше выигранных кругов", "most rounds won": "больше выигранных кругов" }
