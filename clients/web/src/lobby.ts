@@ -83,13 +83,17 @@ function declared(map: Readonly<Record<string, string>>, key: string): string | 
 }
 
 /**
- * The variant's best bot, by a simple rule over the names it lists: a "search" policy (the
- * deepest, by the number in its name), else "heuristic", else the first that is not "random".
+ * The variant's best bot, by a simple rule over the names it lists: "search" (the built-ins'
+ * default search level, the strongest that answers within 100 ms), else another "search" policy
+ * (the deepest by the number in its name; "-easy" last), else "heuristic", else the first that is
+ * not "random".
  */
 export function bestBot(policies: readonly string[]): string {
-  const depth = (name: string): number => Number(/(\d+)/.exec(name)?.[1] ?? "0");
+  const depth = (name: string): number =>
+    name.includes("easy") ? -1 : Number(/(\d+)/.exec(name)?.[1] ?? "0");
   const searching = policies.filter((name) => name.includes("search")).sort((a, b) => depth(b) - depth(a));
-  return searching[0] ?? policies.find((name) => name.includes("heuristic"))
+  return policies.find((name) => name === "search") ?? searching[0]
+    ?? policies.find((name) => name.includes("heuristic"))
     ?? policies.find((name) => name !== "random") ?? policies[0] ?? "random";
 }
 
