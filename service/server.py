@@ -101,12 +101,17 @@ def _credentials(config: Config) -> grpc.ServerCredentials | None:
     return grpc.ssl_server_credentials([(key, chain)])
 
 
-async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float) -> None:
-    """Fire the turn deadlines that passed, and let idle tables go from memory."""
-    swept = time.monotonic()
+async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float,
+                        poll_seconds: float) -> None:
+    """Fire the turn deadlines that passed, let idle tables go from memory, and look for
+    changes other replicas made that this one was not told of."""
+    swept = polled = time.monotonic()
     while True:
         try:
             await manager.fire_due_deadlines()
+            if time.monotonic() - polled >= poll_seconds:
+                polled = time.monotonic()
+                await manager.poll_replicas()
             if idle_seconds > 0 and time.monotonic() - swept >= min(idle_seconds / 4, 30):
                 swept = time.monotonic()
                 await manager.evict_idle(idle_seconds)
@@ -221,6 +226,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         test_mode=config.test_mode, bot_delay=config.bot_delay,
         snapshot_every=max(1, config.snapshot_every), seat_token_ttl=config.seat_token_ttl,
         reveal_seconds=config.reveal_seconds, platform=bool(config.api_key),
+        results_poll=config.replica_poll_seconds,
         grants=bool(config.grant_public_key),
         limits=config.limits())
     manager = TableManager(registry, TimedStore(store, metrics), settings, metrics)
@@ -269,7 +275,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     clock = asyncio.get_running_loop().create_task(
-        _housekeeping(manager, config.clock_interval, config.idle_seconds))
+        _housekeeping(manager, config.clock_interval, config.idle_seconds,
+                      config.replica_poll_seconds))
     for variant_id, origin in registry.origins.items():
         log.info("variant_loaded", variant=variant_id, distribution=origin.name,
                  distribution_version=origin.version)

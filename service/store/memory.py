@@ -107,6 +107,9 @@ class MemoryStore(LocalStore):
                if not s.finished and s.deadline is not None and s.deadline <= now]
         return sorted(due)[:limit]
 
+    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return {t: self._states[t].version for t in table_ids if t in self._states}
+
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         current = self._snapshots.get(table_id)
         if current is None or current.version < snapshot.version:

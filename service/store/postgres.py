@@ -1,12 +1,13 @@
 """The store for several replicas: PostgreSQL through asyncpg.
 
 Any replica serves any table. ``append`` is one statement, so one network round trip in its own
-implicit transaction: a compare-and-set UPDATE of the table's summary row on its version, the log
-rows (arrays, unnested) and ``pg_notify('bezique_log', 'id:version')``, all gated on the UPDATE
-having matched. PostgreSQL delivers the notification at commit (never if the statement fails) to
-every replica listening, so watchers connected anywhere see the move. A connection lost
-mid-call is a StoreError (UNAVAILABLE): the client retries with the same request id, and the
-unique (table_id, request_id) index makes a doubled move impossible.
+implicit transaction: a compare-and-set UPDATE of the table's summary row on its version and the
+log rows (arrays, unnested), gated on the UPDATE having matched. It does not notify: once it
+committed, this process's notifier tells every replica listening, after the fact and coalesced
+(service/store/pgnotify.py says why and what a lost notice costs), so watchers connected
+anywhere see the move. A connection lost mid-call is a StoreError (UNAVAILABLE): the client
+retries with the same request id, and the unique (table_id, request_id) index makes a doubled
+move impossible.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from bezique.service.store.base import (
     VersionConflict,
 )
 from bezique.service.store.codec import dumps, loads, state_from_row
+from bezique.service.store.pgnotify import CHANNEL, RESULTS_CHANNEL, Listener, Notifier
+
+__all__ = ["CHANNEL", "RESULTS_CHANNEL", "PostgresStore"]
 
 log = structlog.get_logger("bezique.postgres")
-CHANNEL = "bezique_log"
-RESULTS_CHANNEL = "bezique_results"
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -124,20 +126,18 @@ _LOG_ROWS = """
     ORDER BY e.version
     RETURNING version"""
 
-# A new table: its summary row ($1..$15), its first entries ($16..$21) and the notification
-# ($22, NULL for none).
+# A new table: its summary row ($1..$15) and its first entries ($16..$21).
 _CREATE = f"""
 WITH made AS (
     INSERT INTO tables ({_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb, $8, $9,
                                             $10, $11, $12, $13, $14::jsonb, $15)
     RETURNING table_id
 ), logged AS ({_LOG_ROWS.format(gate="made", a=16, b=17, c=18, d=19, e=20, f=21)})
-SELECT (SELECT count(*) FROM logged) AS logged,
-       (SELECT pg_notify('{CHANNEL}', $22) FROM made WHERE $22 IS NOT NULL) AS notified"""
+SELECT (SELECT count(*) FROM logged) AS logged"""
 
 # One change: the compare-and-set on the version ($7 the table, $8 the version expected, $1..$6
-# the new summary), then, only if it matched, the log rows ($9..$14) and the notification
-# ($15). ``moved`` 0 means nothing was written: a stale version, or no such table.
+# the new summary), then, only if it matched, the log rows ($9..$14). ``moved`` 0 means nothing
+# was written: a stale version, or no such table.
 _APPEND_HEAD = f"""
 WITH moved AS (
     UPDATE tables SET version = $1, phase = $2, free_seats = $3, finished = $4,
@@ -145,13 +145,12 @@ WITH moved AS (
     WHERE table_id = $7 AND version = $8
     RETURNING table_id
 ), logged AS ({_LOG_ROWS.format(gate="moved", a=9, b=10, c=11, d=12, e=13, f=14)})"""
-_APPEND_TAIL = f"""
+_APPEND_TAIL = """
 SELECT (SELECT count(*) FROM moved) AS moved,
-       (SELECT count(*) FROM logged) AS logged,
-       (SELECT pg_notify('{CHANNEL}', $15) FROM moved WHERE $15 IS NOT NULL) AS notified"""
+       (SELECT count(*) FROM logged) AS logged"""
 _APPEND = _APPEND_HEAD + _APPEND_TAIL
 
-# A change that ends the table also stores its result ($16 version, $17 data, $18 time) under
+# A change that ends the table also stores its result ($15 version, $16 data, $17 time) under
 # the next cursor. The counter row is updated only after ``moved`` (it reads it), so every
 # append takes its table's row lock before the counter's: two ends never wait on each other in
 # opposite orders. The counter's row lock, held to commit, orders the cursors by commit, so a
@@ -161,10 +160,10 @@ _APPEND_ENDING = _APPEND_HEAD + """, counted AS (
     RETURNING last
 ), stored AS (
     INSERT INTO results (cursor, table_id, version, data, finished_at)
-    SELECT last, $7, $16, $17::jsonb, $18 FROM counted
+    SELECT last, $7, $15, $16::jsonb, $17 FROM counted
     RETURNING cursor
-)""" + _APPEND_TAIL + f""",
-       (SELECT pg_notify('{RESULTS_CHANNEL}', cursor::text) FROM stored) AS result_notified"""
+)""" + _APPEND_TAIL + """,
+       (SELECT cursor FROM stored) AS cursor"""
 
 
 def _entry_arrays(entries: Sequence[LogEntry]) -> tuple[list[Any], ...]:
@@ -172,11 +171,6 @@ def _entry_arrays(entries: Sequence[LogEntry]) -> tuple[list[Any], ...]:
     return ([e.version for e in entries], [e.kind for e in entries], [e.seat for e in entries],
             [dumps(e.payload) for e in entries], [e.request_id for e in entries],
             [e.created_at for e in entries])
-
-
-def _notice(table_id: str, entries: Sequence[LogEntry]) -> str | None:
-    """The ``bezique_log`` payload for a change (None: nothing appended, nothing to say)."""
-    return f"{table_id}:{entries[-1].version}" if entries else None
 
 
 async def _keep_session(_conn: asyncpg.Connection) -> None:
@@ -200,7 +194,9 @@ class PostgresStore:
         self._pool: asyncpg.Pool | None = None
         self._feed_pool: asyncpg.Pool | None = None
         """Connections of the results feed's reads: they never wait behind the appends."""
-        self._listener: asyncpg.Connection | None = None
+        self.notifier = Notifier(url)
+        """Tells the other replicas what this process committed, after the commit."""
+        self.listener: Listener | None = None
         self._listen_task: asyncio.Task[None] | None = None
 
     @property
@@ -239,9 +235,7 @@ class PostgresStore:
             self._listen_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._listen_task
-        if self._listener is not None:
-            with contextlib.suppress(Exception):
-                await self._listener.close()
+        await self.notifier.close()
         for pool in (self._pool, self._feed_pool):
             if pool is not None:
                 with contextlib.suppress(Exception):
@@ -268,17 +262,19 @@ class PostgresStore:
                 dumps(record.options), record.seed, record.commitment, dumps(record.test),
                 record.turn_seconds, record.created_at, state.version, state.phase,
                 state.free_seats, state.finished, dumps(state.seats), state.deadline,
-                *_entry_arrays(entries), _notice(record.table_id, entries))
+                *_entry_arrays(entries))
 
         await self._run(f"create table {record.table_id}", call)
+        if entries:
+            self.notifier.committed(record.table_id, entries[-1].version)
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
-        async def call(conn: asyncpg.Connection) -> None:
+        async def call(conn: asyncpg.Connection) -> int:
             args: list[Any] = [
                 state.version, state.phase, state.free_seats, state.finished,
                 dumps(state.seats), state.deadline, table_id, expected_version,
-                *_entry_arrays(entries), _notice(table_id, entries)]
+                *_entry_arrays(entries)]
             if result is not None:
                 args += [result.version, dumps(result.data), result.finished_at]
             try:
@@ -290,7 +286,7 @@ class PostgresStore:
                 raise VersionConflict(table_id, expected_version,
                                       expected_version + 1) from exc
             if row["moved"] == 1 and row["logged"] == len(entries):
-                return
+                return int(row["cursor"] or 0) if result is not None else 0
             if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
                 raise StoreError(f"append to {table_id} stored {row['logged']} of "
                                  f"{len(entries)} entries")
@@ -302,7 +298,9 @@ class PostgresStore:
                 raise StoreError(f"no table {table_id}")
             raise VersionConflict(table_id, expected_version, int(current))
 
-        await self._run(f"append to table {table_id}", call)
+        cursor = await self._run(f"append to table {table_id}", call)
+        if entries:
+            self.notifier.committed(table_id, entries[-1].version, cursor)
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = await self._run("read results", lambda c: c.fetch(
@@ -380,41 +378,19 @@ class PostgresStore:
                                                  int(row["variant_version"]),
                                                  bytes(row["state"]))
 
+    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        rows = await self._run("table versions", lambda c: c.fetch(
+            "SELECT table_id, version FROM tables WHERE table_id = ANY($1::text[])",
+            list(table_ids)))
+        return {row["table_id"]: int(row["version"]) for row in rows}
+
     # ---------------------------------------------------------------- fan-out
 
     def listen(self, on_entry: Callable[[str, int], None],
                on_reconnect: Callable[[], None],
                on_result: Callable[[int], None] = lambda cursor: None) -> None:
-        """Call ``on_entry(table_id, version)`` for every entry any replica commits, and
-        ``on_result(cursor)`` for every result; after a lost listener connection is back,
-        call ``on_reconnect`` (notifications may be lost)."""
-        self._listen_task = asyncio.get_running_loop().create_task(
-            self._listen(on_entry, on_reconnect, on_result))
-
-    async def _listen(self, on_entry: Callable[[str, int], None],
-                      on_reconnect: Callable[[], None],
-                      on_result: Callable[[int], None]) -> None:
-        def received(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-            table_id, _, version = payload.rpartition(":")
-            on_entry(table_id, int(version))
-
-        def result(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-            on_result(int(payload))
-
-        first = True
-        while True:
-            try:
-                conn = await asyncpg.connect(self.url)
-                self._listener = conn
-                await conn.add_listener(CHANNEL, received)
-                await conn.add_listener(RESULTS_CHANNEL, result)
-                if not first:
-                    on_reconnect()
-                first = False
-                while not conn.is_closed():
-                    await asyncio.sleep(0.5)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("listener_lost", error=type(exc).__name__)
-            await asyncio.sleep(0.5)
+        """Call ``on_entry(table_id, version)`` for the entries any replica commits, and
+        ``on_result(cursor)`` for its results, when told (service/store/pgnotify.py); call
+        ``on_reconnect`` whenever LISTEN (re)starts: what was committed before was not heard."""
+        self.listener = Listener(self.url, on_entry, on_reconnect, on_result)
+        self._listen_task = asyncio.get_running_loop().create_task(self.listener.run())
