@@ -2,33 +2,37 @@
 
 Run: ``python -m bench.pgappend`` (a private cluster of tools/pgcluster.py, fsync on). Straight
 to :class:`PostgresStore`, no server: ``tables`` tables in flight, one append after another
-on each (one log entry of a move's size), through the store's pool. Three settings, alternating:
+on each (one log entry of a move's size), through the store's pool. Four settings, alternating:
 
-* ``durable``: as served (``synchronous_commit`` on: a commit waits for its WAL flush);
-* ``durable without NOTIFY``: the same statement without ``pg_notify``. A transaction that
-  notifies holds one cluster-wide lock from before its commit until the commit is flushed, so
-  notifying commits cannot share a flush: this shows what that costs;
+* ``durable``: as served (``synchronous_commit`` on: a commit waits for its WAL flush; the
+  store's notifier tells the listeners afterwards, coalesced, in commits that need no flush);
+* ``durable, flushed notices``: the same, but the notifier's commits wait for a flush too: a
+  transaction that notifies holds one cluster-wide lock until its commit is done, flush included,
+  so this is what the notifier would cost without ``synchronous_commit`` off;
+* ``durable without notices``: the notifier off (what telling the other replicas costs);
 * ``no flush wait``: ``synchronous_commit=off``, what the statement costs without the disk.
 
-Reported: appends/s, the client's and PostgreSQL's CPU per append, and one append's latency
-with nothing else in flight.
+Reported: appends/s, the client's and PostgreSQL's CPU per append, one append's latency with
+nothing else in flight, and how late a listener hears of an append (from the append's return
+to the first notice of its version or a later one). Then the notify lock alone: transactions
+of one NOTIFY each a second, from ``--notifiers`` connections at once, flushed or not.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bench.common import median
+import asyncpg
+
+from bench.common import median, percentile
 from bench.layout import postgres, tree_cpu
 from bezique.service.store import LogEntry, TableRecord, TableState
 from bezique.service.store import postgres as pgstore
 
-SETTINGS = ("durable", "durable without NOTIFY", "no flush wait")
+SETTINGS = ("durable", "durable, flushed notices", "durable without notices", "no flush wait")
 
 
 @dataclass
@@ -37,6 +41,7 @@ class Figures:
     client_cpu: float  # seconds per append
     store_cpu: float
     alone: float  # one append's latency, nothing else in flight
+    lag: list[float]  # per append: from its return to its notice heard (none: not told)
 
 
 def _record(table_id: str) -> TableRecord:
@@ -54,48 +59,89 @@ def _entry(version: int) -> LogEntry:
                     f"r{version}-{time.time_ns()}", time.time())
 
 
-@contextlib.contextmanager
-def _without_notify(active: bool) -> Iterator[None]:
-    """The append statement without its ``pg_notify`` (the measurement only)."""
-    if not active:
-        yield
-        return
-    saved = pgstore._APPEND
-    pgstore._APPEND = saved.replace(f"pg_notify('{pgstore.CHANNEL}', $15)", "length($15)")
-    try:
-        yield
-    finally:
-        pgstore._APPEND = saved
+class _Heard:
+    """A listener's notices: when each table's versions were first heard of."""
+
+    def __init__(self) -> None:
+        self.notices: dict[str, list[tuple[int, float]]] = {}
+
+    def __call__(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        table_id, _, version = payload.rpartition(":")
+        self.notices.setdefault(table_id, []).append((int(version), time.perf_counter()))
+
+    def lags(self, done: dict[tuple[str, int], float]) -> list[float]:
+        """Per append, how long after it returned a notice of it (or of a later version)
+        arrived; the appends never heard of are left out."""
+        lags = []
+        for (table_id, version), returned in done.items():
+            heard = [at for told, at in self.notices.get(table_id, []) if told >= version]
+            if heard:
+                lags.append(max(0.0, min(heard) - returned))
+        return lags
 
 
 async def measure(url: str, pg_pid: int, setting: str, tables: int, per_table: int) -> Figures:
     query = "?synchronous_commit=off" if setting == "no flush wait" else ""
     store = pgstore.PostgresStore(url + query)
+    if setting == "durable without notices":
+        store.notifier.committed = lambda *_args, **_kw: None  # type: ignore[method-assign]
+    if setting == "durable, flushed notices":
+        store.notifier.settings["synchronous_commit"] = "on"
     await store.open()
+    heard, listener = _Heard(), await asyncpg.connect(url)
+    await listener.add_listener(pgstore.CHANNEL, heard)
+    done: dict[tuple[str, int], float] = {}
     try:
-        with _without_notify(setting == "durable without NOTIFY"):
-            ids = [f"{setting[:3]}-{time.time_ns()}-{n}" for n in range(tables)]
-            for table_id in ids:
-                await store.create_table(_record(table_id), _state(1), [_entry(1)])
-            alone = []
-            for version in range(2, 12):
-                started = time.perf_counter()
-                await store.append(ids[0], version - 1, [_entry(version)], _state(version))
-                alone.append(time.perf_counter() - started)
+        ids = [f"{setting[:3]}-{time.time_ns()}-{n}" for n in range(tables)]
+        for table_id in ids:
+            await store.create_table(_record(table_id), _state(1), [_entry(1)])
+        alone = []
+        for version in range(2, 12):
+            started = time.perf_counter()
+            await store.append(ids[0], version - 1, [_entry(version)], _state(version))
+            alone.append(time.perf_counter() - started)
 
-            async def play(table_id: str, first: int) -> None:
-                for version in range(first, first + per_table):
-                    await store.append(table_id, version - 1, [_entry(version)],
-                                       _state(version))
+        async def play(table_id: str, first: int) -> None:
+            for version in range(first, first + per_table):
+                await store.append(table_id, version - 1, [_entry(version)],
+                                   _state(version))
+                done[table_id, version] = time.perf_counter()
 
-            cpu, pg_cpu, started = time.process_time(), tree_cpu(pg_pid), time.perf_counter()
-            await asyncio.gather(*(play(t, 12 if t == ids[0] else 2) for t in ids))
-            seconds = time.perf_counter() - started
-            count = tables * per_table
-            return Figures(count / seconds, (time.process_time() - cpu) / count,
-                           (tree_cpu(pg_pid) - pg_cpu) / count, median(alone))
+        cpu, pg_cpu, started = time.process_time(), tree_cpu(pg_pid), time.perf_counter()
+        await asyncio.gather(*(play(t, 12 if t == ids[0] else 2) for t in ids))
+        seconds = time.perf_counter() - started
+        count = tables * per_table
+        figures = Figures(count / seconds, (time.process_time() - cpu) / count,
+                          (tree_cpu(pg_pid) - pg_cpu) / count, median(alone), [])
+        await asyncio.sleep(1.0)  # the last notices
+        figures.lag = heard.lags(done)
+        return figures
     finally:
+        await listener.close()
         await store.close()
+
+
+async def notify_rate(url: str, synchronous: str, notifiers: int, seconds: float) -> float:
+    """Transactions of one NOTIFY each committed a second by ``notifiers`` connections at
+    once, with ``synchronous_commit`` as given: the notify lock alone."""
+    conns = [await asyncpg.connect(url, server_settings={"synchronous_commit": synchronous})
+             for _ in range(notifiers)]
+    count = 0
+    end = time.perf_counter() + seconds
+
+    async def notify(conn: asyncpg.Connection) -> None:
+        nonlocal count
+        while time.perf_counter() < end:
+            await conn.execute(f"SELECT pg_notify('{pgstore.CHANNEL}_bench', 'x')")
+            count += 1
+
+    started = time.perf_counter()
+    try:
+        await asyncio.gather(*(notify(conn) for conn in conns))
+        return count / (time.perf_counter() - started)
+    finally:
+        for conn in conns:
+            await conn.close()
 
 
 def main() -> None:
@@ -103,28 +149,45 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=64, help="tables in flight")
     parser.add_argument("--appends", type=int, default=40, help="appends per table and run")
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--settings", default=",".join(SETTINGS),
-                        help=f"comma-separated, of: {', '.join(SETTINGS)}")
+    parser.add_argument("--settings", default=";".join(SETTINGS),
+                        help=f"semicolon-separated, of: {'; '.join(SETTINGS)}")
+    parser.add_argument("--notifiers", type=int, default=8,
+                        help="connections notifying at once (the notify lock alone; 0: skip)")
     args = parser.parse_args()
-    chosen = [s for s in SETTINGS if s in args.settings.split(",")]
+    chosen = [s for s in SETTINGS if s in args.settings.split(";")]
     runs: dict[str, list[Figures]] = {setting: [] for setting in chosen}
+    notices: dict[str, list[float]] = {"on": [], "off": []}
     with postgres() as (url, pg_pid):
         for rep in range(args.reps):
             k = rep % len(chosen)
             for setting in chosen[k:] + chosen[:k]:
                 runs[setting].append(asyncio.run(measure(url, pg_pid, setting, args.tables,
                                                          args.appends)))
+            for synchronous in ("on", "off")[::1 if rep % 2 == 0 else -1]:
+                if args.notifiers:
+                    notices[synchronous].append(asyncio.run(
+                        notify_rate(url, synchronous, args.notifiers, 3.0)))
     print(f"| setting ({args.tables} tables in flight, pool of 10) | appends/s [range] | "
-          "client CPU/append | PostgreSQL CPU/append | one append alone |")
-    print("|---|---|---|---|---|")
+          "client CPU/append | PostgreSQL CPU/append | one append alone | notice heard "
+          "after (median, p99) |")
+    print("|---|---|---|---|---|---|")
     for setting, figures in runs.items():
         rates = [f.rate for f in figures]
+        lags = [lag for f in figures for lag in f.lag]
+        heard = (f"{median(lags) * 1e3:.1f} ms, {percentile(lags, 99) * 1e3:.1f} ms"
+                 if lags else "not told")
         print(f"| {setting} | {median(rates):,.0f} [{min(rates):,.0f}-{max(rates):,.0f}] | "
               f"{median([f.client_cpu for f in figures]) * 1e6:,.0f} µs | "
               f"{median([f.store_cpu for f in figures]) * 1e6:,.0f} µs | "
-              f"{median([f.alone for f in figures]) * 1e3:.2f} ms |")
+              f"{median([f.alone for f in figures]) * 1e3:.2f} ms | {heard} |")
     print(f"\n{args.reps} runs of {args.tables} x {args.appends} appends per setting, "
           "alternating; medians.")
+    if args.notifiers:
+        print(f"\n| the notify lock alone: {args.notifiers} connections, one NOTIFY a "
+              "transaction | transactions/s [range] |\n|---|---|")
+        for synchronous, rates in notices.items():
+            print(f"| synchronous_commit {synchronous} | {median(rates):,.0f} "
+                  f"[{min(rates):,.0f}-{max(rates):,.0f}] |")
 
 
 if __name__ == "__main__":

@@ -60,6 +60,9 @@ class Notifier:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._conn: asyncpg.Connection | None = None
+        self.settings = {"synchronous_commit": "off", "application_name": "bezique-notifier"}
+        """Of its connection: its commits need no flush (a notice is not kept; a lost one
+        costs latency), so the notify lock is held for a commit in memory only."""
 
     def committed(self, table_id: str, version: int, cursor: int = 0) -> None:
         """``version`` of ``table_id`` (and the result at ``cursor``) is committed: tell the
@@ -104,10 +107,8 @@ class Notifier:
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None or self._conn.is_closed():
-            self._conn = await asyncpg.connect(
-                self.url, command_timeout=10,
-                server_settings={"synchronous_commit": "off",
-                                 "application_name": "bezique-notifier"})
+            self._conn = await asyncpg.connect(self.url, command_timeout=10,
+                                               server_settings=self.settings)
         return self._conn
 
     async def _drop_connection(self) -> None:
