@@ -1,7 +1,8 @@
 """Replicas that are not told: notices of other replicas' commits lost at random (dropped at the
-store's listen layer), or sent before a replica listens. Every watcher on every replica still
-gets every entry, in order; a reissue on one replica still ends the old token's stream on the
-other, and a result still reaches the other's results feed, within the poll bound."""
+store's listen layer), sent before a replica listens, or heard while it loads the table. Every
+watcher on every replica still gets every entry, in order; a reissue on one replica still ends
+the old token's stream on the other, and a result still reaches the other's results feed,
+within the poll bound."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ from hypothesis import strategies as st
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer, start_server
+from bezique.service.store import LogEntry
+from bezique.service.store.memory import MemoryStore
 from bezique.service.store.postgres import PostgresStore
+from bezique.service.table_manager import Settings, TableManager
 from tests.helpers import details, eventually, highcard_registry, server_config
 from tests.replicas.helpers import KEY
 from tests.service.helpers import STACK, stream_end, two_seats
@@ -150,7 +154,7 @@ async def reissued(clients: list[AsyncTableClient], where: int, table_id: str,
     assert time.monotonic() - started < BOUND
 
 
-@settings(max_examples=6, deadline=None,
+@settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_watcher_gets_every_entry_in_order_whatever_notices_are_lost(
@@ -214,3 +218,53 @@ async def test_a_replica_told_nothing_catches_up_by_its_poll(postgres_url: str) 
         assert lost[0] > 0
     for server in servers:
         await server.stop()
+
+
+class SharedMemoryStore(MemoryStore):
+    """A memory store two table managers share, as two replicas share PostgreSQL; one read of
+    the log can be made to answer late (what it read is from before it was held up)."""
+
+    shared = True  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stall_next_read = False
+        self.stalled = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def read_log(self, table_id: str, after_version: int = 0,
+                       limit: int | None = None) -> list[LogEntry]:
+        entries = await super().read_log(table_id, after_version, limit)
+        if self.stall_next_read:
+            self.stall_next_read = False
+            self.stalled.set()
+            await self.release.wait()
+        return entries
+
+
+async def test_a_notice_heard_while_the_table_loads_is_not_lost() -> None:
+    """A table rebuilt after a failed change reads its log; another replica commits after that
+    read and its notice arrives before the table is back in memory: the table catches up once
+    it is, and the streams it adopted get the entry."""
+    store = SharedMemoryStore()
+    here, there = (TableManager(highcard_registry(), store, Settings(test_mode=True))
+                   for _ in range(2))
+    live = await here.create_table("highcard", {"players": "2"})
+    seen: list[int] = []
+
+    async def watch() -> None:
+        async for update in here.watch(live.table_id, None, 0):
+            seen.append(update.version)
+
+    watcher = asyncio.create_task(watch())
+    await eventually(lambda: seen == [1], 5, "the stream's backlog")
+    store.stall_next_read = True
+    here.repo.discard(live)  # rebuilt at once: its log is read, then held up
+    await asyncio.wait_for(store.stalled.wait(), 5)
+    await there.join(live.table_id, None, "bob")  # committed after that read
+    here.on_remote_entry(live.table_id, 2)  # its notice, while the table is loading
+    store.release.set()
+    await eventually(lambda: seen == [1, 2], 5, "the entry committed during the load")
+    watcher.cancel()
+    await here.close()
+    await there.close()
