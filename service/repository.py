@@ -224,10 +224,19 @@ class TableRepository:
         task.add_done_callback(self._background.discard)
 
     def on_reconnect(self) -> None:
-        """Notifications may have been lost: catch up every table somebody watches."""
-        for live in list(self._tables.values()):
-            if live.watchers:
-                self.on_remote_entry(live.table_id, live.version + 1)
+        """Notices may have been lost (the listener was away, or is new): poll now, so every
+        table held that is behind the store catches up (one read per 500 tables)."""
+        if self.closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._poll_now())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _poll_now(self) -> None:
+        try:
+            await self.poll()
+        except StoreError as exc:  # the next poll tries again
+            log.warning("replica_poll_failed", error=str(exc))
 
     async def poll(self, batch: int = 500) -> int:
         """Compare the versions of the tables held with the store's, and catch up those behind:

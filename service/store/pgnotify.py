@@ -12,9 +12,9 @@ committed, so a replica woken by it reads them.
 
 A notice is a hint, never the truth: it can be lost (a notifier's or a listener's connection
 fails, a process dies between its commit and its notice). The :class:`Listener` says so
-(``on_reconnect``) every time LISTEN starts, first time included (what was committed before it
-listened is read then); the table service polls the versions of the tables it holds, and the
-results feed reads the store, every ``--replica-poll-seconds``. A lost notice costs latency,
+(``on_reconnect``) every time LISTEN starts, first time included, and the table service then
+compares the versions of the tables it holds with the store's; it does so every
+``--replica-poll-seconds`` too, and the results feed reads the store as often. A lost notice costs latency,
 bounded by that poll, never an entry or its order (entries are read from the log by version).
 """
 

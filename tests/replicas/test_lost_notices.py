@@ -154,7 +154,7 @@ async def reissued(clients: list[AsyncTableClient], where: int, table_id: str,
     assert time.monotonic() - started < BOUND
 
 
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_watcher_gets_every_entry_in_order_whatever_notices_are_lost(
