@@ -14,8 +14,9 @@ A notice is a hint, never the truth: it can be lost (a notifier's or a listener'
 fails, a process dies between its commit and its notice). The :class:`Listener` says so
 (``on_reconnect``) every time LISTEN starts, first time included, and the table service then
 compares the versions of the tables it holds with the store's; it does so every
-``--replica-poll-seconds`` too, and the results feed reads the store as often. A lost notice costs latency,
-bounded by that poll, never an entry or its order (entries are read from the log by version).
+``--replica-poll-seconds`` too, and the results feed reads the store as often. A lost notice
+costs latency, bounded by that poll, never an entry or its order (entries are read from the
+log by version).
 """
 
 from __future__ import annotations
@@ -138,8 +139,6 @@ class Listener:
         self.on_entry = on_entry
         self.on_reconnect = on_reconnect
         self.on_result = on_result
-        self.listening = asyncio.Event()
-        """Set while LISTEN is active (for the tests and the start-up)."""
 
     def _entry(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         table_id, _, version = payload.rpartition(":")
@@ -163,7 +162,6 @@ class Listener:
             except Exception as exc:
                 log.warning("listener_lost", error=type(exc).__name__)
             finally:
-                self.listening.clear()
                 if conn is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(conn.close(), 2)
@@ -175,7 +173,6 @@ class Listener:
         conn.add_termination_listener(lambda _conn: lost.set())
         await conn.add_listener(CHANNEL, self._entry)
         await conn.add_listener(RESULTS_CHANNEL, self._result)
-        self.listening.set()
         # Whatever was committed before LISTEN took effect was not heard: the first time too
         # (the server serves before it listens, so tables may be held and watched already).
         self.on_reconnect()
