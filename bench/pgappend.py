@@ -2,20 +2,23 @@
 
 Run: ``python -m bench.pgappend`` (a private cluster of tools/pgcluster.py, fsync on). Straight
 to :class:`PostgresStore`, no server: ``tables`` tables in flight, one append after another
-on each (one log entry of a move's size), through the store's pool. Four settings, alternating:
+on each (one log entry of a move's size), through the store's pool. Three settings, alternating:
 
 * ``durable``: as served (``synchronous_commit`` on: a commit waits for its WAL flush; the
-  store's notifier tells the listeners afterwards, coalesced, in commits that need no flush);
-* ``durable, flushed notices``: the same, but the notifier's commits wait for a flush too: a
-  transaction that notifies holds one cluster-wide lock until its commit is done, flush included,
-  so this is what the notifier would cost without ``synchronous_commit`` off;
+  store's notifier tells the listeners afterwards, coalesced, in commits of its own);
 * ``durable without notices``: the notifier off (what telling the other replicas costs);
 * ``no flush wait``: ``synchronous_commit=off``, what the statement costs without the disk.
 
 Reported: appends/s, the client's and PostgreSQL's CPU per append, one append's latency with
 nothing else in flight, and how late a listener hears of an append (from the append's return
-to the first notice of its version or a later one). Then the notify lock alone: transactions
-of one NOTIFY each a second, from ``--notifiers`` connections at once, flushed or not.
+to the first notice of its version or a later one).
+
+Then the notify lock alone, which a transaction that notifies holds from before its commit to
+its end: the notifier's transactions a second from ``--notifiers`` connections at once, and
+one such transaction's latency, with ``synchronous_commit`` on and off, beside an INSERT's (a
+commit that waits for a flush) for scale. A transaction that only notifies writes no WAL of its
+own, so PostgreSQL does not wait for a flush to commit it even with ``synchronous_commit`` on;
+the notifier sets it off all the same, so that stays true whatever its statement becomes.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from bench.layout import postgres, tree_cpu
 from bezique.service.store import LogEntry, TableRecord, TableState
 from bezique.service.store import postgres as pgstore
 
-SETTINGS = ("durable", "durable, flushed notices", "durable without notices", "no flush wait")
+SETTINGS = ("durable", "durable without notices", "no flush wait")
 
 
 @dataclass
@@ -85,8 +88,6 @@ async def measure(url: str, pg_pid: int, setting: str, tables: int, per_table: i
     store = pgstore.PostgresStore(url + query)
     if setting == "durable without notices":
         store.notifier.committed = lambda *_args, **_kw: None  # type: ignore[method-assign]
-    if setting == "durable, flushed notices":
-        store.notifier.settings["synchronous_commit"] = "on"
     await store.open()
     heard, listener = _Heard(), await asyncpg.connect(url)
     await listener.add_listener(pgstore.CHANNEL, heard)
@@ -121,24 +122,37 @@ async def measure(url: str, pg_pid: int, setting: str, tables: int, per_table: i
         await store.close()
 
 
-async def notify_rate(url: str, synchronous: str, notifiers: int, seconds: float) -> float:
-    """Transactions of one NOTIFY each committed a second by ``notifiers`` connections at
-    once, with ``synchronous_commit`` as given: the notify lock alone."""
-    conns = [await asyncpg.connect(url, server_settings={"synchronous_commit": synchronous})
-             for _ in range(notifiers)]
-    count = 0
-    end = time.perf_counter() + seconds
+_NOTICE = f"SELECT pg_notify('{pgstore.CHANNEL}_bench', 'x')"
 
-    async def notify(conn: asyncpg.Connection) -> None:
-        nonlocal count
-        while time.perf_counter() < end:
-            await conn.execute(f"SELECT pg_notify('{pgstore.CHANNEL}_bench', 'x')")
-            count += 1
 
-    started = time.perf_counter()
+async def notify_lock(url: str, synchronous: str, notifiers: int, seconds: float
+                      ) -> tuple[float, float, float]:
+    """With ``synchronous_commit`` as given: transactions of one NOTIFY each committed a second
+    by ``notifiers`` connections at once, one such transaction's latency alone, and one
+    INSERT's for scale."""
+    settings = {"synchronous_commit": synchronous}
+    conns = [await asyncpg.connect(url, server_settings=settings) for _ in range(notifiers)]
     try:
+        await conns[0].execute("CREATE TABLE IF NOT EXISTS bench_rows (n integer)")
+        alone: dict[str, list[float]] = {_NOTICE: [], "INSERT INTO bench_rows VALUES (1)": []}
+        for statement, times in alone.items():
+            for _ in range(100):
+                started = time.perf_counter()
+                await conns[0].execute(statement)
+                times.append(time.perf_counter() - started)
+        count = 0
+        end = time.perf_counter() + seconds
+
+        async def notify(conn: asyncpg.Connection) -> None:
+            nonlocal count
+            while time.perf_counter() < end:
+                await conn.execute(_NOTICE)
+                count += 1
+
+        started = time.perf_counter()
         await asyncio.gather(*(notify(conn) for conn in conns))
-        return count / (time.perf_counter() - started)
+        notices, insert = alone.values()
+        return count / (time.perf_counter() - started), median(notices), median(insert)
     finally:
         for conn in conns:
             await conn.close()
@@ -156,7 +170,7 @@ def main() -> None:
     args = parser.parse_args()
     chosen = [s for s in SETTINGS if s in args.settings.split(";")]
     runs: dict[str, list[Figures]] = {setting: [] for setting in chosen}
-    notices: dict[str, list[float]] = {"on": [], "off": []}
+    notices: dict[str, list[tuple[float, float, float]]] = {"on": [], "off": []}
     with postgres() as (url, pg_pid):
         for rep in range(args.reps):
             k = rep % len(chosen)
@@ -166,7 +180,7 @@ def main() -> None:
             for synchronous in ("on", "off")[::1 if rep % 2 == 0 else -1]:
                 if args.notifiers:
                     notices[synchronous].append(asyncio.run(
-                        notify_rate(url, synchronous, args.notifiers, 3.0)))
+                        notify_lock(url, synchronous, args.notifiers, 3.0)))
     print(f"| setting ({args.tables} tables in flight, pool of 10) | appends/s [range] | "
           "client CPU/append | PostgreSQL CPU/append | one append alone | notice heard "
           "after (median, p99) |")
@@ -183,11 +197,15 @@ def main() -> None:
     print(f"\n{args.reps} runs of {args.tables} x {args.appends} appends per setting, "
           "alternating; medians.")
     if args.notifiers:
-        print(f"\n| the notify lock alone: {args.notifiers} connections, one NOTIFY a "
-              "transaction | transactions/s [range] |\n|---|---|")
-        for synchronous, rates in notices.items():
+        print(f"\n| the notify lock alone | transactions of one NOTIFY a second, "
+              f"{args.notifiers} connections [range] | one alone | an INSERT alone |"
+              "\n|---|---|---|---|")
+        for synchronous, locks in notices.items():
+            rates = [f[0] for f in locks]
             print(f"| synchronous_commit {synchronous} | {median(rates):,.0f} "
-                  f"[{min(rates):,.0f}-{max(rates):,.0f}] |")
+                  f"[{min(rates):,.0f}-{max(rates):,.0f}] | "
+                  f"{median([f[1] for f in locks]) * 1e3:.3f} ms | "
+                  f"{median([f[2] for f in locks]) * 1e3:.3f} ms |")
 
 
 if __name__ == "__main__":
