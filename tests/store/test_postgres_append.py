@@ -68,6 +68,7 @@ async def proxied(postgres_url: str) -> AsyncIterator[tuple[PostgresStore, Count
     await proxy.start()
     netloc = f"{parts.username}@127.0.0.1:{proxy.port}"
     store = PostgresStore(urlunsplit(parts._replace(netloc=netloc)), pool_size=1)
+    store.notifier.url = postgres_url  # a notice follows on a connection of its own: not counted
     await store.open()
     yield store, proxy
     await store.close()
