@@ -94,16 +94,16 @@ class Notifier:
             await conn.execute(_NOTIFY, [f"{t}:{v}" for t, v in tables.items()],
                                str(cursor) if cursor else None)
             return True
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.warning("notify_failed", error=type(exc).__name__, tables=len(tables))
-            await self._drop_connection()
+        except BaseException as exc:  # cancelled on close too: the last send takes them
             for table_id, version in tables.items():
                 if version > self._tables.get(table_id, 0):
                     self._tables[table_id] = version
             self._cursor = max(self._cursor, cursor)
             self._wake.set()
+            if not isinstance(exc, Exception):
+                raise
+            log.warning("notify_failed", error=type(exc).__name__, tables=len(tables))
+            await self._drop_connection()
             return False
 
     async def _connection(self) -> asyncpg.Connection:
@@ -126,8 +126,14 @@ class Notifier:
                 await self._task
             self._task = None
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._flush(), timeout)
+            await asyncio.wait_for(self._last_flush(), timeout)
         await self._drop_connection()
+
+    async def _last_flush(self) -> None:
+        """Send what is pending; once more on a new connection if the first try fails (the
+        send that ``close`` cancelled may have left its connection unusable)."""
+        if not await self._flush():
+            await self._flush()
 
 
 class Listener:

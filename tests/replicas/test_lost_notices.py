@@ -23,6 +23,7 @@ from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer, start_server
 from bezique.service.store import LogEntry
 from bezique.service.store.memory import MemoryStore
+from bezique.service.store.pgnotify import CHANNEL, Notifier
 from bezique.service.store.postgres import PostgresStore
 from bezique.service.table_manager import Settings, TableManager
 from tests.helpers import details, eventually, highcard_registry, server_config
@@ -268,3 +269,23 @@ async def test_a_notice_heard_while_the_table_loads_is_not_lost() -> None:
     watcher.cancel()
     await here.close()
     await there.close()
+
+
+async def test_a_notice_whose_send_failed_is_sent_again(postgres_url: str) -> None:
+    """The notifier's connection is cut (a restart, a failover): what it had to send is sent
+    on a new one, not dropped."""
+    heard: list[str] = []
+    listener = await asyncpg.connect(postgres_url)
+    notifier = Notifier(postgres_url)
+    try:
+        await listener.add_listener(CHANNEL, lambda *notice: heard.append(notice[3]))
+        notifier.committed("t", 1)
+        await eventually(lambda: "t:1" in heard, 10, "the first notice")
+        await listener.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                               "WHERE application_name = 'bezique-notifier'")
+        notifier.committed("t", 2)
+        notifier.committed("u", 1, cursor=7)
+        await eventually(lambda: {"t:2", "u:1"} <= set(heard), 10, "the notices after the cut")
+    finally:
+        await notifier.close()
+        await listener.close()
