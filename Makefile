@@ -33,7 +33,7 @@ WEB_DIST := $(WEB)/dist/index.html
 WEB_SRC  := $(shell find $(WEB)/src $(WEB)/static $(NODE)/src/fair -type f -not -path '*/src/gen/*' 2>/dev/null) \
             $(WEB)/build.mjs $(WEB)/buf.gen.yaml $(WEB)/tsconfig.json
 
-.PHONY: run test lint proto clean bench play soak venv venv-run typecheck flaky dist web
+.PHONY: run test lint proto clean bench play soak failover venv venv-run typecheck flaky dist web
 
 venv: $(STAMP)
 
@@ -128,6 +128,13 @@ bench: $(GEN)
 
 soak: $(GEN)
 	$(BIN)/python tools/soak.py --seconds $(or $(SECONDS),180) --tables $(or $(TABLES),40) $(SOAK_ARGS)
+	$(MAKE) --no-print-directory failover
+
+# The failover test (tests/replicas/test_failover.py, 40 s to 2 minutes; `make soak` and .ci/run
+# run it, `make test` does not): a pg_auto_failover formation (tools/pgcluster.py formation),
+# two replicas, tables in play, the primary SIGKILLed; it prints the outage it saw.
+failover: $(GEN)
+	BEZIQUE_FAILOVER=1 $(BIN)/python -m pytest -q -p no:cacheprovider -s -rs tests/replicas/test_failover.py
 
 play: $(RUN_STAMP)
 	$(RUN_BIN)/bezique play $(or $(VARIANT),bezique-2p)

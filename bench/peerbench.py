@@ -4,7 +4,8 @@
 this engine (memory and sqlite stores), on a boardgame.io server (in memory, and with its
 FlatFile storage) and in a Colyseus room, each driven by its own clients as the load
 (``bench/peers/load.mjs`` for the peers, :mod:`bench.peerload` for this engine, where every
-seat holds a WatchTable stream because the peers push every move to every seat).
+seat holds a WatchTable stream because the peers push every move to every seat; on the
+``-play`` subjects every seat holds a Play stream instead, and its moves go up it).
 
 Each server runs pinned to one core and its load to the other (``taskset``); every subject is
 started once, warmed up, and then the runs alternate between subjects: ``reps`` closed-loop
@@ -48,15 +49,19 @@ from bench.common import (
 )
 
 PEERS_DIR = ROOT / "bench" / "peers"
-SUBJECTS = ("memory", "sqlite", "bgio", "bgio-flatfile", "colyseus")
+SUBJECTS = ("memory", "sqlite", "sqlite-play", "bgio", "bgio-flatfile", "colyseus")
 LABELS = {
     "memory": "this engine, memory store",
     "sqlite": "this engine, sqlite (durable)",
+    "memory-play": "this engine, memory store, over Play",
+    "sqlite-play": "this engine, sqlite (durable), over Play",
     "bgio": "boardgame.io, in memory (socket.io)",
     "bgio-flatfile": "boardgame.io, FlatFile storage",
     "colyseus": "Colyseus (WebSocket, schema patches)",
 }
-OURS = ("memory", "sqlite")
+PLAYING = ("memory-play", "sqlite-play")
+"""This engine with every seat on a Play stream (a subject by name; sqlite-play by default)."""
+OURS = ("memory", "sqlite", *PLAYING)
 LOAD_BOUND = 0.90
 """A load process busier than this share of its core may be what limits the rate."""
 
@@ -241,13 +246,15 @@ def start(name: str, workdir: Path, *, watch: bool = True) -> Subject:
     """``name``'s server on the server core and its load on the other."""
     server_core, load_core = cores()
     if name in OURS:
-        store = "memory:" if name == "memory" else f"sqlite:{workdir / (name + '.sqlite')}"
+        store = ("memory:" if name.startswith("memory")
+                 else f"sqlite:{workdir / (name + '.sqlite')}")
         argv = server_argv("--store", store, "--max-tables", "10000000", "--idle-seconds",
                            "0", "--max-watchers-per-caller", "0")
         server = spawn(pinned(server_core, argv), workdir, f"server-{name}",
                        ready=r"listening on (\S+:\d+)")
         load_argv = python_module_argv("bench.peerload", "--target", server.address,
-                                       *([] if watch else ["--no-watch", "--channels", "1"]))
+                                       *([] if watch else ["--no-watch", "--channels", "1"]),
+                                       *(["--play"] if name in PLAYING and watch else []))
     else:
         port, api_port = free_port(), free_port()
         script = "colyseus-server.mjs" if name == "colyseus" else "bgio-server.mjs"
@@ -325,7 +332,8 @@ def bench(config: PeersConfig, workdir: Path) -> Section:
     for name in names:
         print(f"peers: memory per idle table, {name}", file=sys.stderr, flush=True)
         results[name].per_table = measure_idle(name, config, workdir)
-        if name != "colyseus":  # a room holds a game only while its clients are in
+        if name != "colyseus" and name not in PLAYING:  # a room holds a game only while its
+            # clients are in; a bare table of this engine is the same with or without Play
             results[name].per_table_bare = measure_idle(name, config, workdir, bare=True)
     return report(config, [results[n] for n in names])
 
@@ -391,6 +399,17 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         ])
     peers = [s.name for s in subjects if s.name not in OURS]
     ours = [s.name for s in subjects if s.name in OURS]
+    for playing in (name for name in ours if name in PLAYING):
+        unary = playing.removesuffix("-play")
+        if unary in figs:
+            mine, base = figs[playing], figs[unary]
+            section.notes.append(
+                f"{playing} / {unary} (Play streams / SubmitMove + WatchTable, same store): "
+                f"moves/s {mine['rate'] / base['rate']:.2f}x, server CPU per move "
+                f"{mine['server_cpu_per_move'] / base['server_cpu_per_move']:.2f}x, load CPU "
+                f"per move {mine['load_cpu_per_move'] / base['load_cpu_per_move']:.2f}x, "
+                f"open-loop p99 {mine['open_p99'] / base['open_p99']:.2f}x, memory per idle "
+                f"table {mine['per_table'] / base['per_table']:.2f}x")
     if ours and peers:
         section.notes.append("Ratios, peer / this engine in the same run (above 1: the peer "
                              "does more, or costs more):")
@@ -427,10 +446,11 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         "with the next; medians [ranges].",
         "Every seat is a client of the server's own kind with its own connection: boardgame.io "
         "clients (socket.io), colyseus SDK rooms (WebSocket), and for this engine one gRPC "
-        "channel per seat with a WatchTable stream; each move is pushed to all four seats. A "
+        "channel per seat with a WatchTable stream (-play: a Play stream, which the seat's "
+        "moves go up too); each move is pushed to all four seats. A "
         "seat moves when its own client sees its turn; latency = send -> the mover learns "
-        "the server took it (this engine: the SubmitMove answer; the peers: the mover's "
-        "client receives the new state).",
+        "the server took it (this engine: the SubmitMove answer, or the move's result on its "
+        "Play stream; the peers: the mover's client receives the new state).",
         "CPU from /proc/PID/stat of the server and of the load process around each run; "
         "'busy' is a process's CPU over the run's wall time. A saturated closed loop shows the "
         "server near 100 %; a load near 100 % limits the rate (marked load-bound at >= "

@@ -8,6 +8,10 @@ seat moves only when its own stream's view says it is to move, choosing among th
 moves: nothing is mirrored locally. A move's latency is from the SubmitMove's send to its
 answer (the mover learns its move was taken). Seats get a channel (a connection) of their own
 unless ``--channels N`` spreads them over ``N``.
+
+With ``--play`` every seat holds a Play stream instead (one two-way call per seat: the updates
+come down it and the seat's moves go up it); a move's latency is then from its PlayMove's send
+to its result on the mover's stream.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +67,10 @@ class Table:
     channels: list[grpc.aio.Channel] = field(default_factory=list)
     """The connections of this table's seats alone (none when seats share a fixed set)."""
     acked: int = 0  # the newest version a SubmitMove answer gave: streams must reach it
+    outboxes: list[asyncio.Queue[pb.PlayRequest | None]] = field(default_factory=list)
+    """Each seat's Play stream's requests (``--play``; empty: moves go by SubmitMove)."""
+    answers: dict[str, asyncio.Future[int]] = field(default_factory=dict)
+    """The Play moves sent and not answered yet, by request id: the version each reached."""
 
     def update(self, seat: int, state: SeatState) -> None:
         self.latest[seat] = state
@@ -99,6 +108,13 @@ class Table:
         state = self.latest[seat]
         assert state is not None
         move = state.legal[rng.randrange(len(state.legal))]
+        if self.outboxes:
+            request_id = uuid.uuid4().hex
+            answered = self.answers[request_id] = asyncio.get_running_loop().create_future()
+            self.outboxes[seat].put_nowait(pb.PlayRequest(move=pb.PlayMove(
+                move=move, expected_version=state.version, request_id=request_id)))
+            self.acked = max(self.acked, await asyncio.wait_for(answered, 60))
+            return
         answer = await self.stubs[seat].SubmitMove(
             pb.SubmitMoveRequest(table_id=self.table_id, move=move,
                                  expected_version=state.version,
@@ -109,6 +125,24 @@ class Table:
     def close(self) -> None:
         for call in self.calls:
             call.cancel()
+        for outbox in self.outboxes:
+            outbox.put_nowait(None)
+
+    def answered(self, result: pb.PlayResult) -> None:
+        """A Play move's result: its version, or its refusal as an error of the move."""
+        future = self.answers.pop(result.request_id, None)
+        if future is None or future.done():
+            return
+        if result.code:
+            future.set_exception(RuntimeError(f"move refused: {result.code} {result.message}"))
+        else:
+            future.set_result(result.accepted.version)
+
+
+async def requests(outbox: asyncio.Queue[pb.PlayRequest | None]) -> AsyncIterator[pb.PlayRequest]:
+    """A Play stream's requests, until ``None``."""
+    while (request := await outbox.get()) is not None:
+        yield request
 
 
 def seat_state(view: pb.View, seat: int) -> SeatState:
@@ -121,8 +155,9 @@ class Load:
     """The pool of tables and the loop that plays them."""
 
     def __init__(self, target: str, channels: int, watch: bool = True,
-                 transport: str = "grpc") -> None:
+                 transport: str = "grpc", play: bool = False) -> None:
         self.target = target
+        self.playing = play
         self.transport = transport
         self.connect_stubs: list[ConnectStub] = []
         self.watching = watch
@@ -167,9 +202,19 @@ class Load:
         if not self.watching:
             return table
         for seat in range(SEATS):
-            call = stubs[seat].WatchTable(
-                pb.WatchTableRequest(table_id=table.table_id, from_version=version - 1),
-                metadata=metadata[seat])
+            if self.playing:
+                outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+                outbox.put_nowait(pb.PlayRequest(open=pb.PlayOpen(
+                    table_id=table.table_id, from_version=version - 1)))
+                table.outboxes.append(outbox)
+                stub = stubs[seat]
+                if not isinstance(stub, pb_grpc.TableServiceStub):
+                    raise RuntimeError("Play needs the gRPC transport")
+                call = stub.Play(requests(outbox), metadata=metadata[seat])
+            else:
+                call = stubs[seat].WatchTable(
+                    pb.WatchTableRequest(table_id=table.table_id, from_version=version - 1),
+                    metadata=metadata[seat])
             table.calls.append(call)
             asyncio.get_running_loop().create_task(self.watch(table, seat, call))
         await table.turn()
@@ -177,9 +222,14 @@ class Load:
 
     async def watch(self, table: Table, seat: int, call: Any) -> None:
         try:
-            async for update in call:
-                if update.HasField("view"):
-                    table.update(seat, seat_state(update.view, seat))
+            async for message in call:
+                if isinstance(message, pb.PlayResponse):
+                    if message.HasField("result"):
+                        table.answered(message.result)
+                        continue
+                    message = message.update
+                if message.HasField("view"):
+                    table.update(seat, seat_state(message.view, seat))
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 self.errors.append(f"{table.table_id}/{seat}: {error.code()} {error.details()}")
@@ -314,11 +364,12 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None
     loop.call_soon_threadsafe(lines.put_nowait, None)
 
 
-async def main_async(target: str, channels: int, watch: bool, transport: str) -> None:
+async def main_async(target: str, channels: int, watch: bool, transport: str,
+                     play: bool = False) -> None:
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
-    await serve(Load(target, channels, watch, transport), lines)
+    await serve(Load(target, channels, watch, transport, play), lines)
 
 
 def main() -> None:
@@ -331,9 +382,14 @@ def main() -> None:
     parser.add_argument("--transport", choices=("grpc", "connect"), default="grpc",
                         help="connect: the HTTP port's Connect protocol (binary proto, HTTP/1.1;"
                              " --target is then the HTTP address)")
+    parser.add_argument("--play", action="store_true",
+                        help="every seat holds a Play stream: updates down, its moves up")
     args = parser.parse_args()
+    if args.play and args.transport != "grpc":
+        parser.error("--play needs --transport grpc (HTTP/1.1 carries no two-way stream)")
     raise_fd_limit()
-    asyncio.run(main_async(args.target, args.channels, not args.no_watch, args.transport))
+    asyncio.run(main_async(args.target, args.channels, not args.no_watch, args.transport,
+                           args.play))
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ on each (one log entry of a move's size), through the store's pool. Three settin
 * ``durable without notices``: the notifier off (what telling the other replicas costs);
 * ``no flush wait``: ``synchronous_commit=off``, what the statement costs without the disk.
 
-Reported: appends/s, the client's and PostgreSQL's CPU per append, one append's latency with
-nothing else in flight, and how late a listener hears of an append (from the append's return
-to the first notice of its version or a later one).
+Reported: appends/s, the client's and PostgreSQL's CPU per append, appends per transaction
+(group commit: the appends that queue while a commit runs share the next), one append's
+latency with nothing else in flight, and how late a listener hears of an append (from the
+append's return to the first notice of its version or a later one).
 
 Then the notify lock alone, which a transaction that notifies holds from before its commit to
 its end: the notifier's transactions a second from ``--notifiers`` connections at once, and
@@ -44,6 +45,7 @@ class Figures:
     client_cpu: float  # seconds per append
     store_cpu: float
     alone: float  # one append's latency, nothing else in flight
+    per_commit: float  # appends per transaction (group commit)
     lag: list[float]  # per append: from its return to its notice heard (none: not told)
 
 
@@ -109,11 +111,13 @@ async def measure(url: str, pg_pid: int, setting: str, tables: int, per_table: i
                 done[table_id, version] = time.perf_counter()
 
         cpu, pg_cpu, started = time.process_time(), tree_cpu(pg_pid), time.perf_counter()
+        batches = store.group.batches
         await asyncio.gather(*(play(t, 12 if t == ids[0] else 2) for t in ids))
         seconds = time.perf_counter() - started
         count = tables * per_table
         figures = Figures(count / seconds, (time.process_time() - cpu) / count,
-                          (tree_cpu(pg_pid) - pg_cpu) / count, median(alone), [])
+                          (tree_cpu(pg_pid) - pg_cpu) / count, median(alone),
+                          count / max(1, store.group.batches - batches), [])
         await asyncio.sleep(1.0)  # the last notices
         figures.lag = heard.lags(done)
         return figures
@@ -182,9 +186,9 @@ def main() -> None:
                     notices[synchronous].append(asyncio.run(
                         notify_lock(url, synchronous, args.notifiers, 3.0)))
     print(f"| setting ({args.tables} tables in flight, pool of 10) | appends/s [range] | "
-          "client CPU/append | PostgreSQL CPU/append | one append alone | notice heard "
-          "after (median, p99) |")
-    print("|---|---|---|---|---|---|")
+          "client CPU/append | PostgreSQL CPU/append | appends/commit | one append alone | "
+          "notice heard after (median, p99) |")
+    print("|---|---|---|---|---|---|---|")
     for setting, figures in runs.items():
         rates = [f.rate for f in figures]
         lags = [lag for f in figures for lag in f.lag]
@@ -193,6 +197,7 @@ def main() -> None:
         print(f"| {setting} | {median(rates):,.0f} [{min(rates):,.0f}-{max(rates):,.0f}] | "
               f"{median([f.client_cpu for f in figures]) * 1e6:,.0f} µs | "
               f"{median([f.store_cpu for f in figures]) * 1e6:,.0f} µs | "
+              f"{median([f.per_commit for f in figures]):.1f} | "
               f"{median([f.alone for f in figures]) * 1e3:.2f} ms | {heard} |")
     print(f"\n{args.reps} runs of {args.tables} x {args.appends} appends per setting, "
           "alternating; medians.")

@@ -36,6 +36,7 @@ from bezique.clients.render import (
 from bezique.clients.safe import visible
 from bezique.clients.sdk import (
     AsyncTableClient,
+    PlaySession,
     SeatHandle,
     amount_allowed,
     amount_range,
@@ -172,7 +173,8 @@ def start_reader(read: Callable[[str], str], inbox: Inbox) -> None:
 
 class Game:
     """One seat's game in progress: the latest view, the recent events, and one inbox where
-    the watch feed's updates and the player's lines arrive in order."""
+    the updates of the seat's Play stream and the player's lines arrive in order. Moves go
+    up the same stream."""
 
     def __init__(self, client: AsyncTableClient, seat: SeatHandle, view: pb.View,
                  console: Console, read: Callable[[str], str], embedded: bool = False,
@@ -191,6 +193,14 @@ class Game:
         self.inbox: Inbox = asyncio.Queue()
         self.told_out = False  # whether the player was told he has no chips left
         self.feed_ended = False
+        self._session: PlaySession | None = None
+
+    @property
+    def session(self) -> PlaySession:
+        """The seat's Play stream, open while :meth:`run` runs."""
+        if self._session is None:
+            raise RuntimeError("the game is not running")
+        return self._session
 
     @property
     def names(self) -> dict[int, str]:
@@ -199,7 +209,7 @@ class Game:
     async def feed(self) -> None:
         """Put every update of the table on the inbox (None when the stream ends)."""
         try:
-            async for update in self.client.watch(self.seat.table_id, self.seat.token, 0):
+            async for update in self.session:
                 await self.inbox.put((UPDATE, update))
         finally:
             await self.inbox.put((UPDATE, None))
@@ -378,7 +388,7 @@ class Game:
             self.console.print("No claim made.")
             return
         try:
-            response = await self.client.submit(self.seat, chosen, self.view.version)
+            response = await self.session.move(chosen, self.view.version)
         except grpc.aio.AioRpcError as error:
             if error.code() not in (grpc.StatusCode.ABORTED,
                                     grpc.StatusCode.FAILED_PRECONDITION):
@@ -450,6 +460,14 @@ class Game:
         return f"Waiting for {escape(movers) or 'the table'}; h for help, q to leave."
 
     async def run(self) -> int:
+        async with self.client.play(self.seat) as session:
+            self._session = session
+            try:
+                return await self._play()
+            finally:
+                self._session = None
+
+    async def _play(self) -> int:
         feed = asyncio.get_running_loop().create_task(self.feed())
         start_reader(self.read, self.inbox)
         try:

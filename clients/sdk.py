@@ -4,6 +4,8 @@
 * Safe calls (reads, and SubmitMove thanks to its request id) are retried on UNAVAILABLE with
   exponential backoff; CreateTable and JoinTable are not (a retry could create a second table).
 * ``watch`` resumes by itself after a cut stream, from the last version it delivered.
+* ``play`` opens a seat's Play stream (updates down, moves up, one call): a
+  :class:`PlaySession`, which resumes the same way and sends its unanswered moves again.
 * A seat joins with a commitment to its entropy and reveals it when the table asks (every
   seat taken): the client does it by itself from ``join``, ``view`` and ``watch`` for every
   seat it joined (or was given with ``remember``), so a game starts without the caller's help.
@@ -12,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import secrets
 import threading
@@ -464,6 +467,15 @@ class AsyncTableClient:
             finally:
                 call.cancel()
 
+    def play(self, seat: SeatHandle, from_version: int = 0, *, resume: bool = True
+             ) -> PlaySession:
+        """A seat's Play stream, to use as ``async with client.play(seat) as session``:
+        ``await session.move(move, version)`` answers as :meth:`submit` does (the same
+        response, or the same error), and ``async for update in session`` gives the
+        updates :meth:`watch` would. A cut stream is opened again from the last version
+        received, its unanswered moves sent again with their request ids."""
+        return PlaySession(self, seat, from_version, resume=resume)
+
     async def watch(self, table_id: str, token: str | None = None, from_version: int = 0,
                     *, resume: bool = True) -> AsyncIterator[pb.WatchTableResponse]:
         """Updates from ``from_version`` on; a cut stream is resumed where it stopped."""
@@ -490,6 +502,190 @@ class AsyncTableClient:
                 await asyncio.sleep(self.backoff * 2 ** (failures - 1))
             finally:
                 call.cancel()
+
+
+class _StreamOver(Exception):
+    """The Play stream ended (the game is over) before a move was answered on it."""
+
+
+@dataclass
+class _Ended:
+    """The end of a session's updates: ``error`` is what the stream ended with, if any."""
+
+    error: BaseException | None = None
+
+
+class PlaySession:
+    """A seat's Play stream (see :meth:`AsyncTableClient.play`). One task reads the stream;
+    updates wait in order for the caller's ``async for``, and each move's future is answered
+    by the result carrying its request id (after the update it led to: ``session.view`` is
+    then the view after it). A refusal raises the AioRpcError SubmitMove would, with the
+    same code, message and rich details (``error_info``, ``legal_moves_now`` read them)."""
+
+    def __init__(self, client: AsyncTableClient, seat: SeatHandle, from_version: int = 0,
+                 *, resume: bool = True) -> None:
+        self.client = client
+        self.seat = seat
+        self.last = from_version
+        """The version of the last update received."""
+        self.view: pb.View | None = None
+        """The seat's view of the last update that carried one."""
+        self.resume = resume
+        self._updates: asyncio.Queue[pb.WatchTableResponse | _Ended] = asyncio.Queue()
+        self._pending: dict[str, tuple[pb.PlayMove, asyncio.Future[pb.SubmitMoveResponse]]] = {}
+        self._outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._over = False
+        self._error: BaseException | None = None
+
+    async def __aenter__(self) -> PlaySession:
+        self._task = asyncio.ensure_future(self._run())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Cancel the stream; moves not answered yet raise CancelledError."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._finish(None, cancelled=True)
+
+    def __aiter__(self) -> PlaySession:
+        return self
+
+    async def __anext__(self) -> pb.WatchTableResponse:
+        item = await self._updates.get()
+        if isinstance(item, _Ended):
+            self._updates.put_nowait(item)  # every later read ends the same way
+            if item.error is not None:
+                raise item.error
+            raise StopAsyncIteration
+        return item
+
+    async def move(self, move: pb.Move, expected_version: int,
+                   request_id: str | None = None) -> pb.SubmitMoveResponse:
+        """Send a move on the stream and wait for its answer: SubmitMove's response, or its
+        error (retried as :meth:`AsyncTableClient.submit` is, with the same request id).
+        A move the stream did not answer before the game ended is sent with SubmitMove."""
+        request = pb.PlayMove(move=move_request(move), expected_version=expected_version,
+                              request_id=request_id or uuid.uuid4().hex)
+        delay = self.client.backoff
+        for attempt in range(self.client.retries + 1):
+            try:
+                return await self._send(request)
+            except _StreamOver:
+                return await self.client.submit(self.seat, move, expected_version,
+                                                request.request_id)
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in RETRYABLE or attempt == self.client.retries:
+                    raise
+            await asyncio.sleep(delay)
+            delay *= 2
+        raise AssertionError("unreachable")
+
+    async def _send(self, request: pb.PlayMove) -> pb.SubmitMoveResponse:
+        if self._over:
+            raise self._error or _StreamOver()
+        if self._task is None:
+            raise RuntimeError("use the session as `async with client.play(seat) as session`")
+        future: asyncio.Future[pb.SubmitMoveResponse] = (
+            asyncio.get_running_loop().create_future())
+        self._pending[request.request_id] = (request, future)
+        self._outbox.put_nowait(pb.PlayRequest(move=request))
+        try:
+            return await future
+        finally:
+            if self._pending.get(request.request_id, (None, None))[1] is future:
+                del self._pending[request.request_id]
+
+    async def _run(self) -> None:
+        failures = 0
+        try:
+            while True:
+                # a fresh outbox per call: the open, then every move not answered yet
+                outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+                outbox.put_nowait(pb.PlayRequest(open=pb.PlayOpen(
+                    table_id=self.seat.table_id, from_version=self.last)))
+                for request, future in self._pending.values():
+                    if not future.done():
+                        outbox.put_nowait(pb.PlayRequest(move=request))
+                self._outbox = outbox
+                call = self.client.stub.Play(_drained(outbox),
+                                             metadata=self.client._md(self.seat.token))
+                try:
+                    async for message in call:
+                        failures = 0
+                        await self._receive(message)
+                    self._finish(None)
+                    return
+                except grpc.aio.AioRpcError as error:
+                    resumable = error.code() in RETRYABLE | {grpc.StatusCode.RESOURCE_EXHAUSTED}
+                    failures += 1
+                    if not self.resume or not resumable or failures > self.client.retries:
+                        raise
+                    await asyncio.sleep(self.client.backoff * 2 ** (failures - 1))
+                finally:
+                    call.cancel()
+                    outbox.put_nowait(None)  # its request iterator ends as well
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            self._finish(error)
+
+    async def _receive(self, message: pb.PlayResponse) -> None:
+        if message.HasField("update"):
+            update = message.update
+            if update.version > self.last:
+                self.last = update.version
+                if update.HasField("view"):
+                    self.view = update.view
+                    await self.client.reveal_owed(update.view)
+                self._updates.put_nowait(update)
+            return
+        result = message.result
+        future = self._pending.get(result.request_id, (None, None))[1]
+        if future is None or future.done():
+            return  # answered before the stream was cut, or a move this session gave up
+        if result.code == 0:
+            future.set_result(result.accepted)
+        else:
+            future.set_exception(refusal(result))
+
+    def _finish(self, error: BaseException | None, *, cancelled: bool = False) -> None:
+        """The stream is over: updates end (with ``error``), unanswered moves fail with it,
+        or go by SubmitMove when the game ended first."""
+        if self._over:
+            return
+        self._over = True
+        self._error = RuntimeError("the Play session is closed") if cancelled else error
+        for _, future in self._pending.values():
+            if not future.done():
+                if cancelled:
+                    future.cancel()
+                else:
+                    future.set_exception(error if error is not None else _StreamOver())
+        self._updates.put_nowait(_Ended(error))
+
+
+async def _drained(outbox: asyncio.Queue[pb.PlayRequest | None]
+                   ) -> AsyncIterator[pb.PlayRequest]:
+    """A call's requests, until its end is put in the queue (``None``)."""
+    while (request := await outbox.get()) is not None:
+        yield request
+
+
+def refusal(result: pb.PlayResult) -> grpc.aio.AioRpcError:
+    """A refused Play move as the AioRpcError SubmitMove would have raised: its code, its
+    message and its rich status in the trailers (where ``status_details`` reads it)."""
+    code = next((c for c in grpc.StatusCode if c.value[0] == result.code),
+                grpc.StatusCode.UNKNOWN)
+    trailing = (grpc.aio.Metadata(("grpc-status-details-bin", result.status_details))
+                if result.status_details else grpc.aio.Metadata())
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailing, result.message,
+                                result.message)
 
 
 def _expiry(response: pb.JoinTableResponse | pb.ReissueSeatTokenResponse) -> float | None:
@@ -582,6 +778,12 @@ class TableClient:
                 ) -> pb.GetHistoryResponse:
         return self._run(self._client.history(table_id, token, page_size))
 
+    def play(self, seat: SeatHandle, from_version: int = 0, *, resume: bool = True
+             ) -> SyncPlaySession:
+        """As :meth:`AsyncTableClient.play`, to use as ``with client.play(seat) as session``:
+        ``session.move(move, version)`` and ``for update in session``."""
+        return SyncPlaySession(self, self._client.play(seat, from_version, resume=resume))
+
     def watch(self, table_id: str, token: str | None = None, from_version: int = 0
               ) -> Iterator[pb.WatchTableResponse]:
         return self._iterate(self._client.watch(table_id, token, from_version))
@@ -607,3 +809,29 @@ class TableClient:
             close = getattr(source, "aclose", None)
             if close is not None and not self._loop.is_closed() and self._loop.is_running():
                 self._run(close())
+
+
+class SyncPlaySession:
+    """A :class:`PlaySession` driven from sync code, on its client's event-loop thread."""
+
+    def __init__(self, client: TableClient, session: PlaySession) -> None:
+        self._client = client
+        self.session = session
+
+    def __enter__(self) -> SyncPlaySession:
+        self._client._run(self.session.__aenter__())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client._run(self.session.close())
+
+    def __iter__(self) -> Iterator[pb.WatchTableResponse]:
+        return self._client._iterate(self.session)
+
+    def move(self, move: pb.Move, expected_version: int, request_id: str | None = None
+             ) -> pb.SubmitMoveResponse:
+        return self._client._run(self.session.move(move, expected_version, request_id))
+
+    @property
+    def view(self) -> pb.View | None:
+        return self.session.view

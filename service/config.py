@@ -278,7 +278,9 @@ class _Option:
 
 _OPTIONS: dict[str, _Option] = {
     "address": _Option(_address, "HOST:PORT to listen on (port 0 picks a free port)"),
-    "store": _Option(_store, "memory:, sqlite:PATH or postgresql://user:password@host/db"),
+    "store": _Option(_store, "memory:, sqlite:PATH or postgresql://user:password@host/db "
+                             "(several hosts and ?target_session_attrs=read-write: the one "
+                             "that is primary, docs/operations.md)"),
     "sqlite_synchronous": _Option(_choice("normal", "full"),
                                   "normal (survives a crash of the server) or full (survives "
                                   "power loss)"),

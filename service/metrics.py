@@ -46,7 +46,7 @@ class Metrics:
         self.rpc_seconds = _Histograms()
         self.moves = _Counts()
         self.store_seconds = _Histograms()
-        self.watch_streams = Gauge("bezique_watch_streams", "Open WatchTable streams",
+        self.watch_streams = Gauge("bezique_watch_streams", "Open WatchTable and Play streams",
                                    registry=self.registry)
         self.registry.register(_CallsCollector(self))
 

@@ -20,23 +20,24 @@ from google.protobuf import message_factory
 from google.protobuf.message import DecodeError, Message
 from grpc.aio import ServicerContext
 
-from bezique.service import auth, proxies, translate
-from bezique.service.commands import Binding
+from bezique.service import auth, play, proxies, translate
+from bezique.service.commands import Binding, MoveResult
 from bezique.service.errors import (
     InvalidArgument,
     PermissionDenied,
     ResourceExhausted,
     ServiceError,
     Unauthenticated,
+    Unavailable,
     store_unavailable,
 )
 from bezique.service.grants import GrantVerifier, printable_id
 from bezique.service.limits import RateLimiter, StreamCounter, address_block
 from bezique.service.metrics import Metrics
 from bezique.service.settings import Limits
-from bezique.service.status import abort
+from bezique.service.status import abort, rich_status
 from bezique.service.store import StoreError
-from bezique.service.table_manager import TableManager
+from bezique.service.table_manager import TableManager, Update
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 
@@ -44,8 +45,12 @@ log = structlog.get_logger("bezique.rpc")
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
+T = TypeVar("T")
+Item = TypeVar("Item")
+Incoming = TypeVar("Incoming")  # a call's request, or the iterator of a two-way stream's
 Method = Callable[["TableServicer", Req, ServicerContext[Req, Resp]], Awaitable[Resp]]
-StreamMethod = Callable[["TableServicer", Req, ServicerContext[Req, Resp]], AsyncIterator[Resp]]
+StreamMethod = Callable[["TableServicer", Incoming, ServicerContext[Req, Resp]],
+                        AsyncIterator[Resp]]
 
 
 _CALL_METADATA: contextvars.ContextVar[tuple[object, dict[str, str]] | None] = (
@@ -65,7 +70,7 @@ def _metadata(context: ServicerContext[Req, Resp]) -> dict[str, str]:
 
 
 SEAT_CALLS = frozenset({"GetView", "SubmitMove", "LeaveTable", "WatchTable", "GetHistory",
-                        "RevealEntropy"})
+                        "RevealEntropy", "Play"})
 """Calls that act for the seat of their token: only these are charged to the seat."""
 
 
@@ -128,6 +133,25 @@ def _failure(error: ServiceError | StoreError) -> ServiceError:
     return error
 
 
+async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[Item], int]
+                    ) -> AsyncIterator[Item]:
+    """A watch stream's items; a stream the store cuts (its primary lost, say) ends UNAVAILABLE
+    and, like every stream that ends UNAVAILABLE, says where to resume: ``resume_from``, the
+    ``position`` of the last item sent (``first`` before any)."""
+    last = first
+    try:
+        async for item in items:
+            last = position(item)
+            yield item
+    except (StoreError, Unavailable) as error:
+        answer = _failure(error)
+        if answer.code == "UNAVAILABLE" and "resume_from" not in answer.metadata:
+            answer.metadata["resume_from"] = str(last)
+        if answer is error:
+            raise
+        raise answer from error
+
+
 def _answer_for(error: Exception, name: str) -> ServiceError | None:
     """The service error a failed call ends with; ``None`` for an unexpected one, which is
     logged here (with its traceback: call it while handling ``error``)."""
@@ -137,12 +161,15 @@ def _answer_for(error: Exception, name: str) -> ServiceError | None:
     return None
 
 
+INTERNAL_MESSAGE = "internal error (logged on the server)"
+
+
 async def _end_with(context: ServicerContext[Req, Resp], answer: ServiceError | None
                     ) -> NoReturn:
     """End the call with ``answer``'s rich status, or INTERNAL without details."""
     if answer is not None:
         await abort(context, answer)
-    await context.abort(grpc.StatusCode.INTERNAL, "internal error (logged on the server)")
+    await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE)
 
 
 def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
@@ -171,21 +198,24 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
     return wrapper
 
 
-def streaming(method: StreamMethod[Req, Resp]) -> StreamMethod[Req, Resp]:
-    """What :func:`unary` does, for a server stream: the rate limit, errors mapped to their
-    status (unexpected ones hidden behind INTERNAL), metrics; and one of the caller's stream
-    slots held while the stream is open (``--max-watchers-per-caller``, every kind counted)."""
+def streaming(method: StreamMethod[Incoming, Req, Resp]
+              ) -> StreamMethod[Incoming, Req, Resp]:
+    """What :func:`unary` does, for a server stream (or Play's two-way one, whose ``request``
+    is the iterator of its requests): the rate limit, errors mapped to their status
+    (unexpected ones hidden behind INTERNAL), metrics; and one of the caller's stream slots
+    held while the stream is open (``--max-watchers-per-caller``, every kind counted)."""
 
     name = method.__name__
 
     @functools.wraps(method)
-    async def wrapper(self: TableServicer, request: Req, context: ServicerContext[Req, Resp]
-                      ) -> AsyncIterator[Resp]:
+    async def wrapper(self: TableServicer, request: Incoming,
+                      context: ServicerContext[Req, Resp]) -> AsyncIterator[Resp]:
         start = time.perf_counter()
         code = "OK"
         caller = caller_of(context, self.manager, "")  # streams are counted per peer
         counted = False
-        gauge = self.metrics.watch_streams if self.metrics and name == "WatchTable" else None
+        gauge = (self.metrics.watch_streams
+                 if self.metrics and name in ("WatchTable", "Play") else None)
         if gauge is not None:
             gauge.inc()
         try:
@@ -242,7 +272,7 @@ def _page_size(request: pb.ListTablesRequest, limits: Limits) -> int:
     return min(request.page_size or limits.list_page, limits.max_list_page)
 
 
-def _check_move_request(request: pb.SubmitMoveRequest) -> None:
+def _check_move_request(request: pb.SubmitMoveRequest | pb.PlayMove) -> None:
     if not request.HasField("move"):
         raise InvalidArgument("move is missing", field="move")
     if request.expected_version < 0:
@@ -419,20 +449,74 @@ class TableServicer(pb_grpc.TableServiceServicer):
             self, request: pb.SubmitMoveRequest,
             context: ServicerContext[pb.SubmitMoveRequest, pb.SubmitMoveResponse]
     ) -> pb.SubmitMoveResponse:
-        _check_move_request(request)
-        result = await self.manager.submit(request.table_id, _seat_token(context),
-                                           translate.move_from_pb(request.move),
-                                           request.expected_version, request.request_id)
+        result = await self._submit(request.table_id, _seat_token(context), request)
         return translate.submit_move_response(result)
+
+    async def _submit(self, table_id: str, token: str,
+                      request: pb.SubmitMoveRequest | pb.PlayMove) -> MoveResult:
+        """A move, sent by SubmitMove or on a Play stream."""
+        _check_move_request(request)
+        return await self.manager.submit(table_id, token, translate.move_from_pb(request.move),
+                                         request.expected_version, request.request_id)
 
     @streaming
     async def WatchTable(
             self, request: pb.WatchTableRequest,
             context: ServicerContext[pb.WatchTableRequest, pb.WatchTableResponse]
     ) -> AsyncIterator[pb.WatchTableResponse]:
-        async for update in self.manager.watch(request.table_id, _token(context),
-                                               request.from_version):
-            yield translate.watch_table_response(update)
+        async for update in self._updates(request.table_id, _token(context),
+                                          request.from_version, translate.watch_table_response):
+            yield update
+
+    async def _updates(self, table_id: str, token: str | None, from_version: int,
+                       render: Callable[[Update], T]) -> AsyncIterator[T]:
+        """The one update loop of WatchTable and Play: every update the caller may see after
+        ``from_version``, each rendered by ``render``."""
+        updates = self.manager.watch(table_id, token, from_version)
+        async for update in _resuming(updates, from_version, lambda u: u.version):
+            yield render(update)
+
+    @streaming
+    async def Play(
+            self, request: AsyncIterator[pb.PlayRequest],
+            context: ServicerContext[pb.PlayRequest, bytes]
+    ) -> AsyncIterator[bytes]:
+        """WatchTable's updates and, for each move sent up, SubmitMove's answer (see
+        service/play.py). The stream's messages go out serialized: an update is wrapped, not
+        copied."""
+        token = _seat_token(context)
+        opened = await play.opening(request)
+
+        async def answer(move: pb.PlayMove) -> play.Answered:
+            return await self._play_move(context, opened.table_id, token, move)
+
+        updates = self._updates(opened.table_id, token, opened.from_version, _play_update)
+        async for message in play.play(request, updates, answer, opened.from_version):
+            yield message
+
+    async def _play_move(self, context: ServicerContext[pb.PlayRequest, bytes], table_id: str,
+                         token: str, move: pb.PlayMove) -> play.Answered:
+        """One move of a Play stream, charged and answered as SubmitMove would be; a refusal
+        is its answer (the stream goes on)."""
+        start = time.perf_counter()
+        code = "OK"
+        try:
+            self.check_rate(context, "SubmitMove")
+            result = await self._submit(table_id, token, move)
+        except Exception as error:
+            answer = _answer_for(error, "Play")
+            if answer is None:
+                code = "INTERNAL"
+                return play.Answered(translate.play_refused(
+                    move.request_id, grpc.StatusCode.INTERNAL.value[0], INTERNAL_MESSAGE, b""), 0)
+            code = answer.code
+            status = rich_status(answer)
+            return play.Answered(translate.play_refused(
+                move.request_id, status.code, status.message, status.SerializeToString()), 0)
+        finally:
+            if self.metrics is not None:
+                self.metrics.observe_rpc("Play.move", code, time.perf_counter() - start)
+        return play.Answered(*translate.play_accepted(move.request_id, result))
 
     @unary
     async def AbortTable(
@@ -450,7 +534,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
             context: ServicerContext[pb.WatchResultsRequest, pb.WatchResultsResponse]
     ) -> AsyncIterator[pb.WatchResultsResponse]:
         self._check_api_key(context)
-        async for row in self.manager.watch_results(request.from_cursor):
+        rows = self.manager.watch_results(request.from_cursor)
+        async for row in _resuming(rows, request.from_cursor, lambda r: r.cursor):
             yield translate.watch_results_response(row)
 
     @unary
@@ -463,8 +548,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return translate.get_history_response(page)
 
 
+def _play_update(update: Update) -> tuple[int, bytes]:
+    return translate.play_update(translate.watch_table_response(update))
+
+
 Handler = Callable[[Message, ServicerContext[Message, Message]], Awaitable[Message]]
 StreamHandler = Callable[[Message, ServicerContext[Message, Message]], AsyncIterator[Message]]
+BidiHandler = Callable[[AsyncIterator[Message], ServicerContext[Message, Message]],
+                      AsyncIterator[Message | bytes]]
 Parse = Callable[[bytes], Message]
 
 
@@ -478,7 +569,10 @@ def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[bytes, Me
         response_type = message_factory.GetMessageClass(method.output_type)
         implementation = getattr(servicer, method.name)
         parse = _parser(request_type, method.name)
-        if method.server_streaming:
+        if method.client_streaming:
+            handlers[method.name] = grpc.stream_stream_rpc_method_handler(
+                _bidi(implementation, parse), response_serializer=_serialized)
+        elif method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _streaming(implementation, parse),
                 response_serializer=response_type.SerializeToString)
@@ -523,3 +617,23 @@ def _streaming(implementation: StreamHandler, parse: Parse
         async for response in implementation(request, context):
             yield response
     return handle
+
+
+def _bidi(implementation: BidiHandler, parse: Parse
+          ) -> Callable[[AsyncIterator[bytes], ServicerContext[Message, Message]],
+                        AsyncIterator[Message | bytes]]:
+    """What :func:`_streaming` does, for a two-way stream: each request is parsed as it is
+    read (one that is not valid protobuf ends the stream with INVALID_ARGUMENT)."""
+    async def handle(raw: AsyncIterator[bytes], context: ServicerContext[Message, Message]
+                     ) -> AsyncIterator[Message | bytes]:
+        async def requests() -> AsyncIterator[Message]:
+            async for message in raw:
+                yield parse(message)
+        async for response in implementation(requests(), context):
+            yield response
+    return handle
+
+
+def _serialized(response: Message | bytes) -> bytes:
+    """A two-way stream's message: its handler may hand it over serialized already."""
+    return response if isinstance(response, bytes) else response.SerializeToString()

@@ -30,6 +30,12 @@ def reason_of(error: ServiceError) -> str:
 
 def to_status(error: ServiceError) -> grpc.Status:
     """The status for an error: its code, its message, and details naming the field and why."""
+    return rpc_status.to_status(rich_status(error))
+
+
+def rich_status(error: ServiceError) -> status_pb2.Status:
+    """The google.rpc.Status an error travels as (``grpc-status-details-bin``); a Play
+    stream's refused move carries it serialized in its result."""
     details = []
     info = error_details_pb2.ErrorInfo(reason=reason_of(error), domain=DOMAIN,
                                        metadata=error.metadata)
@@ -48,9 +54,8 @@ def to_status(error: ServiceError) -> grpc.Status:
         wrapper = any_pb2.Any()
         wrapper.Pack(detail)
         packed.append(wrapper)
-    status = status_pb2.Status(code=getattr(code_pb2, error.code), message=error.message,
-                               details=packed)
-    return rpc_status.to_status(status)
+    return status_pb2.Status(code=getattr(code_pb2, error.code), message=error.message,
+                             details=packed)
 
 
 async def abort(context: grpc.aio.ServicerContext[Req, Resp], error: ServiceError) -> NoReturn:

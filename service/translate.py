@@ -340,11 +340,14 @@ def get_view_response(view: ViewResult) -> pb.GetViewResponse:
     return response
 
 
-def submit_move_response(result: MoveResult) -> pb.SubmitMoveResponse:
+def submit_move_response(result: MoveResult, into: pb.SubmitMoveResponse | None = None
+                         ) -> pb.SubmitMoveResponse:
     """The move's events as its seat may see them, and the seat's view after it."""
     live = result.after.live
     shoe = live.variant.shoe(live.record.options)
-    response = pb.SubmitMoveResponse(version=result.version, duplicate=result.duplicate)
+    response = pb.SubmitMoveResponse() if into is None else into
+    response.version = result.version
+    response.duplicate = result.duplicate
     add_events(response.events, shoe, result.version, result.events)
     view_to_pb(result.after, into=response.view)
     return response
@@ -366,6 +369,46 @@ def watch_table_response(update: Update) -> pb.WatchTableResponse:
     if broadcast is not None:
         broadcast.rendered[viewer] = message
     return message
+
+
+_PLAY_UPDATE_TAG = b"\x0a"
+"""PlayResponse.update's tag: field 1, length-delimited."""
+
+
+def play_update(update: pb.WatchTableResponse) -> tuple[int, bytes]:
+    """An update on a Play stream, with its version (see :func:`play_update_bytes`)."""
+    return play_update_bytes(update.version, update.SerializeToString())
+
+
+def play_update_bytes(version: int, update: bytes) -> tuple[int, bytes]:
+    """A serialized WatchTableResponse as a serialized PlayResponse{update}: its own bytes
+    behind the field's tag and length, so an update serialized once is never copied into a
+    new message."""
+    return version, _PLAY_UPDATE_TAG + _varint(len(update)) + update
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def play_accepted(request_id: str, result: MoveResult) -> tuple[bytes, int]:
+    """A taken move's result on a Play stream (serialized), and the version it reached."""
+    answer = pb.PlayResponse(result=pb.PlayResult(request_id=request_id))
+    submit_move_response(result, into=answer.result.accepted)
+    return answer.SerializeToString(), result.version
+
+
+def play_refused(request_id: str, code: int, message: str, details: bytes) -> bytes:
+    """A refused move's result on a Play stream (serialized): SubmitMove's status, code,
+    message and ``grpc-status-details-bin`` bytes."""
+    return pb.PlayResponse(result=pb.PlayResult(
+        request_id=request_id, code=code, message=message,
+        status_details=details)).SerializeToString()
 
 
 def abort_table_response(version: int) -> pb.AbortTableResponse:

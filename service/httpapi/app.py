@@ -40,10 +40,13 @@ class BrowserApp:
                  max_message_bytes: int, origins: Origins, hosts: Hosts,
                  static: StaticFiles) -> None:
         self.rpcs: dict[str, Rpc] = {}
+        self.two_way: set[str] = set()
+        """Paths of two-way streams: browsers cannot stream requests over HTTP/1.1."""
         for servicer, service in services:
             for method in service.methods:
                 if method.client_streaming:
-                    continue  # browsers cannot stream requests over HTTP/1.1
+                    self.two_way.add(f"/{service.full_name}/{method.name}")
+                    continue
                 self.rpcs[f"/{service.full_name}/{method.name}"] = Rpc(
                     method.name, message_factory.GetMessageClass(method.input_type),
                     method.server_streaming, getattr(servicer, method.name))
@@ -122,7 +125,7 @@ class BrowserApp:
             return
         if rpc is None:
             await calls.fail(send, protocol, status_pb2.Status(
-                code=code_pb2.UNIMPLEMENTED, message=f"no such RPC: {path}"), cors)
+                code=code_pb2.UNIMPLEMENTED, message=_unserved(path, self.two_way)), cors)
             return
         try:
             raw = wire.single_message(body) if protocol.streaming else _decompress(
@@ -184,6 +187,14 @@ class BrowserApp:
                 raise wire.WireError(code_pb2.INVALID_ARGUMENT,
                                      "the grpc-web-text body is not base64") from None
         return body
+
+
+def _unserved(path: str, two_way: set[str]) -> str:
+    """Why an RPC path is not served here."""
+    if path in two_way:
+        return (f"{path} is a two-way stream, which HTTP/1.1 cannot carry: call it on the "
+                "gRPC port, or use SubmitMove and WatchTable here")
+    return f"no such RPC: {path}"
 
 
 def _too_large(limit: int) -> wire.WireError:

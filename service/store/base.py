@@ -9,6 +9,15 @@ of two writers expecting the same version exactly one succeeds, the other gets
 The append that ends a table may carry its :class:`TableResult`: the store writes it in the
 same transaction as the entries and numbers it with the next *cursor*, so results read in
 cursor order are in the order their tables' ends were committed (the results feed).
+
+A store may commit several appends in one transaction (group commit, service/store/batching.py:
+the appends that arrive while a commit runs share the next one; a lone append commits at
+once). Each call still behaves as if it were alone: it returns only once its own entries are
+committed, its compare-and-set and request id are its own (another append's refusal in the same
+transaction does not touch it, and a later append to the same table sees an earlier one's
+entries), and a failure of the store itself fails every append of that transaction with
+StoreError, none of it stored. Results in one transaction take consecutive cursors, all
+visible at once, so cursor order is still commit order.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 import structlog
@@ -42,6 +42,10 @@ SELECT pg_notify(channel, payload) FROM (
     UNION ALL
     SELECT '{RESULTS_CHANNEL}', $2::text WHERE $2::text IS NOT NULL) AS notices"""
 
+Connect = Callable[..., Awaitable[asyncpg.Connection]]
+"""How to open a connection: ``connect(url, **asyncpg_options)`` (the store's goes to whichever
+host of a multi-host URL takes writes now)."""
+
 RETRY_SECONDS = 0.5
 """Pause after a failed send or a lost listener before trying again."""
 CHECK_SECONDS = 5.0
@@ -52,8 +56,9 @@ closing (a host gone) would otherwise look alive while nothing arrives on it."""
 class Notifier:
     """Sends, after the fact and coalesced, the notices of what this process committed."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, connect: Connect = asyncpg.connect) -> None:
         self.url = url
+        self.connect = connect
         self._tables: dict[str, int] = {}
         """Newest committed version per table, not yet sent."""
         self._cursor = 0
@@ -108,8 +113,8 @@ class Notifier:
 
     async def _connection(self) -> asyncpg.Connection:
         if self._conn is None or self._conn.is_closed():
-            self._conn = await asyncpg.connect(self.url, command_timeout=10,
-                                               server_settings=self.settings)
+            self._conn = await self.connect(self.url, command_timeout=10,
+                                            server_settings=self.settings)
         return self._conn
 
     async def _drop_connection(self) -> None:
@@ -140,8 +145,10 @@ class Listener:
     """LISTENs on a connection of its own for as long as it runs, reconnecting when lost."""
 
     def __init__(self, url: str, on_entry: Callable[[str, int], None],
-                 on_reconnect: Callable[[], None], on_result: Callable[[int], None]) -> None:
+                 on_reconnect: Callable[[], None], on_result: Callable[[int], None],
+                 connect: Connect = asyncpg.connect) -> None:
         self.url = url
+        self.connect = connect
         self.on_entry = on_entry
         self.on_reconnect = on_reconnect
         self.on_result = on_result
@@ -159,7 +166,7 @@ class Listener:
         while True:
             conn: asyncpg.Connection | None = None
             try:
-                conn = await asyncpg.connect(
+                conn = await self.connect(
                     self.url, command_timeout=CHECK_SECONDS,
                     server_settings={"application_name": "bezique-listener"})
                 await self._listen_on(conn)

@@ -8,6 +8,17 @@ committed, this process's notifier tells every replica listening, after the fact
 anywhere see the move. A connection lost mid-call is a StoreError (UNAVAILABLE): the client
 retries with the same request id, and the unique (table_id, request_id) index makes a doubled
 move impossible.
+
+The URL may name several hosts with ``target_session_attrs=read-write`` (a pg_auto_failover
+formation, docs/operations.md): every connection, the pools', the listener's and the
+notifier's, goes to whichever host takes writes now (``connect``). When the primary is lost,
+the calls in flight fail (StoreError), the pools drop every connection they hold, and the next
+calls connect afresh to the new primary once it is promoted.
+
+Appends are group-committed (service/store/batching.py): one alone is that one statement; the
+appends that queue while it runs are the next transaction, one statement of arrays for all of
+them (one per round when a table has several), so many moves share one round trip and one
+commit (one WAL flush) instead of queueing for one each.
 """
 
 from __future__ import annotations
@@ -16,6 +27,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import structlog
@@ -30,10 +42,11 @@ from bezique.service.store.base import (
     TableState,
     VersionConflict,
 )
+from bezique.service.store.batching import Append, GroupCommit
 from bezique.service.store.codec import dumps, loads, state_from_row
 from bezique.service.store.pgnotify import CHANNEL, RESULTS_CHANNEL, Listener, Notifier
 
-__all__ = ["CHANNEL", "RESULTS_CHANNEL", "PostgresStore"]
+__all__ = ["CHANNEL", "RESULTS_CHANNEL", "PostgresStore", "connect"]
 
 log = structlog.get_logger("bezique.postgres")
 
@@ -102,8 +115,50 @@ MIGRATIONS: dict[int, str] = {
 
 _COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
             "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
-_TRANSIENT = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
-              asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError, asyncio.TimeoutError)
+_LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
+         asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
+         asyncpg.InternalClientError, asyncpg.ReadOnlySQLTransactionError)
+"""The primary is gone (no host takes writes: asyncpg's TargetServerAttributeNotMatched, an
+InternalClientError), a connection outlived its primary's promotion elsewhere (a host that
+became a standby answers read-only), or a connection was left mid-protocol by a call cut
+short as its primary died (InternalClientError "cannot switch to state"): the pools'
+connections are dropped."""
+_TRANSIENT = (*_LOST, asyncio.TimeoutError)
+CONNECT_TIMEOUT = 5.0
+"""Seconds to reach one host: a host lost without a reset (a dead machine) costs this much
+before the next host of a multi-host URL is tried (asyncpg's default is 60)."""
+
+
+_ANSWERED: dict[str, str] = {}
+"""Per URL, the one-host URL that last gave a connection: tried first next time, so that after
+a failover new connections go straight to the new primary, not through a dead host first."""
+
+
+def _each_host(url: str) -> list[str]:
+    """A multi-host URL as one URL per host, in its order but the host that answered last
+    first (a one-host URL: itself)."""
+    parts = urlsplit(url)
+    user, at, hosts = parts.netloc.rpartition("@")
+    each = [urlunsplit(parts._replace(netloc=f"{user}{at}{host}")) for host in hosts.split(",")]
+    return sorted(each, key=lambda one: one != _ANSWERED.get(url))
+
+
+async def connect(url: str, **options: Any) -> asyncpg.Connection:
+    """A connection to the first host of ``url`` that answers and takes writes (with
+    ``target_session_attrs=read-write``), each host given ``CONNECT_TIMEOUT`` of its own:
+    asyncpg's timeout covers all the hosts of a URL together, so a first host that never
+    answers (a dead machine, no reset) would use it all and the next would never be tried."""
+    error: BaseException | None = None
+    for one in _each_host(url):
+        try:
+            conn = await asyncpg.connect(one, **{**options, "timeout": CONNECT_TIMEOUT})
+        except _TRANSIENT as exc:
+            error = exc
+            continue
+        _ANSWERED[url] = one
+        return conn
+    assert error is not None
+    raise error
 
 
 def _table(row: asyncpg.Record) -> tuple[TableRecord, TableState]:
@@ -166,6 +221,89 @@ _APPEND_ENDING = _APPEND_HEAD + """, counted AS (
        (SELECT cursor FROM stored) AS cursor"""
 
 
+# Many changes in one statement, each to a different table (a round of a group commit): the
+# changes as parallel arrays ($1..$8 table, version expected, new summary), their entries
+# ($9..$15, each with its table) and the results of those that end their table ($16..$19).
+# Each table's compare-and-set and request-id check is its own: only the changes that match
+# are written, with their entries and results (consecutive cursors, in the order given, from
+# the counter row as above); ``cursor`` is the last of them.
+_APPEND_MANY = """
+WITH change AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[],
+                         $6::boolean[], $7::text[], $8::float8[])
+         AS c(table_id, expected, version, phase, free_seats, finished, seats, deadline)
+), entry AS (
+    SELECT * FROM unnest($9::text[], $10::bigint[], $11::text[], $12::integer[], $13::text[],
+                         $14::text[], $15::float8[])
+         AS e(table_id, version, kind, seat, payload, request_id, created_at)
+), taken AS (
+    SELECT DISTINCT log.table_id FROM log JOIN entry
+        ON log.table_id = entry.table_id AND log.request_id = entry.request_id
+), moved AS (
+    UPDATE tables SET version = change.version, phase = change.phase,
+                      free_seats = change.free_seats, finished = change.finished,
+                      seats = change.seats::jsonb, deadline = change.deadline
+    FROM change
+    WHERE tables.table_id = change.table_id AND tables.version = change.expected
+      AND change.table_id NOT IN (SELECT table_id FROM taken)
+    RETURNING tables.table_id
+), logged AS (
+    INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at)
+    SELECT entry.table_id, entry.version, entry.kind, entry.seat, entry.payload::jsonb,
+           entry.request_id, entry.created_at
+    FROM entry WHERE entry.table_id IN (SELECT table_id FROM moved)
+    ORDER BY entry.table_id, entry.version
+    RETURNING table_id
+), ended AS (
+    SELECT * FROM unnest($16::text[], $17::bigint[], $18::text[], $19::float8[])
+         WITH ORDINALITY AS r(table_id, version, data, finished_at, n)
+    WHERE r.table_id IN (SELECT table_id FROM moved)
+), counted AS (
+    UPDATE results_cursor SET last = last + (SELECT count(*) FROM ended)
+    WHERE EXISTS (SELECT 1 FROM ended)
+    RETURNING last - (SELECT count(*) FROM ended) AS before
+), stored AS (
+    INSERT INTO results (cursor, table_id, version, data, finished_at)
+    SELECT counted.before + row_number() OVER (ORDER BY ended.n), ended.table_id,
+           ended.version, ended.data::jsonb, ended.finished_at
+    FROM counted, ended
+    RETURNING cursor
+)
+SELECT array(SELECT table_id FROM moved) AS moved,
+       array(SELECT table_id FROM taken) AS taken,
+       (SELECT count(*) FROM logged) AS logged,
+       (SELECT max(cursor) FROM stored) AS cursor"""
+
+
+def _rounds(batch: Sequence[Append]) -> list[list[int]]:
+    """The batch's appends (by index) as rounds in which no table appears twice: a table's
+    first append in the first round, its second in the second, and so on."""
+    rounds: list[list[int]] = []
+    seen: dict[str, int] = {}
+    for index, append in enumerate(batch):
+        depth = seen.get(append.table_id, 0)
+        seen[append.table_id] = depth + 1
+        if depth == len(rounds):
+            rounds.append([])
+        rounds[depth].append(index)
+    for indices in rounds:  # two replicas' batches lock their tables in one order
+        indices.sort(key=lambda index: batch[index].table_id)
+    return rounds
+
+
+def _many_args(appends: Sequence[Append]) -> list[Any]:
+    """The arguments of ``_APPEND_MANY`` for ``appends`` (all to different tables)."""
+    entries = [(a.table_id, e) for a in appends for e in a.entries]
+    ending = [a.result for a in appends if a.result is not None]
+    return [[a.table_id for a in appends], [a.expected_version for a in appends],
+            [a.state.version for a in appends], [a.state.phase for a in appends],
+            [a.state.free_seats for a in appends], [a.state.finished for a in appends],
+            [dumps(a.state.seats) for a in appends], [a.state.deadline for a in appends],
+            [t for t, _ in entries], *_entry_arrays([e for _, e in entries]),
+            [a.table_id for a in appends if a.result is not None], [r.version for r in ending],
+            [dumps(r.data) for r in ending], [r.finished_at for r in ending]]
+
+
 def _entry_arrays(entries: Sequence[LogEntry]) -> tuple[list[Any], ...]:
     """The entries as the six parallel arrays ``_LOG_ROWS`` unnests."""
     return ([e.version for e in entries], [e.kind for e in entries], [e.seat for e in entries],
@@ -194,10 +332,11 @@ class PostgresStore:
         self._pool: asyncpg.Pool | None = None
         self._feed_pool: asyncpg.Pool | None = None
         """Connections of the results feed's reads: they never wait behind the appends."""
-        self.notifier = Notifier(url)
+        self.notifier = Notifier(url, connect)
         """Tells the other replicas what this process committed, after the commit."""
         self.listener: Listener | None = None
         self._listen_task: asyncio.Task[None] | None = None
+        self.group = GroupCommit[Append](self._commit)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -208,9 +347,11 @@ class PostgresStore:
     async def open(self) -> None:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
-                                                   command_timeout=10, reset=_keep_session)
+                                                   command_timeout=10, reset=_keep_session,
+                                                   connect=connect)
             self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
-                                                        command_timeout=10, reset=_keep_session)
+                                                        command_timeout=10, reset=_keep_session,
+                                                        connect=connect)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
         await self._migrate()
@@ -231,6 +372,7 @@ class PostgresStore:
                     log.info("schema_migrated", version=version)
 
     async def close(self) -> None:
+        await self.group.drained()
         if self._listen_task is not None:
             self._listen_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -246,13 +388,28 @@ class PostgresStore:
                    pool: asyncpg.Pool | None = None) -> Any:
         try:
             async with (pool or self.pool).acquire() as conn:
-                return await call(conn)
+                try:
+                    return await call(conn)
+                except asyncpg.InternalClientError:
+                    conn.terminate()  # asyncpg no longer trusts it: never hand it out again
+                    raise
         except (VersionConflict, StoreError):
             raise
         except _TRANSIENT as exc:
+            if isinstance(exc, _LOST):
+                await self._drop_connections()
             raise StoreError(f"{what}: PostgreSQL unavailable ({type(exc).__name__})") from exc
         except asyncpg.PostgresError as exc:
             raise StoreError(f"{what}: {exc}") from exc
+
+    async def _drop_connections(self) -> None:
+        """After a lost connection, every other one in the pools likely points at the same dead
+        (or demoted) primary: expire them all, so that each reconnects, through the URL's hosts,
+        to the primary of now when next used, instead of each failing one call first."""
+        for pool in (self._pool, self._feed_pool):
+            if pool is not None:
+                with contextlib.suppress(Exception):
+                    await pool.expire_connections()
 
     async def create_table(self, record: TableRecord, state: TableState,
                            entries: Sequence[LogEntry]) -> None:
@@ -270,37 +427,124 @@ class PostgresStore:
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
-        async def call(conn: asyncpg.Connection) -> int:
-            args: list[Any] = [
-                state.version, state.phase, state.free_seats, state.finished,
-                dumps(state.seats), state.deadline, table_id, expected_version,
-                *_entry_arrays(entries)]
-            if result is not None:
-                args += [result.version, dumps(result.data), result.finished_at]
-            try:
-                row = await conn.fetchrow(_APPEND if result is None else _APPEND_ENDING, *args)
-            except asyncpg.UniqueViolationError as exc:
-                taken = [e.request_id for e in entries if e.request_id]
-                if taken and exc.constraint_name == "log_request":
-                    raise RequestIdTaken(table_id, taken[0]) from exc
-                raise VersionConflict(table_id, expected_version,
-                                      expected_version + 1) from exc
-            if row["moved"] == 1 and row["logged"] == len(entries):
-                return int(row["cursor"] or 0) if result is not None else 0
-            if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
-                raise StoreError(f"append to {table_id} stored {row['logged']} of "
-                                 f"{len(entries)} entries")
-            # Nothing was written. The statement's snapshot may predate the writer that won,
-            # so the version it moved to is read afresh (a conflict's only extra round trip).
-            current = await conn.fetchval("SELECT version FROM tables WHERE table_id = $1",
-                                          table_id)
-            if current is None:
-                raise StoreError(f"no table {table_id}")
-            raise VersionConflict(table_id, expected_version, int(current))
+        """Committed with the appends that queued while the commit before ran (see
+        :meth:`_commit`)."""
+        await self.group.submit(Append(table_id, expected_version, entries, state, result))
 
-        cursor = await self._run(f"append to table {table_id}", call)
-        if entries:
-            self.notifier.committed(table_id, entries[-1].version, cursor)
+    async def _commit(self, batch: Sequence[Append]) -> list[StoreError | None]:
+        """A lone append is its statement alone: one round trip, its own implicit transaction.
+        A batch to as many tables as appends is one statement too (``_APPEND_MANY``); one
+        with several appends to a table is one transaction of a statement per round, so each
+        sees what the rounds before it wrote. A request id another transaction stores
+        meanwhile (the unique index refuses it), or a deadlock with another replica's batch,
+        fails the statement before anything of the batch is committed: its appends are then
+        tried one by one. Once a batch committed, the notifier is told what it committed."""
+        cursors: list[int] = []  # of the results stored
+        if len(batch) == 1:
+            [append] = batch
+            refusal = await self._run(f"append to table {append.table_id}",
+                                      lambda conn: self._append_on(conn, append, cursors))
+            self._committed(batch, [refusal], cursors)
+            return [refusal]
+        rounds = _rounds(batch)
+
+        async def call(conn: asyncpg.Connection) -> list[StoreError | None]:
+            if len(rounds) == 1:
+                return await self._append_round(conn, batch, rounds[0], [None] * len(batch),
+                                                cursors)
+            refusals: list[StoreError | None] = [None] * len(batch)
+            async with conn.transaction():
+                for indices in rounds:
+                    await self._append_round(conn, batch, indices, refusals, cursors)
+            return refusals
+
+        try:
+            refused: list[StoreError | None] = await self._run(
+                f"append to {len(batch)} tables", call)
+            self._committed(batch, refused, cursors)
+            return refused
+        except StoreError as exc:
+            if not isinstance(exc.__cause__, (asyncpg.UniqueViolationError,
+                                              asyncpg.DeadlockDetectedError)):
+                raise
+        return [(await self._commit([append]))[0] for append in batch]
+
+    def _committed(self, batch: Sequence[Append], refusals: Sequence[StoreError | None],
+                   cursors: Sequence[int]) -> None:
+        """``batch`` is committed but its ``refusals``: tell the other replicas."""
+        for append, refusal in zip(batch, refusals, strict=True):
+            if refusal is None and append.entries:
+                self.notifier.committed(append.table_id, append.entries[-1].version,
+                                        max(cursors, default=0))
+
+    @staticmethod
+    async def _append_round(conn: asyncpg.Connection, batch: Sequence[Append],
+                            indices: Sequence[int], refusals: list[StoreError | None],
+                            cursors: list[int]) -> list[StoreError | None]:
+        """The appends ``indices`` of ``batch`` (each to another table) in one statement; the
+        refusals of those that did not match go into ``refusals`` at their index, the cursor
+        of the last result it stored (if any) into ``cursors``."""
+        appends = [batch[index] for index in indices]
+        row = await conn.fetchrow(_APPEND_MANY, *_many_args(appends))
+        if row["cursor"] is not None:
+            cursors.append(int(row["cursor"]))
+        moved, taken = set(row["moved"]), set(row["taken"])
+        if row["logged"] != sum(len(a.entries) for a in appends if a.table_id in moved):
+            raise StoreError(f"a batch stored {row['logged']} entries of another count")
+        refused = [a.table_id for a in appends if a.table_id not in moved]
+        if not refused:
+            return refusals
+        # The statement's snapshot may predate the writers that won: versions read afresh.
+        current = dict(await conn.fetch(
+            "SELECT table_id, version FROM tables WHERE table_id = ANY($1::text[])", refused))
+        for index, append in zip(indices, appends, strict=True):
+            if append.table_id in moved:
+                continue
+            at = current.get(append.table_id)
+            if at is None:
+                refusals[index] = StoreError(f"no table {append.table_id}")
+            elif at == append.expected_version and append.table_id in taken:
+                refusals[index] = RequestIdTaken(append.table_id, next(
+                    e.request_id for e in append.entries if e.request_id))
+            else:
+                refusals[index] = VersionConflict(append.table_id, append.expected_version,
+                                                  int(at))
+        return refusals
+
+    async def _append_on(self, conn: asyncpg.Connection, append: Append,
+                         cursors: list[int]) -> StoreError | None:
+        """One append's statement on ``conn``, its own transaction: None when it committed
+        (the cursor of the result it stored, if any, into ``cursors``), else why not."""
+        table_id, expected_version, entries = (append.table_id, append.expected_version,
+                                               append.entries)
+        state, result = append.state, append.result
+        args: list[Any] = [
+            state.version, state.phase, state.free_seats, state.finished,
+            dumps(state.seats), state.deadline, table_id, expected_version,
+            *_entry_arrays(entries)]
+        if result is not None:
+            args += [result.version, dumps(result.data), result.finished_at]
+        try:
+            row = await conn.fetchrow(_APPEND if result is None else _APPEND_ENDING, *args)
+        except asyncpg.UniqueViolationError as exc:
+            taken = [e.request_id for e in entries if e.request_id]
+            if taken and exc.constraint_name == "log_request":
+                return RequestIdTaken(table_id, taken[0])
+            return VersionConflict(table_id, expected_version, expected_version + 1)
+        if row["moved"] == 1 and row["logged"] == len(entries):
+            if result is not None and row["cursor"] is not None:
+                cursors.append(int(row["cursor"]))
+            return None
+        if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
+            raise StoreError(f"append to {table_id} stored {row['logged']} of "
+                             f"{len(entries)} entries")
+        # Nothing was written. The statement's snapshot may predate the writer that won,
+        # so the version it moved to is read afresh (a refusal's only extra round trip).
+        current = await conn.fetchval("SELECT version FROM tables WHERE table_id = $1",
+                                      table_id)
+        if current is None:
+            return StoreError(f"no table {table_id}")
+        return VersionConflict(table_id, expected_version, int(current))
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = await self._run("read results", lambda c: c.fetch(
@@ -392,5 +636,5 @@ class PostgresStore:
         """Call ``on_entry(table_id, version)`` for the entries any replica commits, and
         ``on_result(cursor)`` for its results, when told (service/store/pgnotify.py); call
         ``on_reconnect`` whenever LISTEN (re)starts: what was committed before was not heard."""
-        self.listener = Listener(self.url, on_entry, on_reconnect, on_result)
+        self.listener = Listener(self.url, on_entry, on_reconnect, on_result, connect)
         self._listen_task = asyncio.get_running_loop().create_task(self.listener.run())

@@ -5,18 +5,28 @@ is a write to the WAL file without fsync (tens of microseconds): a committed mov
 SIGKILL of the server (the OS holds the page), not a power cut; ``synchronous=FULL`` (flag
 ``--sqlite-synchronous full``) adds the fsync for that. A thread hop per call would cost more
 than the write itself.
+
+Appends are group-committed (service/store/batching.py): those that arrive while a commit is in
+flight share the next transaction, each in a savepoint of its own, so one table's refusal
+leaves the others in. With ``NORMAL`` a commit runs on the event loop and never yields, so no
+append can arrive during one: every append commits alone, at once, as a single INSERT when the
+summary is unchanged. With ``FULL`` (on a file) the commit's fsync takes milliseconds, so the
+appends, table creations and snapshots are written by one thread with a connection of its own
+(the loop keeps serving, and its connection reads only what committed); the appends that
+arrive during an fsync share the next one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from bezique.service.store.base import (
     LocalStore,
@@ -29,9 +39,11 @@ from bezique.service.store.base import (
     TableState,
     VersionConflict,
 )
+from bezique.service.store.batching import Append, GroupCommit
 from bezique.service.store.codec import dumps, loads, state_from_row
 
 SCHEMA_VERSION = 5
+_T = TypeVar("_T")
 
 _MIGRATIONS = {
     1: """
@@ -173,6 +185,11 @@ class _Summary(NamedTuple):
     deadline: float | None
 
 
+def _summary(state: TableState) -> _Summary:
+    return _Summary(state.phase, state.free_seats, int(state.finished), dumps(state.seats),
+                    state.deadline)
+
+
 class _Checkpointer:
     """Keeps the WAL bounded while moves stream in, with the event loop stalled rarely.
 
@@ -193,9 +210,13 @@ class _Checkpointer:
     """
 
     def __init__(self, path: str, writer: sqlite3.Connection, interval: float = 1.0,
-                 reset_every: float = 10.0, reset_frames: int = 16_384) -> None:
+                 reset_every: float = 10.0, reset_frames: int = 16_384,
+                 writing: concurrent.futures.Executor | None = None) -> None:
         self._stop = threading.Event()
         self._writer = writer
+        self._writing = writing
+        """The writing thread (FULL), if the writer's connection is its: the finish runs there,
+        between two of its commits, as it otherwise runs on the loop between two."""
         self._loop = asyncio.get_running_loop()
         self._reset_every, self._reset_frames = reset_every, reset_frames
         self.resets = 0
@@ -255,6 +276,13 @@ class _Checkpointer:
         return False
 
     def _finish(self) -> None:
+        if self._writing is not None:
+            with contextlib.suppress(RuntimeError):  # shut down: the store is closing
+                self._writing.submit(self._finish_here)
+            return
+        self._finish_here()
+
+    def _finish_here(self) -> None:
         if not self._stop.is_set():
             with contextlib.suppress(sqlite3.Error):  # busy or closed: the next pass will do
                 self._writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -277,6 +305,10 @@ class SqliteStore(LocalStore):
         self._checkpointer: _Checkpointer | None = None
         self._summaries: dict[str, _Summary] = {}
         """Each table's summary row as this process last wrote it (the only writer)."""
+        self._writer: sqlite3.Connection | None = None
+        """The connection of the writing thread (FULL on a file), else None: the loop writes."""
+        self._writing: concurrent.futures.ThreadPoolExecutor | None = None
+        self.group = GroupCommit[Append](self._commit)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -299,6 +331,25 @@ class SqliteStore(LocalStore):
     async def open(self) -> None:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        db = self._connect()
+        current = db.execute("PRAGMA user_version").fetchone()[0]
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            db.execute("BEGIN IMMEDIATE")
+            for statement in _statements(_MIGRATIONS[version]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={version}")
+            db.execute("COMMIT")
+        self._db = db
+        if self.path != ":memory:" and self.synchronous in ("FULL", "EXTRA"):
+            self._writer = self._connect()
+            self._writing = concurrent.futures.ThreadPoolExecutor(
+                1, thread_name_prefix="sqlite-commit")
+        if self.path != ":memory:":
+            self._checkpointer = _Checkpointer(self.path, self._writer or db,
+                                              self.checkpoint_interval, self.wal_reset_every,
+                                              writing=self._writing)
+
+    def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(f"PRAGMA synchronous={self.synchronous}")
@@ -310,19 +361,24 @@ class SqliteStore(LocalStore):
             # connection checkpoints instead (PASSIVE: never blocks the writer).
             db.execute("PRAGMA wal_autocheckpoint=0")
             db.execute(f"PRAGMA journal_size_limit={_WAL_LIMIT}")
-        current = db.execute("PRAGMA user_version").fetchone()[0]
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            db.execute("BEGIN IMMEDIATE")
-            for statement in _statements(_MIGRATIONS[version]):
-                db.execute(statement)
-            db.execute(f"PRAGMA user_version={version}")
-            db.execute("COMMIT")
-        self._db = db
-        if self.path != ":memory:":
-            self._checkpointer = _Checkpointer(self.path, db, self.checkpoint_interval,
-                                              self.wal_reset_every)
+        return db
+
+    async def _written(self, write: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``write(connection)`` by the writer: the loop's own connection, at once, or the
+        writing thread's (FULL), the loop serving meanwhile."""
+        if self._writer is None or self._writing is None:
+            return write(self.db)
+        return await asyncio.get_running_loop().run_in_executor(self._writing, write,
+                                                                self._writer)
 
     async def close(self) -> None:
+        await self.group.drained()
+        if self._writing is not None:
+            self._writing.shutdown()
+            self._writing = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None
@@ -330,7 +386,9 @@ class SqliteStore(LocalStore):
             self._db.close()
             self._db = None
 
-    def _insert_entries(self, table_id: str, entries: Sequence[LogEntry]) -> None:
+    @staticmethod
+    def _insert_entries(db: sqlite3.Connection, table_id: str,
+                        entries: Sequence[LogEntry]) -> None:
         """All ``entries`` in one INSERT statement: they land together or not at all, even
         outside an explicit transaction."""
         if not entries:
@@ -339,73 +397,133 @@ class SqliteStore(LocalStore):
         for e in entries:
             params += (table_id, e.version, e.kind, e.seat, dumps(e.payload), e.request_id,
                        e.created_at)
-        self.db.execute(_INSERT_LOG + ", ".join([_LOG_ROW] * len(entries)), params)
+        db.execute(_INSERT_LOG + ", ".join([_LOG_ROW] * len(entries)), params)
 
     async def create_table(self, record: TableRecord, state: TableState,
                            entries: Sequence[LogEntry]) -> None:
-        db = self.db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.table_id, record.variant_id, record.variant_version, dumps(record.options),
-                 record.seed, record.commitment, dumps(record.test), record.turn_seconds,
-                 record.created_at, entries[0].version - 1 if entries else state.version,
-                 state.phase, state.free_seats, int(state.finished), dumps(state.seats),
-                 state.deadline))
-            self._insert_entries(record.table_id, entries)  # they move the version on
-            db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            db.execute("ROLLBACK")
-            raise StoreError(f"could not create table {record.table_id}: {exc}") from exc
+        def create(db: sqlite3.Connection) -> None:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute(
+                    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (record.table_id, record.variant_id, record.variant_version,
+                     dumps(record.options), record.seed, record.commitment, dumps(record.test),
+                     record.turn_seconds, record.created_at,
+                     entries[0].version - 1 if entries else state.version, state.phase,
+                     state.free_seats, int(state.finished), dumps(state.seats), state.deadline))
+                self._insert_entries(db, record.table_id, entries)  # they move the version on
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise StoreError(f"could not create table {record.table_id}: {exc}") from exc
+
+        await self._written(create)
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
-        """The entries, and the table's summary row when it changed. A move that leaves the
-        summary as this store last wrote it (most moves) is a single INSERT: the log's trigger
-        checks the version in the same statement, and the new entry is the new version. A
-        result goes in the same transaction (the summary of an ending table always changes)."""
-        db = self.db
-        summary = _Summary(state.phase, state.free_seats, int(state.finished),
-                           dumps(state.seats), state.deadline)
-        unchanged = self._summaries.get(table_id) == summary and result is None
+        """The entries, and the table's summary row when it changed, committed with the
+        appends that queued beside it (see the module's docstring)."""
+        await self.group.submit(Append(table_id, expected_version, entries, state, result))
+
+    async def _commit(self, batch: Sequence[Append]) -> list[StoreError | None]:
+        if self._writer is None or self._writing is None:
+            return self._commit_on(self.db, batch)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._writing, self._commit_on, self._writer, batch)
+
+    def _commit_on(self, db: sqlite3.Connection,
+                   batch: Sequence[Append]) -> list[StoreError | None]:
+        """One transaction. In a batch each append has a savepoint: a refused one (stale
+        version, reused request id) is rolled back alone, and the next append to the same
+        table sees what the ones before it wrote. A result goes in its append's transaction
+        (the summary of an ending table always changes)."""
+        if len(batch) == 1:
+            return [self._commit_alone(db, batch[0])]
+        written: dict[str, _Summary | None] = {}
+        refusals: list[StoreError | None] = []
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            for append in batch:
+                summary = _summary(append.state)
+                last = written[append.table_id] if append.table_id in written else \
+                    self._summaries.get(append.table_id)
+                db.execute("SAVEPOINT one")
+                try:
+                    self._write(db, append, summary, last == summary and append.result is None)
+                except sqlite3.IntegrityError as exc:
+                    db.execute("ROLLBACK TO one")
+                    refusals.append(self._refusal(db, append, exc))
+                else:
+                    refusals.append(None)
+                    written[append.table_id] = None if append.state.finished else summary
+                db.execute("RELEASE one")
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise StoreError(f"could not append to {len(batch)} tables: {exc}") from exc
+        for table_id, kept in written.items():
+            self._keep(table_id, kept)
+        return refusals
+
+    def _commit_alone(self, db: sqlite3.Connection, append: Append) -> StoreError | None:
+        """A lone append, its own transaction. A move that leaves the summary as this store
+        last wrote it (most moves) is a single INSERT: the log's trigger checks the version
+        in the same statement, and the new entry is the new version."""
+        summary = _summary(append.state)
+        unchanged = self._summaries.get(append.table_id) == summary and append.result is None
         try:
             if unchanged:
-                self._insert_entries(table_id, entries)
+                self._write(db, append, summary, unchanged)
             else:
                 db.execute("BEGIN IMMEDIATE")
-                self._insert_entries(table_id, entries)
-                db.execute("UPDATE tables SET phase = ?, free_seats = ?, finished = ?, "
-                           "seats = ?, deadline = ?, version = ? WHERE table_id = ?",
-                           (*summary, state.version, table_id))
-                if result is not None:
-                    db.execute("INSERT INTO results (table_id, version, data, finished_at) "
-                               "VALUES (?, ?, ?, ?)", (result.table_id, result.version,
-                                                       dumps(result.data), result.finished_at))
+                self._write(db, append, summary, unchanged)
                 db.execute("COMMIT")
         except sqlite3.Error as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            raise self._refusal(table_id, expected_version, entries, exc) from exc
-        if state.finished:
+            return self._refusal(db, append, exc)
+        self._keep(append.table_id, None if append.state.finished else summary)
+        return None
+
+    def _keep(self, table_id: str, summary: _Summary | None) -> None:
+        """Remember a committed summary (None: the table ended, nothing more to compare)."""
+        if summary is None:
             self._summaries.pop(table_id, None)
         else:
             self._summaries[table_id] = summary
 
-    def _refusal(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
-                 error: sqlite3.Error) -> StoreError:
+    def _write(self, db: sqlite3.Connection, append: Append, summary: _Summary,
+               unchanged: bool) -> None:
+        """An append's statements, inside the caller's transaction (or alone, one INSERT)."""
+        self._insert_entries(db, append.table_id, append.entries)
+        if unchanged:
+            return
+        db.execute("UPDATE tables SET phase = ?, free_seats = ?, finished = ?, "
+                   "seats = ?, deadline = ?, version = ? WHERE table_id = ?",
+                   (*summary, append.state.version, append.table_id))
+        result = append.result
+        if result is not None:
+            db.execute("INSERT INTO results (table_id, version, data, finished_at) "
+                       "VALUES (?, ?, ?, ?)", (result.table_id, result.version,
+                                               dumps(result.data), result.finished_at))
+
+    @staticmethod
+    def _refusal(db: sqlite3.Connection, append: Append, error: sqlite3.Error) -> StoreError:
         """Why an append was refused: a reused request id, a version that moved on, a table
         that does not exist, or the store itself."""
-        text = str(error)
+        text, table_id = str(error), append.table_id
         if isinstance(error, sqlite3.IntegrityError) and "request_id" in text:
-            return RequestIdTaken(table_id, next(e.request_id for e in entries if e.request_id))
+            return RequestIdTaken(table_id,
+                                  next(e.request_id for e in append.entries if e.request_id))
         if isinstance(error, sqlite3.IntegrityError):
-            row = self.db.execute(f"SELECT {_VERSION} FROM tables WHERE table_id = ?",
-                                  (table_id,)).fetchone()
+            row = db.execute(f"SELECT {_VERSION} FROM tables WHERE table_id = ?",
+                             (table_id,)).fetchone()
             if row is None:
                 return StoreError(f"no table {table_id}")
-            return VersionConflict(table_id, expected_version, int(row[0]))
+            return VersionConflict(table_id, append.expected_version, int(row[0]))
         return StoreError(f"could not append to table {table_id}: {text}")
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
@@ -479,15 +597,18 @@ class SqliteStore(LocalStore):
         return found
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
-        try:
-            self.db.execute(
-                "INSERT INTO snapshots (table_id, version, variant_version, state) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
-                "version = excluded.version, variant_version = excluded.variant_version, "
-                "state = excluded.state WHERE excluded.version > snapshots.version",
-                (table_id, snapshot.version, snapshot.variant_version, snapshot.state))
-        except sqlite3.Error as exc:
-            raise StoreError(f"could not save a snapshot of {table_id}: {exc}") from exc
+        def save(db: sqlite3.Connection) -> None:
+            try:
+                db.execute(
+                    "INSERT INTO snapshots (table_id, version, variant_version, state) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT (table_id) DO UPDATE SET "
+                    "version = excluded.version, variant_version = excluded.variant_version, "
+                    "state = excluded.state WHERE excluded.version > snapshots.version",
+                    (table_id, snapshot.version, snapshot.variant_version, snapshot.state))
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not save a snapshot of {table_id}: {exc}") from exc
+
+        await self._written(save)
 
     async def load_snapshot(self, table_id: str) -> Snapshot | None:
         row = self.db.execute("SELECT version, variant_version, state FROM snapshots "

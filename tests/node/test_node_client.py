@@ -23,6 +23,7 @@ import pytest
 from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc
 from tests.helpers import serving
+from tests.node.scripts import run_script
 from tests.npm import NODE_DIR, npm_run, tool
 
 PLAY = "dist/play.js"
@@ -80,16 +81,20 @@ def _play(node: str, address: str, *arguments: str) -> subprocess.CompletedProce
                           capture_output=True, text=True, timeout=120, check=False)
 
 
-@pytest.mark.parametrize("variant_id", ["bezique-2p", "quart-bezique", "highcard"])
+@pytest.mark.parametrize(("variant_id", "calls"), [
+    ("bezique-2p", "play"), ("quart-bezique", "play"), ("highcard", "play"),
+    ("highcard", "no-play")])
 def test_node_client_plays_a_whole_game(
         node: str, server_address: str, stub: table_service_pb2_grpc.TableServiceStub,
-        variant_id: str) -> None:
+        variant_id: str, calls: str) -> None:
+    """On a Play stream by default; with --no-play by SubmitMove and WatchTable."""
     variants = _variants(stub)
     assert variant_id in variants, sorted(variants)
     info = variants[variant_id]
     completed = _play(node, server_address, "--variant", variant_id,
-                      *_short_game_options(info))
+                      *_short_game_options(info), *(["--no-play"] if calls == "no-play" else []))
     assert completed.returncode == 0, completed.stderr
+    assert "no Play stream" not in completed.stderr  # it did not fall back
     lines = completed.stdout.strip().splitlines()
     assert lines, f"play.js printed nothing; stderr: {completed.stderr}"
     result: dict[str, Any] = json.loads(lines[-1])
@@ -165,20 +170,6 @@ const leftAt = await client.leaveTable(left.tableId, carl.seatToken);
 console.log(JSON.stringify({ seen, leftAt: Number(leftAt), version: Number(view.version),
                              toMove: view.toMove, texts: view.legalMoves.map((m) => m.text) }));
 """
-
-
-def run_script(node: str, name: str, source: str, address: str, *more: str) -> Any:
-    """Run an ES module beside the built package against ``address``; its last line, as JSON
-    (it must exit by itself within the timeout: nothing may keep Node.js running)."""
-    script = NODE_DIR / name
-    script.write_text(source)
-    try:
-        completed = subprocess.run([node, script.name, address, *more], cwd=NODE_DIR,
-                                   capture_output=True, text=True, timeout=60, check=False)
-    finally:
-        script.unlink()
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
 def test_typed_errors_carry_the_error_reason_enum(node: str, server_address: str) -> None:

@@ -172,8 +172,8 @@ async def test_a_change_committed_before_a_replica_listens_reaches_its_streams(
     connect = asyncpg.connect
 
     async def slow_listener(*args: Any, **kwargs: Any) -> asyncpg.Connection:
-        if kwargs.get("server_settings", {}).get("application_name") != "bezique-notifier":
-            await gate.wait()  # only the listeners use asyncpg.connect besides the notifier
+        if kwargs.get("server_settings", {}).get("application_name") == "bezique-listener":
+            await gate.wait()
         return await connect(*args, **kwargs)
 
     monkeypatch.setattr(asyncpg, "connect", slow_listener)

@@ -21,15 +21,18 @@ from bezique.service.store import (
 )
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", "sqlite-full", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    """Each backend; sqlite also with ``synchronous=FULL``, whose commits run on a thread of
+    their own and so group appends that arrive during one."""
     if request.param == "memory":
         url = "memory:"
-    elif request.param == "sqlite":
+    elif request.param.startswith("sqlite"):
         url = f"sqlite:{tmp_path / 'store.sqlite'}"
     else:
         url = request.getfixturevalue("postgres_url")
-    opened = open_store(url)
+    opened = open_store(url, sqlite_synchronous="full" if request.param == "sqlite-full"
+                        else "normal")
     await opened.open()
     yield opened
     await opened.close()

@@ -134,3 +134,24 @@ async def test_notifications_only_for_what_committed(postgres_url: str) -> None:
     finally:
         await listener.close()
         await store.close()
+
+
+async def test_a_batch_of_appends_is_one_round_trip(
+        proxied: tuple[PostgresStore, CountingProxy]) -> None:
+    """Group commit: appends that queue behind a commit in flight are the next transaction,
+    and to as many tables as appends that is one statement, one round trip."""
+    store, proxy = proxied
+    ids = [f"t{n}" for n in range(12)]
+    for table_id in ("lead", *ids):
+        await store.create_table(record(table_id), state(1), [entry(1)])
+    await store.append("lead", 1, [entry(2)], state(2))  # prepares the lone statement
+    batches = store.group.batches
+    await asyncio.gather(store.append("lead", 2, [entry(3)], state(3)),
+                         *(store.append(t, 1, [entry(2, t), entry(3)], state(3)) for t in ids))
+    assert store.group.batches - batches == 2  # the lead's alone, then the twelve
+    before = proxy.turns  # the batch statement is prepared, its array types looked up
+    await asyncio.gather(store.append("lead", 3, [entry(4)], state(4)),
+                         *(store.append(t, 3, [entry(4)], state(4)) for t in ids))
+    assert proxy.turns - before == 2
+    for table_id in ids:
+        assert [e.version for e in await store.read_log(table_id)] == [1, 2, 3, 4]

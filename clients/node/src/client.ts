@@ -31,6 +31,7 @@ import {
   type WatchTableResponse,
 } from "./gen/bezique/v1/table_service_pb.js";
 import { freeSeats } from "./fair/seats.js";
+import { PlaySession } from "./session.js";
 
 /**
  * Whether `amount` may be submitted with the offered `move`: its exact amount, or, for a move
@@ -151,6 +152,8 @@ export class TableClient {
   private readonly apiKey: string;
   private readonly timeoutMs: number;
   private readonly session: Http2SessionManager;
+  /** Aborted by close(): ends the Play sessions, which would otherwise reconnect. */
+  private readonly closing = new AbortController();
   /** table id -> seat -> [token, entropy]: seats that committed and have not revealed yet. */
   private readonly unrevealed = new Map<string, Map<number, [string, Uint8Array]>>();
   /**
@@ -170,10 +173,11 @@ export class TableClient {
   }
 
   /**
-   * Close the connection and every call still open on it. A program that is done should call
+   * Close the connection, every call still open on it and every Play session. A program that is done should call
    * it: an open HTTP/2 connection keeps Node.js running (for as long as its idle timeout).
    */
   close(): void {
+    this.closing.abort();
     this.session.abort();
   }
 
@@ -386,6 +390,28 @@ export class TableClient {
       signal?.removeEventListener("abort", forward);
       stop.abort();
     }
+  }
+
+  /**
+   * A seat's Play stream: moves with `session.move(move, expectedVersion)` (resolves with
+   * SubmitMove's answer, rejects with SubmitMove's error), and every update after `fromVersion`
+   * with `for await (const update of session)`, as watchTable sends them. A cut stream is opened
+   * again from the last version received (`resume: false` to end the session instead), and the
+   * moves it had not answered are sent again under their request ids. Leaving the loop, or
+   * `session.close()`, ends the call. Needs a server with Play (else the first move and the loop
+   * end with UNIMPLEMENTED: use submitMove and watchTable there).
+   */
+  play(tableId: string, token: string, fromVersion: bigint = 0n,
+       settings: { resume?: boolean; retries?: number; backoffMs?: number } = {}): PlaySession {
+    return new PlaySession(this.rpc, tableId, fromVersion, {
+      ...settings,
+      callOptions: (signal) => this.options(token, signal, false),
+      onView: (view) => this.revealOwed(view),
+      moveTimeoutMs: this.timeoutMs,
+      signal: this.closing.signal,
+      submit: (move) => this.submitMove(tableId, token, move.move ?? create(MoveSchema),
+        move.expectedVersion, move.requestId),
+    });
   }
 
   /**

@@ -46,6 +46,57 @@ export function decodeErrorInfo(bytes: Uint8Array): ErrorInfo {
   return info;
 }
 
+/** The fields of a google.rpc.Status: the code, message and details (`type` is the Any's type
+ * name without its `type.googleapis.com/` prefix, as ConnectError.details holds them). */
+export interface RpcStatus {
+  code: number;
+  message: string;
+  details: { type: string; value: Uint8Array }[];
+}
+
+/**
+ * Decodes a serialized google.rpc.Status (code = 1, message = 2, details = 3, each a
+ * google.protobuf.Any of type_url = 1 and value = 2): the `grpc-status-details-bin` trailer, and
+ * a Play result's `status_details`.
+ */
+export function decodeStatus(bytes: Uint8Array): RpcStatus {
+  const status: RpcStatus = { code: 0, message: "", details: [] };
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1 && wireType === WireType.Varint) status.code = reader.int32();
+    else if (field === 2 && wireType === WireType.LengthDelimited) status.message = reader.string();
+    else if (field === 3 && wireType === WireType.LengthDelimited) {
+      const any = new BinaryReader(reader.bytes());
+      let typeUrl = "";
+      let value: Uint8Array = new Uint8Array();
+      while (any.pos < any.len) {
+        const [anyField, anyType] = any.tag();
+        if (anyField === 1 && anyType === WireType.LengthDelimited) typeUrl = any.string();
+        else if (anyField === 2 && anyType === WireType.LengthDelimited) value = any.bytes();
+        else any.skip(anyType);
+      }
+      status.details.push({ type: typeUrl.slice(typeUrl.lastIndexOf("/") + 1), value });
+    } else reader.skip(wireType);
+  }
+  return status;
+}
+
+/**
+ * The ConnectError a call would have thrown for this status: `details`, a serialized
+ * google.rpc.Status, read as the gRPC transport reads `grpc-status-details-bin` (its code and
+ * message first, then `code` and `message`), so that errorReason and errorInfo work on it.
+ */
+export function statusError(code: number, message: string, details: Uint8Array): ConnectError {
+  const status = details.length > 0 ? decodeStatus(details) : undefined;
+  const known = (value: number): value is Code => value > 0 && value in Code;
+  const chosen = status !== undefined && known(status.code) ? status.code
+    : known(code) ? code : Code.Unknown;
+  const error = new ConnectError(status?.code ? status.message : message, chosen);
+  error.details = status?.details ?? [];
+  return error;
+}
+
 /** The ErrorInfo of a failed call, if the error is the server's (domain bezique.v1). */
 export function errorInfo(error: unknown): ErrorInfo | undefined {
   const connectError = ConnectError.from(error);

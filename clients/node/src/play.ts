@@ -5,8 +5,10 @@
  *   bezique-play --server 127.0.0.1:50051 --variant highcard [--option k=v ...]
  *
  * Creates a table whose seats other than 0 are played by "random" bots, joins seat 0 and plays
- * it to the end with a first or random legal move. It waits for its turn on a WatchTable stream
- * (with a polling fallback) and answers ABORTED (a stale version) by reading the view again.
+ * it to the end with a first or random legal move. It plays on one Play stream (moves up,
+ * updates down); with --no-play, or against a server without Play, it submits with SubmitMove
+ * and waits for its turn on a WatchTable stream (with a polling fallback). A stale version
+ * (ABORTED) is answered by looking at the table again.
  * Prints one JSON line at the end: {table_id, version, outcome: {winners, scores, reason}, moves}.
  */
 
@@ -14,11 +16,15 @@ import { Code, ConnectError } from "@connectrpc/connect";
 
 import { eachArgument, runIfEntryPoint, UsageError, usageExit } from "./cli.js";
 import { TableClient, withAmount } from "./client.js";
+import type { PlaySession } from "./session.js";
 import { describeError, errorReason } from "./errors.js";
-import { ErrorReason, type Move, type VariantInfo, type View } from "./gen/bezique/v1/table_service_pb.js";
+import {
+  ErrorReason, type Move, type VariantInfo, type View, type WatchTableResponse,
+} from "./gen/bezique/v1/table_service_pb.js";
 
 const USAGE = `usage: bezique-play --server HOST:PORT --variant ID [--option NAME=VALUE ...]
-                    [--pick first|random] [--seats N] [--name NAME] [--timeout SECONDS]`;
+                    [--pick first|random] [--seats N] [--name NAME] [--timeout SECONDS]
+                    [--no-play]`;
 
 export interface PlayArgs {
   server: string;
@@ -28,6 +34,8 @@ export interface PlayArgs {
   seats: number;
   name: string;
   timeout: number;
+  /** Submit with SubmitMove and follow WatchTable instead of the Play stream. */
+  noPlay: boolean;
 }
 
 export interface PlayResult {
@@ -40,7 +48,7 @@ export interface PlayResult {
 export function parseArgs(argv: readonly string[]): PlayArgs {
   const args: PlayArgs = {
     server: "", variant: "", options: {}, pick: "random", seats: 0, name: "node-client",
-    timeout: 300,
+    timeout: 300, noPlay: false,
   };
   eachArgument(argv, (name, value, argument) => {
     switch (name) {
@@ -62,6 +70,7 @@ export function parseArgs(argv: readonly string[]): PlayArgs {
       case "--seats": args.seats = Number(value()); break;
       case "--name": args.name = value(); break;
       case "--timeout": args.timeout = Number(value()); break;
+      case "--no-play": args.noPlay = true; break;
       default: throw new UsageError(`unknown argument ${JSON.stringify(argument)}`);
     }
   });
@@ -148,10 +157,113 @@ function choose(moves: readonly Move[], pick: PlayArgs["pick"]): Move {
   return withAmount(move, range.minimum + step * BigInt(Math.floor(Math.random() * count)));
 }
 
+/** The seat being played: where, whose, and until when. */
+interface Seat {
+  readonly client: TableClient;
+  readonly tableId: string;
+  readonly token: string;
+  readonly seat: number;
+  readonly pick: PlayArgs["pick"];
+  readonly deadline: number;
+  readonly timeout: number;
+}
+
+/** The view at the end, and how many moves the seat made. */
+interface Played {
+  readonly view: View;
+  readonly moves: number;
+}
+
+function checkDeadline(seat: Seat, view: View): void {
+  if (Date.now() > seat.deadline) {
+    throw new Error(`table ${seat.tableId} did not finish within ${seat.timeout} s `
+      + `(version ${view.version}, phase ${JSON.stringify(view.phase)})`);
+  }
+}
+
+function isStale(error: unknown): boolean {
+  return error instanceof ConnectError && error.code === Code.Aborted
+    && errorReason(error) === ErrorReason.STALE_VERSION;
+}
+
+/** The next update of the session, or an Error once the seat's deadline has passed. */
+async function nextUpdate(updates: AsyncIterator<WatchTableResponse>, seat: Seat, view: View
+): Promise<IteratorResult<WatchTableResponse>> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      try { checkDeadline(seat, view); } catch (error) { reject(error); }
+    }, Math.max(0, seat.deadline - Date.now()) + 1);
+  });
+  try {
+    return await Promise.race([updates.next(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Play to the end on one Play stream: moves go up on it, and the turn comes down on it. */
+async function playOnStream(seat: Seat, session: PlaySession, start: View): Promise<Played> {
+  const updates = session[Symbol.asyncIterator]();
+  let view = start;
+  let moves = 0;
+  while (view.outcome === undefined) {
+    checkDeadline(seat, view);
+    if (view.toMove.includes(seat.seat) && view.legalMoves.length > 0) {
+      try {
+        const answer = await session.move(choose(view.legalMoves, seat.pick), view.version);
+        if (!answer.duplicate) moves += 1;
+        if (answer.view !== undefined && answer.view.version >= view.version) view = answer.view;
+        continue;
+      } catch (error) {
+        if (!isStale(error)) throw error;
+        // someone moved first: the stream brings the table's newer state
+      }
+    }
+    const next = await nextUpdate(updates, seat, view);
+    if (next.done) {
+      view = await seat.client.getView(seat.tableId, seat.token);  // the table has finished
+      break;
+    }
+    const update = next.value.view;
+    if (update !== undefined && update.version >= view.version) view = update;
+  }
+  return { view, moves };
+}
+
+/** Play to the end with SubmitMove, waiting for the turn on WatchTable (or by polling). */
+async function playWithCalls(seat: Seat, start: View): Promise<Played> {
+  const { client, tableId, token } = seat;
+  let view = start;
+  const watcher = new VersionWatcher(client, tableId, token, view.version);
+  let moves = 0;
+  try {
+    while (view.outcome === undefined) {
+      checkDeadline(seat, view);
+      if (view.toMove.includes(seat.seat) && view.legalMoves.length > 0) {
+        const move = choose(view.legalMoves, seat.pick);
+        try {
+          const response = await client.submitMove(tableId, token, move, view.version);
+          if (!response.duplicate) moves += 1;
+          view = response.view ?? await client.getView(tableId, token);
+        } catch (error) {
+          // Someone moved first: look again. Anything else is the caller's to see.
+          if (!isStale(error)) throw error;
+          view = await client.getView(tableId, token);
+        }
+        continue;
+      }
+      await watcher.waitBeyond(view.version, 1000);
+      view = await client.getView(tableId, token);
+    }
+    return { view, moves };
+  } finally {
+    watcher.close();
+  }
+}
+
 export async function play(args: PlayArgs): Promise<PlayResult> {
   const client = new TableClient(args.server);
-  const deadline = Date.now() + args.timeout * 1000;
-  let watcher: VersionWatcher | null = null;
   try {
     const variants = await client.listVariants();
     const info = variants.find((v) => v.id === args.variant);
@@ -165,33 +277,29 @@ export async function play(args: PlayArgs): Promise<PlayResult> {
     const created = await client.createTable(args.variant, { options: args.options, bots });
     const tableId = created.tableId;
     const joined = await client.joinTable(tableId, { seat: 0, name: args.name });
-    const token = joined.seatToken;
-    const mySeat = joined.seat;
-    let view: View = joined.view ?? await client.getView(tableId, token);
-    watcher = new VersionWatcher(client, tableId, token, view.version);
-    let moves = 0;
-    while (view.outcome === undefined) {
-      if (Date.now() > deadline) {
-        throw new Error(`table ${tableId} did not finish within ${args.timeout} s `
-          + `(version ${view.version}, phase ${JSON.stringify(view.phase)})`);
+    const seat: Seat = {
+      client, tableId, token: joined.seatToken, seat: joined.seat, pick: args.pick,
+      deadline: Date.now() + args.timeout * 1000, timeout: args.timeout,
+    };
+    const start: View = joined.view ?? await client.getView(tableId, seat.token);
+    let played: Played;
+    if (args.noPlay) {
+      played = await playWithCalls(seat, start);
+    } else {
+      const session = client.play(tableId, seat.token, start.version);
+      try {
+        played = await playOnStream(seat, session, start);
+      } catch (error) {
+        if (!(error instanceof ConnectError && error.code === Code.Unimplemented)) throw error;
+        process.stderr.write("bezique-play: the server has no Play stream; "
+          + "playing with SubmitMove and WatchTable\n");
+        played = await playWithCalls(seat, await client.getView(tableId, seat.token));
+      } finally {
+        session.close();
       }
-      if (view.toMove.includes(mySeat) && view.legalMoves.length > 0) {
-        const move = choose(view.legalMoves, args.pick);
-        try {
-          const response = await client.submitMove(tableId, token, move, view.version);
-          if (!response.duplicate) moves += 1;
-          view = response.view ?? await client.getView(tableId, token);
-        } catch (error) {
-          // Someone moved first: look again. Anything else is the caller's to see.
-          if (!(error instanceof ConnectError && error.code === Code.Aborted
-                && errorReason(error) === ErrorReason.STALE_VERSION)) throw error;
-          view = await client.getView(tableId, token);
-        }
-        continue;
-      }
-      await watcher.waitBeyond(view.version, 1000);
-      view = await client.getView(tableId, token);
     }
+    const { view, moves } = played;
+    if (view.outcome === undefined) throw new Error(`table ${tableId} ended without an outcome`);
     const { winners, scores, reason } = view.outcome;
     return {
       table_id: tableId,
@@ -200,7 +308,6 @@ export async function play(args: PlayArgs): Promise<PlayResult> {
       moves,
     };
   } finally {
-    watcher?.close();
     client.close();
   }
 }
