@@ -15,6 +15,7 @@ import sys
 import uuid
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,20 @@ from rich.console import Console
 from rich.text import Text
 
 from bezique.clients import render
+from bezique.clients.i18n import count, language_of, set_language, t
 from bezique.clients.safe import visible
 from bezique.clients.sdk import AsyncTableClient, SeatHandle, legal_moves_now
 from bezique.clients.sdk import with_amount as sdk_with_amount
 from bezique.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
 
-DEFAULT_SERVER = "127.0.0.1:50051"
+DEFAULT_PORT = 50051
+"""The port ``bezique-server`` (and ``make run``) listens on unless told otherwise."""
+DEFAULT_SERVER = f"127.0.0.1:{DEFAULT_PORT}"
+SERVER_VARIABLE = "BEZIQUE_SERVER"
+"""The server's address, read by the server (where it listens) and its clients alike."""
+OLD_SERVER_VARIABLE = "BEZIQUE_ADDRESS"
+"""Deprecated: the server's own name for it; the command line reads it after BEZIQUE_SERVER."""
 Handler = Callable[[argparse.Namespace, Console], Coroutine[Any, Any, int]]
 
 
@@ -65,14 +73,41 @@ def client_of(args: argparse.Namespace) -> AsyncTableClient:
     return AsyncTableClient(server_of(args), api_key=args.api_key, retries=2, **tls_of(args))
 
 
+def server_from_env() -> str:
+    """BEZIQUE_SERVER, else the deprecated BEZIQUE_ADDRESS, else ""."""
+    return os.environ.get(SERVER_VARIABLE) or os.environ.get(OLD_SERVER_VARIABLE) or ""
+
+
 def server_of(args: argparse.Namespace) -> str:
-    return str(args.server or os.environ.get("BEZIQUE_SERVER") or DEFAULT_SERVER)
+    return with_port(str(args.server or server_from_env() or DEFAULT_SERVER))
+
+
+def with_port(target: str) -> str:
+    """``target`` with the server's default port when it names none: gRPC would otherwise try
+    443, where no bezique server listens by default. A target with a scheme (``dns:``,
+    ``unix:``, ``ipv6:``) is left as it is."""
+    if "://" in target or target.split(":", 1)[0] in ("dns", "unix", "unix-abstract", "ipv4",
+                                                       "ipv6", "vsock"):
+        return target
+    if target.startswith("["):
+        return target if "]:" in target else f"{target}:{DEFAULT_PORT}"
+    if target.count(":") > 1:  # a bare IPv6 address
+        return f"[{target}]:{DEFAULT_PORT}"
+    return target if ":" in target else f"{target}:{DEFAULT_PORT}"
+
+
+def note_port(args: argparse.Namespace, errors: Console) -> None:
+    """Say on stderr when the target got the default port (the output stays the command's)."""
+    given = str(getattr(args, "server", None) or server_from_env() or "")
+    if given and with_port(given) != given:
+        errors.print(t("no port given: using {target} (the server's default port)",
+                       target=with_port(given)), markup=False, soft_wrap=True)
 
 
 def seat_of(args: argparse.Namespace, table_id: str) -> SeatHandle:
     if not args.token:
-        raise CliError("this command needs your seat token: pass --token or set "
-                       "BEZIQUE_TOKEN (printed by `bezique join`)")
+        raise CliError(t("this command needs your seat token: pass --token or set "
+                         "BEZIQUE_TOKEN (printed by `bezique join`)"))
     return SeatHandle(table_id, -1, args.token)
 
 
@@ -86,8 +121,8 @@ def parse_proof(text: str) -> tuple[int, bytes, str, str]:
         seen = parts[3] if len(parts) == 4 else ""
         return int(parts[0]), bytes.fromhex(parts[1]), parts[2], seen
     except ValueError:
-        raise CliError("--proof is SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` (or "
-                       "the command that revealed) printed it") from None
+        raise CliError(t("--proof is SEAT:ENTROPY_HEX:COMMITMENT[:SEEN], as `bezique join` (or "
+                         "the command that revealed) printed it")) from None
 
 
 def remember_proof(client: AsyncTableClient, args: argparse.Namespace, table_id: str) -> None:
@@ -109,7 +144,7 @@ def say_pinned(console: Console, client: AsyncTableClient, args: argparse.Namesp
     seat, entropy, commitment, _ = parse_proof(args.proof)
     seen = client.pins.get((table_id, seat))
     if seen:
-        say(console, "revealed your entropy; keep this proof for `bezique verify`:")
+        say(console, t("revealed your entropy; keep this proof for `bezique verify`:"))
         say(console, f"export BEZIQUE_PROOF={seat}:{entropy.hex()}:{commitment}:{seen}")
 
 
@@ -118,7 +153,8 @@ def pairs(values: Sequence[str] | None, what: str) -> dict[str, str]:
     for item in values or ():
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise CliError(f"{what} {item!r} is not of the form NAME=VALUE")
+            raise CliError(t("{what} {item!r} is not of the form NAME=VALUE", what=what,
+                             item=item))
         found[name.strip()] = value.strip()
     return found
 
@@ -128,14 +164,27 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
     code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
     details = error.details() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else ""
     details = visible(details or "")
+    if is_http_port(details):
+        return t("{server} is the HTTP port (Connect/gRPC-Web, for browsers); the gRPC port is "
+                 "the server's --address (default {default})", server=server,
+                 default=DEFAULT_SERVER)
     if code == grpc.StatusCode.UNAVAILABLE:
-        return (f"cannot reach a bezique server at {server} ({details}); start one with "
-                "`bezique-server` or point --server / BEZIQUE_SERVER at it")
+        return t("cannot reach a bezique server at {server} ({details}); start one with "
+                 "`bezique-server` or point --server / BEZIQUE_SERVER at it", server=server,
+                 details=details)
     lines = [f"{code.name if code else 'ERROR'}: {details}"]
     legal = legal_moves_now(error)
     if legal:
-        lines.append("legal moves now: " + "; ".join(map(visible, legal)))
+        lines.append(t("legal moves now: {moves}", moves="; ".join(map(visible, legal))))
     return "\n".join(lines)
+
+
+HTTP_SIGNS = ("http1.x server", "Failed parsing HTTP/2")
+"""What gRPC says when the port answers HTTP/1.1 (the server's Connect and gRPC-Web port)."""
+
+
+def is_http_port(details: str) -> bool:
+    return any(sign.lower() in details.lower() for sign in HTTP_SIGNS)
 
 
 def token_hint(args: argparse.Namespace, error: grpc.RpcError) -> str:
@@ -146,12 +195,12 @@ def token_hint(args: argparse.Namespace, error: grpc.RpcError) -> str:
     if code != grpc.StatusCode.PERMISSION_DENIED or not token:
         return ""
     if token != os.environ.get("BEZIQUE_TOKEN"):
-        return ("hint: the --token given holds no seat at this table; `bezique join` prints "
-                "the token of the seat it takes")
-    table = getattr(args, "table", "") or "this table"
-    return (f"hint: the token comes from BEZIQUE_TOKEN, which may be left over from another "
-            f"table: pass --token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` "
-            "to look on as a spectator")
+        return t("hint: the --token given holds no seat at this table; `bezique join` prints "
+                 "the token of the seat it takes")
+    table = getattr(args, "table", "") or t("this table")
+    return t("hint: the token comes from BEZIQUE_TOKEN, which may be left over from another "
+             "table: pass --token with your seat's token for {table}, or `unset BEZIQUE_TOKEN` "
+             "to look on as a spectator", table=table)
 
 
 def say(console: Console, text: str) -> None:
@@ -181,7 +230,8 @@ async def cmd_create(args: argparse.Namespace, console: Console) -> int:
     bots: dict[int, str] = {}
     for seat, policy in pairs(args.bot, "bot").items():
         if not seat.isdigit():
-            raise CliError(f"--bot {seat}={policy}: the seat must be a number")
+            raise CliError(t("--bot {seat}={policy}: the seat must be a number", seat=seat,
+                             policy=policy))
         bots[int(seat)] = policy
     test: dict[str, Any] = {}
     if args.test_seed:
@@ -194,13 +244,29 @@ async def cmd_create(args: argparse.Namespace, console: Console) -> int:
     if args.first_dealer is not None:
         test["first_dealer"] = args.first_dealer
     async with client_of(args) as client:
+        if bots:
+            await check_policies(client, args.variant, bots)
         created = await client.create_table(args.variant, options, bots=bots,
                                             turn_seconds=args.turn_seconds,
                                             open_seats=args.open_seats, **test)
-    say(console, f"table: {created.table_id}")
-    say(console, f"seed commitment: {created.seed_commitment}")
-    say(console, f"free seats: {created.table.free_seats}" + join_hint(created))
+    say(console, t("table: {table}", table=created.table_id))
+    say(console, t("seed commitment: {commitment}", commitment=created.seed_commitment))
+    say(console, t("free seats: {count}", count=created.table.free_seats) + join_hint(created))
     return 0
+
+
+async def check_policies(client: AsyncTableClient, variant: str, bots: dict[int, str]) -> None:
+    """Refuse a policy the variant does not offer, listing the ones ListVariants names (a
+    plugin or a newer server may offer more than this client knows of)."""
+    found = [info for info in await client.list_variants() if info.id == variant]
+    if not found:
+        return  # the server says it better (with the variants it has)
+    offered = list(found[0].bot_policies)
+    for seat, policy in bots.items():
+        if policy not in offered:
+            raise CliError(t("--bot {seat}={policy}: {variant} has no bot policy {policy!r} "
+                             "(it has: {policies})", seat=seat, policy=policy,
+                             variant=variant, policies=", ".join(offered)))
 
 
 def join_hint(created: pb.CreateTableResponse) -> str:
@@ -209,8 +275,8 @@ def join_hint(created: pb.CreateTableResponse) -> str:
     if not created.table.free_seats:
         return ""
     if created.platform_joins:
-        return "  (joins need a join grant or the platform API key)"
-    return f"  (join with: bezique join {created.table_id})"
+        return t("  (joins need a join grant or the platform API key)")
+    return t("  (join with: bezique join {table})", table=created.table_id)
 
 
 async def cmd_join(args: argparse.Namespace, console: Console) -> int:
@@ -219,10 +285,10 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
                                  player_id=args.player_id or "", buy_in=args.buy_in or 0,
                                  grant=args.grant or "")
         view = await client.view(args.table, seat.token)
-    say(console, f"seat: {seat.seat}")
-    say(console, f"token: {seat.token}")
+    say(console, t("seat: {seat}", seat=seat.seat))
+    say(console, t("token: {token}", token=seat.token))
     if seat.expires is not None:
-        say(console, f"token expires: {_when(seat.expires)}")
+        say(console, t("token expires: {when}", when=_when(seat.expires)))
     say(console, f"export BEZIQUE_TOKEN={seat.token}")
     # What `bezique verify` needs to hold the server to the game this seat took part in; with
     # commit-reveal it also holds the seat's entropy, secret until the table asks for it, and
@@ -231,15 +297,15 @@ async def cmd_join(args: argparse.Namespace, console: Console) -> int:
     say(console, f"export BEZIQUE_PROOF={seat.seat}:{seat.entropy.hex()}:{seat.commitment}"
                  + (f":{seen}" if seen else ""))
     if seat.committed and view.waiting_for_players and not view.HasField("outcome"):
-        say(console, "your entropy stays secret until every seat is taken; then `bezique "
-                     "view`, `move`, `watch` or `play` with BEZIQUE_PROOF set reveal it (keep "
-                     "BEZIQUE_PROOF private until then)")
+        say(console, t("your entropy stays secret until every seat is taken; then `bezique "
+                       "view`, `move`, `watch` or `play` with BEZIQUE_PROOF set reveal it (keep "
+                       "BEZIQUE_PROOF private until then)"))
     return 0
 
 
 def _seats(seats: Sequence[int]) -> str:
     """"seat 0" or "seats 0, 1": the verdict names one seat or several."""
-    return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
+    return (t("seat ") if len(seats) == 1 else t("seats ")) + ", ".join(map(str, seats))
 
 
 def _when(seconds: float) -> str:
@@ -249,10 +315,10 @@ def _when(seconds: float) -> str:
 async def cmd_reissue(args: argparse.Namespace, console: Console) -> int:
     async with client_of(args) as client:
         seat = await client.reissue(args.table, args.seat)
-    say(console, f"seat: {seat.seat}")
-    say(console, f"token: {seat.token}")
+    say(console, t("seat: {seat}", seat=seat.seat))
+    say(console, t("token: {token}", token=seat.token))
     if seat.expires is not None:
-        say(console, f"token expires: {_when(seat.expires)}")
+        say(console, t("token expires: {when}", when=_when(seat.expires)))
     say(console, f"export BEZIQUE_TOKEN={seat.token}")
     return 0
 
@@ -333,18 +399,19 @@ def no_moves_reason(view: pb.View) -> str:
     """Why a view offers no move: the end, the wait for players, a spectator's view, or
     someone else's turn (never "not your turn" to a game that is over)."""
     if view.HasField("outcome"):
-        return "the game is over"
+        return t("the game is over")
     if view.awaiting_reveal:
         seats = ", ".join(str(seat) for seat in view.awaiting_reveal)
         return (f"the table waits for seat(s) {seats} to reveal their entropy (each player's "
                 "view, move or watch with --proof, or BEZIQUE_PROOF set, reveals it)")
     if view.waiting_for_players:
-        return "the table is waiting for players"
+        return t("the table is waiting for players")
     if not view.HasField("viewer_seat"):
-        return "this is a spectator's view (pass --token to act for your seat)"
+        return t("this is a spectator's view (pass --token to act for your seat)")
     names = render.seat_names(view.seats, view.viewer_seat)
-    movers = ", ".join(names.get(s, f"Seat {s}") for s in view.to_move)
-    return f"it is not your turn (to move: {movers or 'nobody'})"
+    movers = ", ".join(render.who(names, s) for s in view.to_move)
+    return t("it is not your turn (to move: {movers}); `bezique move --wait SECONDS` waits "
+             "for it", movers=movers or t("nobody"))
 
 
 def resolve_cards(given: Sequence[str], kind: str, view: pb.View) -> list[int]:
@@ -362,27 +429,32 @@ def resolve_cards(given: Sequence[str], kind: str, view: pb.View) -> list[int]:
             continue
         match = next((c.id for c in pool if c.code == token.upper() and c.id not in ids), None)
         if match is None:
-            raise CliError(f"card {token!r} is not in your hand or your legal moves")
+            raise CliError(t("card {card!r} is not in your hand or your legal moves",
+                             card=token))
         ids.append(match)
     return ids
 
 
 async def cmd_move(args: argparse.Namespace, console: Console) -> int:
     if (args.index is None) == (args.kind is None):
-        raise CliError("give either the number of a legal move or --kind (with --card, "
-                       "--amount, --label)")
+        raise CliError(t("give either the number of a legal move or --kind (with --card, "
+                         "--amount, --label)"))
     seat = seat_of(args, args.table)
     async with client_of(args) as client:
         remember_proof(client, args, args.table)
         view = await client.view(args.table, seat.token)
+        if args.wait:
+            view = await wait_for_turn(client, args, seat, view)
         say_pinned(console, client, args, args.table)
         if args.index is not None:
             moves = render.shown_moves(view)
-            count = len(moves)
-            if not 1 <= args.index <= count:
-                offered = f"1..{count}" if count else f"none: {no_moves_reason(view)}"
-                raise CliError(f"no legal move {args.index} at version {view.version} "
-                               f"(the view offers {offered})")
+            number = len(moves)
+            if not 1 <= args.index <= number:
+                offered = f"1..{number}" if number else t("none: {why}",
+                                                          why=no_moves_reason(view))
+                raise CliError(t("no legal move {index} at version {version} (the view offers "
+                                 "{offered})", index=args.index, version=view.version,
+                                 offered=offered))
             move = moves[args.index - 1]
             if args.amount is not None:
                 try:
@@ -399,12 +471,44 @@ async def cmd_move(args: argparse.Namespace, console: Console) -> int:
     names = render.seat_names(response.view.seats,
                               response.view.viewer_seat
                               if response.view.HasField("viewer_seat") else None)
-    line = Text(f"move accepted at version {response.version}: ")
-    line.append_text(render.move_text(move))
+    line = Text(t("move accepted at version {version}: ", version=response.version))
+    line.append_text(render.move_text(move, words=words))
     console.print(line)
     for event in response.events:
         console.print(Text("  · ").append_text(render.event_text(event, names, words=words)))
     return 0
+
+
+def my_turn(view: pb.View) -> bool:
+    """Whether the view offers the seat a move now, or never will (the game ended)."""
+    return bool(view.legal_moves) or view.HasField("outcome")
+
+
+async def wait_for_turn(client: AsyncTableClient, args: argparse.Namespace, seat: SeatHandle,
+                        view: pb.View) -> pb.View:
+    """The seat's view once it may move (or the game ended), following the table's updates
+    for at most ``--wait`` seconds; a CliError saying why when the turn did not come."""
+    if my_turn(view):
+        return view
+
+    async def follow() -> pb.View:
+        latest = view
+        async for update in client.watch(args.table, seat.token, view.version):
+            if update.HasField("view") and update.view.version >= latest.version:
+                latest = update.view
+                if my_turn(latest):
+                    return latest
+        return await client.view(args.table, seat.token)
+
+    try:
+        return await asyncio.wait_for(follow(), args.wait)
+    except TimeoutError:
+        latest = await client.view(args.table, seat.token)
+        if my_turn(latest):
+            return latest
+        raise CliError(t("your turn did not come within {seconds} s ({why})",
+                         seconds=f"{args.wait:g}", why=no_moves_reason(latest)),
+                       code=1) from None
 
 
 async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
@@ -426,7 +530,7 @@ async def cmd_watch(args: argparse.Namespace, console: Console) -> int:
                 console.print(Text("      · ").append_text(
                     render.event_text(event, names, words=words)))
             if update.HasField("view") and render.game_over(update.view):
-                console.print(render.outcome_text(update.view.outcome, names))
+                console.print(render.outcome_text(update.view.outcome, names, words))
                 return 0
     return 0
 
@@ -465,57 +569,81 @@ async def cmd_verify(args: argparse.Namespace, console: Console) -> int:
     except NotFinishedError as exc:
         raise CliError(str(exc), code=2) from exc
     except VerificationError as exc:
-        console.print(Text("VERIFICATION FAILED", style="bold red").append(
-            f" for table {visible(history.table_id)}:"), highlight=False)
+        console.print(Text(t("VERIFICATION FAILED"), style="bold red").append(
+            t(" for table {table}:", table=visible(history.table_id))), highlight=False)
         say(console, f"  {exc}")
         return 1
     if result.test_settings:
         console.print(f"[bold yellow]WARNING: TEST SETTINGS ({', '.join(result.test_settings)})"
                       ": this table's deals were chosen by its creator, not drawn[/bold yellow]",
                       highlight=False)
-    say(console, f"seed commitment {history.seed_commitment} matches the revealed seed")
+    say(console, t("seed commitment {commitment} matches the revealed seed",
+                   commitment=history.seed_commitment))
     if result.ended:
-        say(console, f"verified: the table ended before any deal ({result.ended}): seats "
-                     + ", ".join(map(str, result.withheld)) + " did not reveal the entropy "
-                     "they committed to; every reveal that came matches its commitment")
+        say(console, t("verified: the table ended before any deal ({why}): seats {seats} did "
+                       "not reveal the entropy they committed to; every reveal that came "
+                       "matches its commitment", why=result.ended,
+                       seats=", ".join(map(str, result.withheld))))
         return 0
-    say(console, f"verified: {result.deals} deals, {result.moves} moves "
-                 f"({result.bot_moves} by bots, {result.timeouts} on the clock)")
+    say(console, t("verified: {deals}, {moves} ({bots} by bots, {timeouts} on the clock)",
+                   deals=count(result.deals, "deal", "deals"),
+                   moves=count(result.moves, "move", "moves"), bots=result.bot_moves,
+                   timeouts=result.timeouts))
     if result.aborted:
-        say(console, "aborted by the operator: the settlement is the variant's, recomputed")
+        say(console, t("aborted by the operator: the settlement is the variant's, recomputed"))
     if own is not None:
-        say(console, f"your seat {own.seat}: the commitment you were shown and the entropy you "
-                     "sent are the ones the deals came from"
-                     + ("; every seat's contribution is the one you saw before you revealed"
+        say(console, t("your seat {seat}: the commitment you were shown and the entropy you "
+                       "sent are the ones the deals came from", seat=own.seat)
+                     + (t("; every seat's contribution is the one you saw before you revealed")
                         if own.seen else ""))
     clear = [seat for seat in result.contributors if seat not in result.committed]
     if result.committed:
-        say(console, "fair against the operator: " + _seats(result.committed)
-                     + " contributed entropy by commit-reveal (each fixed before any was "
-                       "revealed; every reveal matches its commitment)")
+        say(console, t("fair against the operator: {seats} contributed entropy by "
+                       "commit-reveal (each fixed before any was revealed; every reveal "
+                       "matches its commitment)", seats=_seats(result.committed)))
     if clear:
-        say(console, ("also " if result.committed else "fair against the operator only if one "
-                      "of these is honest and joined after every other seat: ")
-                     + _seats(clear)
-                     + " contributed entropy in the clear (public from their join)")
+        say(console, (t("also ") if result.committed else t(
+            "fair against the operator only if one of these is honest and joined after every "
+            "other seat: ")) + t("{seats} contributed entropy in the clear (public from their "
+                                 "join)", seats=_seats(clear)))
     if not result.contributors:
-        say(console, "not checkable against the operator: no seat contributed entropy, so the "
-                     "operator alone chose the seed")
+        say(console, t("not checkable against the operator: no seat contributed entropy, so "
+                       "the operator alone chose the seed"))
     return 0
 
 
 async def cmd_play(args: argparse.Namespace, console: Console) -> int:
     from bezique.clients.play import PlayError, PlaySettings, play
 
-    explicit = args.server or os.environ.get("BEZIQUE_SERVER")
+    explicit = args.server or server_from_env()
+    policy, seats = play_bots(args.bot or [])
     settings = PlaySettings(
-        variant=args.variant, options=pairs(args.option, "option"), bot_policy=args.bot_policy,
-        server=explicit or None, bot_delay=args.bot_delay, name=args.name,
-        turn_seconds=args.turn_seconds, api_key=args.api_key, tls=tls_of(args))
+        variant=args.variant, options=pairs(args.option, "option"),
+        bot_policy=policy or args.bot_policy, bot_seats=seats,
+        server=with_port(explicit) if explicit else None, bot_delay=args.bot_delay,
+        name=args.name, turn_seconds=args.turn_seconds, api_key=args.api_key,
+        tls=tls_of(args), auto_pass=args.auto_pass)
     try:
         return await play(settings, console)
     except PlayError as exc:
         raise CliError(str(exc), code=2) from exc
+
+
+def play_bots(given: Sequence[str]) -> tuple[str | None, dict[int, str]]:
+    """``play --bot``'s values as ``create --bot`` reads them (SEAT=POLICY), or a bare POLICY
+    for every bot seat: the policy for all, and the seats given one."""
+    every: str | None = None
+    seats: dict[int, str] = {}
+    for item in given:
+        seat, sep, policy = item.partition("=")
+        if not sep:
+            every = item.strip()
+        elif seat.strip().isdigit() and policy.strip():
+            seats[int(seat)] = policy.strip()
+        else:
+            raise CliError(t("--bot {item}: give SEAT=POLICY, or POLICY for every bot seat",
+                             item=item))
+    return every, seats
 
 
 async def cmd_new_variant(args: argparse.Namespace, console: Console) -> int:
@@ -546,9 +674,14 @@ def add_connection(parser: argparse.ArgumentParser, suppress: bool) -> None:
         return argparse.SUPPRESS if suppress else value
 
     group = parser.add_argument_group("connection")
-    group.add_argument("--server", default=default(None), metavar="HOST:PORT",
-                       help=f"the server (env BEZIQUE_SERVER, default {DEFAULT_SERVER}; for "
-                            "play: none given runs a server in-process)")
+    group.add_argument("--server", default=default(None), metavar="HOST[:PORT]",
+                       help=f"the server (env {SERVER_VARIABLE}, the one the server listens "
+                            f"on too; {OLD_SERVER_VARIABLE}, deprecated, still read; default "
+                            f"{DEFAULT_SERVER}; no port: {DEFAULT_PORT}; for play: none given "
+                            "runs a server in-process)")
+    group.add_argument("--lang", default=default(None), choices=("en", "ru"),
+                       help="the language of what is printed (default: from LC_ALL, "
+                            "LC_MESSAGES or LANG; ru* is Russian)")
     group.add_argument("--token", default=default(os.environ.get("BEZIQUE_TOKEN", "")),
                        help="your seat token for seat calls (env BEZIQUE_TOKEN)")
     group.add_argument("--api-key", default=default(os.environ.get("BEZIQUE_API_KEY", "")),
@@ -587,6 +720,8 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bezique", description="Play and inspect card "
                                      "tables on a bezique server.")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {distribution_version()}")
     add_connection(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands = {}
@@ -606,7 +741,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     help="seconds a seat has to move (0: no clock)")
     create = commands["create"]
     create.add_argument("--bot", action="append", metavar="SEAT=POLICY",
-                        help="seat SEAT is played by the server's bot POLICY")
+                        help="seat SEAT is played by the server's bot POLICY (any policy "
+                             "`bezique variants` lists)")
     create.add_argument("--test-seed", metavar="HEX", help="test mode: fix the secret seed")
     create.add_argument("--stacked-shoe", metavar="CODES",
                         help="test mode: the first deal's shoe, top card first")
@@ -661,6 +797,9 @@ def build_parser() -> argparse.ArgumentParser:
     move.add_argument("--label", help="a named choice, e.g. royal_marriage")
     move.add_argument("--expected-version", type=int,
                       help="the version the move is for (default: the current one)")
+    move.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                      help="wait up to SECONDS for your turn (a bot may still be thinking), "
+                           "then move; the number is of the moves offered then")
     commands["watch"].add_argument("--from", dest="from_version", type=int, default=0,
                                    metavar="N", help="start after version N (default 0)")
     commands["verify"].add_argument(
@@ -673,7 +812,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands["history"].add_argument("--replay", action="store_true",
                                      help="tell the game deal by deal, trick by trick")
     play = commands["play"]
-    play.add_argument("--bot-policy", help="the bots' policy (default: the variant's best)")
+    play.add_argument("--bot", action="append", metavar="POLICY|SEAT=POLICY",
+                      help="the bots' policy, for every bot seat or (as with create) one seat; "
+                           "any policy `bezique variants` lists (default: the variant's first "
+                           "that is not random)")
+    play.add_argument("--bot-policy", help="the same as --bot POLICY")
+    play.add_argument("--auto-pass", action="store_true",
+                      help="pass for you when pass is your only declaration (Bezique: a trick "
+                           "won with nothing to declare); the key a toggles it in the game")
     play.add_argument("--bot-delay", type=float, default=0.3,
                       help="seconds a bot waits before it moves (in-process server only)")
     play.add_argument("--name", default=os.environ.get("USER", "you"),
@@ -683,18 +829,58 @@ def build_parser() -> argparse.ArgumentParser:
                              help="the variant id, e.g. spades (the package: bezique-spades)")
     new_variant.add_argument("--directory", metavar="DIR",
                              help="where to write it (default: ./bezique-NAME; must be empty)")
+    translate_help(parser)
     return parser
 
 
+def translate_help(parser: argparse.ArgumentParser) -> None:
+    """The parser's description and every flag's and command's help in the chosen language
+    (the catalogue keys them by their English text, so they are written once, above)."""
+    if parser.description:
+        parser.description = t(parser.description)
+    for group in parser._action_groups:
+        group.title = t(group.title) if group.title else group.title
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = t(choice.help) if choice.help else choice.help
+            for command in dict.fromkeys(action.choices.values()):
+                translate_help(command)
+        elif action.help and action.help != argparse.SUPPRESS:
+            action.help = t(action.help)
+
+
+def lang_given(argv: Sequence[str]) -> str | None:
+    """The value of ``--lang`` in ``argv`` before parsing, so that ``--help`` is in it too."""
+    for number, item in enumerate(argv):
+        if item.startswith("--lang="):
+            return item.partition("=")[2]
+        if item == "--lang" and number + 1 < len(argv):
+            return argv[number + 1]
+    return None
+
+
+def distribution_version() -> str:
+    """The installed engine's version (the CLI ships in its distribution)."""
+    try:
+        return metadata.version("bezique-engine")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    set_language(language_of(os.environ, lang_given(given)))
+    args = build_parser().parse_args(given)
     console = Console(highlight=False)
     errors = Console(stderr=True, highlight=False)
+    if args.command != "play" or args.server or server_from_env():
+        note_port(args, errors)
     try:
         code: int = asyncio.run(args.handler(args, console))
         return code
     except KeyboardInterrupt:
-        errors.print("interrupted")
+        errors.print(t("interrupted"))
         return 130
     except CliError as exc:
         errors.print(f"bezique {args.command}: {visible(str(exc))}", markup=False,

@@ -23,6 +23,7 @@ from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.text import Text
 
+from bezique.clients.i18n import count, t
 from bezique.clients.render import (
     NO_WORDS,
     Words,
@@ -45,8 +46,12 @@ from bezique.clients.sdk import (
 from bezique.v1 import table_service_pb2 as pb
 
 QUIT = "quit"
-PASS_KEYS = "p or Enter"
+PASS_KEYS = "p or Enter"  # through t() where printed
 POLL_SECONDS = 5.0
+AUTO_PASS_KEYS = ("a", "auto")
+RESULT_EVENTS = frozenset({"deal_end", "match_end", "table_end"})
+"""Event kinds that end a deal: their entry's events are the deal's result, kept on the board
+until the player's next move (they would otherwise scroll past while the bots play)."""
 
 
 @dataclass
@@ -60,6 +65,10 @@ class PlaySettings:
     turn_seconds: int = 0
     api_key: str = ""
     tls: dict[str, Any] = field(default_factory=dict)
+    auto_pass: bool = False
+    """Pass for the player when pass is his only declaration choice."""
+    bot_seats: dict[int, str] = field(default_factory=dict)
+    """Policies for single seats (``--bot SEAT=POLICY``), over ``bot_policy``."""
 
 
 class PlayError(Exception):
@@ -69,6 +78,14 @@ class PlayError(Exception):
 def pass_number(moves: Sequence[pb.Move]) -> int | None:
     """The number (1-based) of the legal ``pass``, if there is one: it gets one key."""
     return next((n for n, move in enumerate(moves, 1) if move.kind == "pass"), None)
+
+
+def only_pass(moves: Sequence[pb.Move]) -> bool:
+    """Whether declaring nothing is all the player can do: ``pass`` is offered and every other
+    move on offer is a ``claim`` (which a player never wants made for him). Bezique asks each
+    trick winner whether he declares, mostly with nothing to declare."""
+    kinds = {move.kind for move in moves}
+    return "pass" in kinds and kinds <= {"pass", "claim"}
 
 
 def parse_choice(text: str, count: int, pass_at: int | None = None) -> int | str | None:
@@ -89,12 +106,18 @@ def parse_choice(text: str, count: int, pass_at: int | None = None) -> int | str
 def choose_policy(info: pb.VariantInfo, requested: str | None) -> str:
     """The requested policy (checked), else the variant's first policy that is not random."""
     if requested:
-        if requested not in info.bot_policies:
-            raise PlayError(f"{info.id} has no bot policy {requested!r} "
-                            f"(it has: {', '.join(info.bot_policies)})")
+        check_policy(info, requested)
         return requested
     better = [p for p in info.bot_policies if p != "random"]
-    return better[0] if better else "random"
+    return better[0] if better else (list(info.bot_policies) or ["random"])[0]
+
+
+def check_policy(info: pb.VariantInfo, policy: str) -> None:
+    """A PlayError listing the policies ListVariants offers when ``policy`` is not one."""
+    if policy not in info.bot_policies:
+        raise PlayError(t("{variant} has no bot policy {policy!r} (it has: {policies})",
+                          variant=info.id, policy=policy,
+                          policies=", ".join(info.bot_policies)))
 
 
 def seat_count(info: pb.VariantInfo, options: Mapping[str, str]) -> int:
@@ -133,7 +156,7 @@ async def embedded_server(bot_delay: float) -> AsyncIterator[str]:
             address="127.0.0.1:0", store="memory:", bot_delay=bot_delay, clock_interval=0.25,
             prefer_plugin=tuple(name.strip() for name in prefer if name.strip())))
     except StartupError as exc:
-        raise PlayError(f"cannot start a local server: {exc}") from None
+        raise PlayError(t("cannot start a local server: {why}", why=exc)) from None
     try:
         yield running.address
     finally:
@@ -178,7 +201,7 @@ class Game:
 
     def __init__(self, client: AsyncTableClient, seat: SeatHandle, view: pb.View,
                  console: Console, read: Callable[[str], str], embedded: bool = False,
-                 words: Words = NO_WORDS) -> None:
+                 words: Words = NO_WORDS, auto_pass: bool = False) -> None:
         self.embedded = embedded
         """Whether the server lives in this program (then the table ends with it)."""
         self.words = words
@@ -193,6 +216,10 @@ class Game:
         self.inbox: Inbox = asyncio.Queue()
         self.told_out = False  # whether the player was told he has no chips left
         self.feed_ended = False
+        self.auto_pass = auto_pass
+        """Whether a pass that is the only declaration is sent without asking."""
+        self.result: list[Text] = []
+        """The last deal's result, shown on the board until the player's next move."""
         self._session: PlaySession | None = None
 
     @property
@@ -223,10 +250,15 @@ class Game:
         if version <= self.shown:
             return
         self.shown = version
+        lines = []
         for event in events:
             line = event_text(event, self.names, words=self.words)
+            lines.append(line)
             self.recent.append(line)
             self.console.print(Text.assemble(("  · ", "dim"), line))
+        ends = [n for n, event in enumerate(events) if event.kind in RESULT_EVENTS]
+        if ends:  # the entry's events up to the deal's end (the next deal may start in it)
+            self.result = lines[: ends[-1] + 1]
 
     def absorb(self, update: pb.WatchTableResponse) -> None:
         self.tell(update.version, list(update.events))
@@ -268,20 +300,21 @@ class Game:
 
     def help(self) -> None:
         """What the keys do and what each move kind on offer does."""
-        lines = ["[bold]Keys[/bold]: a move's number then Enter plays it; "
-                 f"{PASS_KEYS} passes when pass is offered; h or ? shows this; q leaves "
-                 "the table (at any time, also while the others play)."]
+        lines = [f"[bold]{t('Keys')}[/bold]: " + escape(t(
+            "a move's number then Enter plays it; {keys} passes when pass is offered; h or ? "
+            "shows this; a turns passing for you on or off; q leaves the table (at any time, "
+            "also while the others play).", keys=t(PASS_KEYS)))]
         kinds = dict.fromkeys(move.kind for move in self.view.legal_moves)
         for kind in kinds:
             what = self.words.move(kind)
             if what:
                 lines.append(f"[bold]{escape(kind.replace('_', ' '))}[/bold]: {escape(what)}")
         if any(move.HasField("amount_range") for move in self.view.legal_moves):
-            lines.append("A move with a range asks how much next: type any amount in it, "
-                         "Enter for the suggested one, or b to go back.")
-        lines.append("The board: the header says the table, phase and whose turn it is; "
-                     "the seats table shows each seat's score or stack; Recent events, what "
-                     "just happened.")
+            lines.append(escape(t("A move with a range asks how much next: type any amount in "
+                                  "it, Enter for the suggested one, or b to go back.")))
+        lines.append(escape(t("The board: the header says the table, phase and whose turn it "
+                              "is; the seats table shows each seat's score or stack; Recent "
+                              "events, what just happened.")))
         self.console.print("\n".join(lines))
 
     def board(self, pass_at: int | None) -> RenderableType:
@@ -290,16 +323,22 @@ class Game:
         line if even that is too tall."""
         room = self.console.size.height - 1  # the prompt's line
         recent, details = list(self.recent), True
+        result = self.result
+        if result:  # the deal's result tells what its last events would: no need for both
+            recent = [line for line in recent if all(line is not r for r in result)]
         while True:
             board = view_renderable(self.view, recent=recent,
-                                    pass_key=PASS_KEYS if pass_at else "", words=self.words,
-                                    show_details=details)
+                                    pass_key=t(PASS_KEYS) if pass_at else "", words=self.words,
+                                    show_details=details, result=result,
+                                    result_title=t("Deal result"))
             if len(self.console.render_lines(board, pad=False)) <= room:
                 return board
             if recent:
                 recent = recent[1:]  # the oldest events go first (they scrolled past above)
             elif details:
                 details = False  # then the details line (h and the events tell the rest)
+            elif result:
+                result = result[1:]  # then the result's first lines (the board has scores)
             else:
                 return board
 
@@ -307,10 +346,14 @@ class Game:
         """Show the board and read a move number (or q, or h), re-asking on anything else."""
         moves = shown_moves(self.view)
         pass_at = pass_number(moves)
+        if self.auto_pass and pass_at is not None and only_pass(moves):
+            self.console.print(Text(t("Passed for you: nothing to declare."), style="dim"))
+            return pass_at
         self.console.print(self.board(pass_at))
-        count = len(moves)
-        passing = f", {PASS_KEYS} to pass" if pass_at else ""
-        prompt = f"Your move (1-{count}{passing}, h for help, q to quit): "
+        number = len(moves)
+        passing = t(", {keys} to pass", keys=t(PASS_KEYS)) if pass_at else ""
+        prompt = t("Your move (1-{count}{passing}, h for help, q to quit): ", count=number,
+                   passing=passing)
         while True:
             answer = await self.line(prompt)
             if answer is None:
@@ -318,11 +361,24 @@ class Game:
             if answer.strip().lower() in HELP_KEYS:
                 self.help()
                 continue
-            choice = parse_choice(answer, count, pass_at)
+            if answer.strip().lower() in AUTO_PASS_KEYS:
+                self.toggle_auto_pass()
+                if self.auto_pass and pass_at is not None and only_pass(moves):
+                    return pass_at
+                continue
+            choice = parse_choice(answer, number, pass_at)
             if choice is not None:
                 return choice
-            self.console.print(f"[red]'{escape(answer.strip())}' is not a move: type a number "
-                               f"from 1 to {count}{passing}, h for help, or q to quit.[/red]")
+            self.console.print(Text(t("'{answer}' is not a move: type a number from 1 to "
+                                      "{count}{passing}, h for help, or q to quit.",
+                                      answer=answer.strip(), count=number, passing=passing),
+                                    style="red"))
+
+    def toggle_auto_pass(self) -> None:
+        """The ``a`` key: pass for the player when he has nothing to declare, or stop."""
+        self.auto_pass = not self.auto_pass
+        self.console.print(t("Passing for you when you have nothing to declare: {state} (a "
+                             "toggles it).", state=t("on") if self.auto_pass else t("off")))
 
     async def line(self, prompt: str) -> str | None:
         """Print ``prompt`` and wait for the player's line (None at end of input). Updates
@@ -346,10 +402,11 @@ class Game:
         """The amount for a move offered with the range ``span`` (Enter: its suggested
         amount); None when the player backs out with ``b`` to choose another move."""
         low, high, step = span
-        steps = f" in steps of {step}" if step > 1 else ""
+        steps = t(" in steps of {step}", step=step) if step > 1 else ""
         while True:
-            line = await self.line(f"{move.kind.capitalize()} to how much? ({low}-{high}{steps}, "
-                                   f"Enter for {move.amount}, b to go back): ")
+            line = await self.line(t("{kind} to how much? ({low}-{high}{steps}, Enter for "
+                                     "{amount}, b to go back): ", kind=move.kind.capitalize(),
+                                     low=low, high=high, steps=steps, amount=move.amount))
             if line is None:
                 return None
             answer = line.strip().lower()
@@ -359,21 +416,25 @@ class Game:
                 return move.amount
             if answer.lstrip("-").isdigit() and amount_allowed(move, int(answer)):
                 return int(answer)
-            self.console.print(f"[red]'{escape(answer)}' is not an amount you may choose: type "
-                               f"a whole number from {low} to {high}{steps}.[/red]")
+            self.console.print(Text(t("'{answer}' is not an amount you may choose: type a "
+                                      "whole number from {low} to {high}{steps}.",
+                                      answer=answer, low=low, high=high, steps=steps),
+                                    style="red"))
 
     async def confirm_claim(self, move: pb.Move) -> bool:
         """A claim ends the match on the spot, won or lost: say so, with the player's score and
         the target when the view has them, and ask before sending it."""
-        what = self.words.move(move.kind) or ("claim the match: it ends at once, won or lost, "
-                                             "on your count")
+        what = self.words.move(move.kind) or t("claim the match: it ends at once, won or "
+                                               "lost, on your count")
         detail = detail_dict(self.view.detail)
         mine = next((s for s in self.view.seats if s.seat == self.seat.seat), None)
         facts = ""
         if mine is not None and isinstance(detail.get("target"), int):
-            facts = f" Your score is {mine.score}; the target is {detail['target']}."
-        self.console.print(f"[yellow]Claim: {escape(what)}.{escape(facts)}[/yellow]")
-        answer = await self.line("Claim now? (y/N): ")
+            facts = t(" Your score is {score}; the target is {target}.", score=mine.score,
+                      target=detail["target"])
+        self.console.print(Text(t("Claim: {what}.{facts}", what=what, facts=facts),
+                                style="yellow"))
+        answer = await self.line(t("Claim now? (y/N): "))
         return answer is not None and answer.strip().lower() in ("y", "yes")
 
     async def move(self, number: int) -> None:
@@ -385,7 +446,7 @@ class Game:
                 return  # back to the board: the loop asks again
             chosen = with_amount(chosen, amount)
         if chosen.kind == "claim" and not await self.confirm_claim(chosen):
-            self.console.print("No claim made.")
+            self.console.print(t("No claim made."))
             return
         try:
             response = await self.session.move(chosen, self.view.version)
@@ -393,29 +454,31 @@ class Game:
             if error.code() not in (grpc.StatusCode.ABORTED,
                                     grpc.StatusCode.FAILED_PRECONDITION):
                 raise
-            why = escape(visible(error.details() or ""))
-            self.console.print(f"[yellow]The table moved on before your move arrived ({why}); "
-                               "here is the new position.[/yellow]")
+            why = visible(error.details() or "")
+            self.console.print(Text(t("The table moved on before your move arrived ({why}); "
+                                      "here is the new position.", why=why), style="yellow"))
             self.take_view(await self.client.view(self.seat.table_id, self.seat.token))
             return
+        self.result = []  # the next deal is under way: its board needs the room
         self.tell(response.version, list(response.events))
         self.take_view(response.view)
 
     def leave(self) -> None:
-        table = escape(visible(self.seat.table_id))
+        table = visible(self.seat.table_id)
         if self.embedded:
-            self.console.print(f"You left table {table}. Its server ran inside this program, "
-                               "so the table is gone with it.")
+            said = t("You left table {table}. Its server ran inside this program, so the "
+                     "table is gone with it.", table=table)
         elif game_over(self.view):
-            self.console.print(f"You left table {table}; its game is over.")
+            said = t("You left table {table}; its game is over.", table=table)
         elif self.out_of_chips():
-            self.console.print(f"You left table {table}; the others play on without you.")
+            said = t("You left table {table}; the others play on without you.", table=table)
+        elif self.view.HasField("deadline"):
+            said = t("You left table {table}; it stays open on the server, and its turn clock "
+                     "will move for you when it runs out.", table=table)
         else:
-            clock = (" its turn clock will move for you when it runs out" if
-                     self.view.HasField("deadline") else
-                     " it waits for your seat's move (rejoin with the seat's token)")
-            self.console.print(f"You left table {table}; it stays open on the server, and"
-                               f"{clock}.")
+            said = t("You left table {table}; it stays open on the server, and it waits for "
+                     "your seat's move (rejoin with the seat's token).", table=table)
+        self.console.print(said, markup=False, highlight=False)
 
     async def wait(self) -> int | None:
         """Wait for the table while it is not the player's turn, answering q and h (and any
@@ -423,9 +486,9 @@ class Game:
         of his input), else None. A feed that ends early is replaced by polling the view."""
         if self.out_of_chips() and not self.told_out:
             self.told_out = True
-            self.console.print("[bold yellow]You have no chips left: you are out of this "
-                               "game. The others play on; watch them (press Enter to go on "
-                               "watching) or type q to leave.[/bold yellow]")
+            self.console.print(Text(t("You have no chips left: you are out of this game. The "
+                                      "others play on; watch them (press Enter to go on "
+                                      "watching) or type q to leave."), style="bold yellow"))
         # without the feed (it ended or broke), the view is polled more often
         kind, item = await self.take(POLL_SECONDS / 10 if self.feed_ended else POLL_SECONDS)
         if kind == "poll":
@@ -437,6 +500,8 @@ class Game:
                 return 0
             if answer in HELP_KEYS:
                 self.help()
+            elif answer in AUTO_PASS_KEYS:
+                self.toggle_auto_pass()
             elif answer:
                 self.console.print(self.waiting_text())
         elif item is None:
@@ -451,13 +516,14 @@ class Game:
         """Why no move is asked for now (never "not your turn" once the game is over)."""
         view = self.view
         if game_over(view):
-            return "The game is over."
+            return t("The game is over.")
         if view.waiting_for_players:
-            return "The table is waiting for players; h for help, q to leave."
+            return t("The table is waiting for players; h for help, q to leave.")
         if self.out_of_chips():
-            return "You are out of chips and watching; q to leave."
-        movers = ", ".join(self.names.get(s, f"Seat {s}") for s in view.to_move)
-        return f"Waiting for {escape(movers) or 'the table'}; h for help, q to leave."
+            return t("You are out of chips and watching; q to leave.")
+        movers = ", ".join(self.names.get(s) or t("Seat {seat}", seat=s) for s in view.to_move)
+        return escape(t("Waiting for {movers}; h for help, q to leave.",
+                        movers=movers or t("the table")))
 
     async def run(self) -> int:
         async with self.client.play(self.seat) as session:
@@ -482,8 +548,7 @@ class Game:
                 code = await self.wait()
                 if code is not None:
                     return code
-            self.console.print(view_renderable(self.view, recent=list(self.recent),
-                                               words=self.words))
+            self.console.print(self.board(None))  # the end screen, fitted like every board
             return 0
         finally:
             feed.cancel()
@@ -497,21 +562,36 @@ async def play_at(address: str, settings: PlaySettings, console: Console,
         variants = {info.id: info for info in await client.list_variants()}
         info = variants.get(settings.variant)
         if info is None:
-            raise PlayError(f"the server has no variant {settings.variant!r} "
-                            f"(it has: {', '.join(sorted(variants))})")
+            raise PlayError(t("the server has no variant {variant!r} (it has: {variants})",
+                              variant=settings.variant, variants=", ".join(sorted(variants))))
         policy = choose_policy(info, settings.bot_policy)
         seats = seat_count(info, settings.options)
-        created = await client.create_table(
-            info.id, settings.options, bots={s: policy for s in range(1, seats)},
-            turn_seconds=settings.turn_seconds)
+        bots = {s: settings.bot_seats.get(s, policy) for s in range(1, seats)}
+        for chosen in bots.values():
+            check_policy(info, chosen)
+        created = await client.create_table(info.id, settings.options, bots=bots,
+                                            turn_seconds=settings.turn_seconds)
         seat = await client.join(created.table_id, 0, settings.name)
-        table, title = escape(visible(created.table_id)), escape(visible(info.title))
-        console.print(f"Table [bold]{table}[/bold] · {title} · you are "
-                      f"seat 0 against {seats - 1} {policy} bot(s) · seed commitment "
-                      f"{escape(visible(created.seed_commitment[:16]))}…", soft_wrap=True)
+        words = Words.of(info)
+        console.print(t("Table {table} · {title} · you are seat 0 against {bots} · seed "
+                        "commitment {commitment}…", table=visible(created.table_id),
+                        title=visible(words.title or info.title), bots=bots_text(bots),
+                        commitment=visible(created.seed_commitment[:16])),
+                      soft_wrap=True, markup=False, highlight=False)
+        console.print(Text(t("bots on offer: {policies} (--bot POLICY to choose)",
+                             policies=", ".join(info.bot_policies)), style="dim"),
+                      soft_wrap=True)
         view = await client.view(created.table_id, seat.token)
-        return await Game(client, seat, view, console, read,
-                          embedded=settings.server is None, words=Words.of(info)).run()
+        return await Game(client, seat, view, console, read, embedded=settings.server is None,
+                          words=words, auto_pass=settings.auto_pass).run()
+
+
+def bots_text(bots: Mapping[int, str]) -> str:
+    """"2 bots (heuristic)", "1 bot (search), 1 bot (random)": the bots by policy."""
+    by_policy: dict[str, int] = {}
+    for policy in bots.values():
+        by_policy[policy] = by_policy.get(policy, 0) + 1
+    return ", ".join(f"{count(n, 'bot', 'bots')} ({policy})" for policy, n in by_policy.items())
 
 
 async def play(settings: PlaySettings, console: Console,

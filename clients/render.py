@@ -9,23 +9,26 @@ bidi characters from the server reach the terminal).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from bezique.clients.i18n import kind_name, language, t
 from bezique.clients.safe import cleaned, visible
 from bezique.terms import SUIT_SYMBOLS, amount_range_text, card_label, whole_numbers
 from bezique.v1 import table_service_pb2 as pb
 
 SUITS = SUIT_SYMBOLS
 RED_SUITS = frozenset("HD")
-FOLDED_LABEL = "folded (revealed at the end)"
+FOLDED_LABEL = "folded (revealed at the end)"  # through t() where printed
 """Said of a hand that folded, shown because the game ended: the revealed seed makes every
 deal derivable, so the history shows it (rules/quart-bezique.md, docs/fairness.md)."""
 END_NOTE = ("The game is over and its seed revealed, so every deal can be recomputed: the "
@@ -43,15 +46,36 @@ class Words:
     zones: Mapping[str, str] = field(default_factory=dict)
     details: Mapping[str, str] = field(default_factory=dict)
     moves: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)
+    title: str = ""
+    description: str = ""
+    options: Mapping[str, str] = field(default_factory=dict)
+    outcomes: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, info: pb.VariantInfo | None) -> Words:
-        """The words a ListVariants entry declares (every string made safe to print)."""
+    def of(cls, info: pb.VariantInfo | None, lang: str | None = None) -> Words:
+        """The words a ListVariants entry declares (every string made safe to print), in the
+        chosen language when the server has them in it (``VariantInfo.translations``), each
+        key it lacks taken from the variant's own vocabulary."""
         if info is None or not info.HasField("vocabulary"):
             return NO_WORDS
-        vocabulary = cleaned(info.vocabulary)
-        return cls(dict(vocabulary.phases), dict(vocabulary.events), dict(vocabulary.zones),
-                   dict(vocabulary.details), dict(vocabulary.moves))
+        parts = [cleaned(info.vocabulary)]
+        translated = translation(info, lang or language())
+        if translated is not None:
+            parts.append(cleaned(translated))
+        maps: dict[str, dict[str, str]] = {}
+        for name in ("phases", "events", "zones", "details", "moves", "labels", "options",
+                     "outcomes"):
+            maps[name] = {}
+            for vocabulary in parts:
+                if name in vocabulary.DESCRIPTOR.fields_by_name:
+                    maps[name].update(getattr(vocabulary, name))
+        said = {name: next((str(getattr(v, name, "")) for v in reversed(parts)
+                            if getattr(v, name, "")), "") for name in ("title", "description")}
+        return cls(maps["phases"], maps["events"], maps["zones"], maps["details"],
+                   maps["moves"], maps["labels"], said["title"] or cleaned(info).title,
+                   said["description"] or cleaned(info).description, maps["options"],
+                   maps["outcomes"])
 
     def phase(self, name: str) -> str:
         return self.phases.get(name) or name.replace("_", " ") or "-"
@@ -69,8 +93,26 @@ class Words:
         """What a move kind does, or "" when the variant does not say."""
         return self.moves.get(kind, "")
 
+    def label(self, name: str) -> str:
+        """A named choice (a meld, a combination) in words, else as it comes."""
+        return self.labels.get(name) or name.replace("_", " ")
+
 
 NO_WORDS = Words()
+
+
+def translation(info: pb.VariantInfo, lang: str) -> Any:
+    """The variant's vocabulary in ``lang`` (``VariantInfo.translations``), or None: none in
+    that language, the variant's own is in it, or a server (or generated code) without
+    translations."""
+    if "translations" not in info.DESCRIPTOR.fields_by_name:
+        return None
+    own = getattr(info.vocabulary, "language", "") or "en"
+    if lang == own:
+        return None
+    found = getattr(info, "translations", {})  # not in this client's stubs until merged
+    return found.get(lang)
+
 
 # Detail keys the board shows in its own places rather than in the "details" line.
 BOARD_KEYS = frozenset({"trump", "dealer", "deal", "contributions"})
@@ -85,27 +127,29 @@ def detail_dict(message: struct_pb2.Struct) -> dict[str, Any]:
     return found
 
 
-def value_text(value: Any, limit: int = 48) -> str:
+def value_text(value: Any, limit: int = 48, labels: Mapping[str, str] | None = None) -> str:
     """A detail value, short and for people: lists joined (an empty one as "-", a list of
     lists as its parts separated by "; "), a record by its ``name`` (and ``points``), names
-    with underscores as spaces, suit letters and card codes as symbols, long ones cut."""
+    with underscores as spaces (or in the variant's ``labels``), suit letters and card codes as
+    symbols, long ones cut."""
     value = whole_numbers(value)
+    labels = labels or {}
     if isinstance(value, bool):
-        text = "yes" if value else "no"
+        text = t("yes") if value else t("no")
     elif isinstance(value, list):
         if not value:
             text = "-"
         elif all(isinstance(v, list) for v in value):
-            text = "; ".join(value_text(v, limit) for v in value)
+            text = "; ".join(value_text(v, limit, labels) for v in value)
         else:
-            text = ", ".join(value_text(v, limit) for v in value)
+            text = ", ".join(value_text(v, limit, labels) for v in value)
     elif isinstance(value, dict):
         if isinstance(value.get("name"), str):
-            text = value["name"].replace("_", " ")
+            text = labels.get(value["name"]) or value["name"].replace("_", " ")
             if isinstance(value.get("points"), int):
                 text += f" {value['points']}"
         else:
-            text = ", ".join(f"{str(k).replace('_', ' ')} {value_text(v, limit)}"
+            text = ", ".join(f"{str(k).replace('_', ' ')} {value_text(v, limit, labels)}"
                              for k, v in sorted(value.items()))
     elif value is None:
         text = "-"
@@ -115,7 +159,7 @@ def value_text(value: Any, limit: int = 48) -> str:
     elif isinstance(value, str) and len(value) == 1 and value in SUITS:
         text = SUITS[value]
     elif isinstance(value, str):
-        text = value.replace("_", " ")
+        text = labels.get(value) or value.replace("_", " ")
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -140,7 +184,7 @@ def cards_text(cards: Iterable[pb.Card], hidden: int = 0) -> Text:
     """Cards separated by spaces, and ``[n hidden]`` for the ones the viewer may only count."""
     parts = [card_text(card.code) for card in cards]
     if hidden:
-        parts.append(Text(f"[{hidden} hidden]", style="dim"))
+        parts.append(Text(t("[{hidden} hidden]", hidden=hidden), style="dim"))
     return Text(" ").join(parts)
 
 
@@ -169,41 +213,48 @@ def seat_names(seats: Iterable[pb.SeatState], viewer: int | None = None) -> dict
     names: dict[int, str] = {}
     for state in seats:
         if viewer is not None and state.seat == viewer:
-            names[state.seat] = f"Seat {state.seat} (you)"
+            names[state.seat] = t("Seat {seat} (you)", seat=state.seat)
         elif state.display_name:
-            names[state.seat] = f"Seat {state.seat} ({visible(state.display_name)})"
+            names[state.seat] = t("Seat {seat} ({name})", seat=state.seat,
+                                  name=visible(state.display_name))
         else:
-            names[state.seat] = f"Seat {state.seat}"
+            names[state.seat] = t("Seat {seat}", seat=state.seat)
     return names
 
 
 def who(names: Mapping[int, str], seat: int | None) -> str:
     if seat is None:
-        return "Table"
-    return names.get(seat, f"Seat {seat}")
+        return t("Table")
+    return names.get(seat) or t("Seat {seat}", seat=seat)
 
 
 # ------------------------------------------------------------------------------- moves, events
 
 
-def move_text(move: pb.Move, *, with_kind: bool = True) -> Text:
+def move_text(move: pb.Move, *, with_kind: bool = True, words: Words = NO_WORDS) -> Text:
     """A move as offered: the server's text of it (``Move.text``, the variant's words), its
     kind in bold and its cards in their colours; without that text (a server older than it, a
     move this client made) the client's own: kind, label, cards and amount. Without
-    ``with_kind``, the kind is left out (a line of many moves of one kind names it once)."""
+    ``with_kind``, the kind is left out (a line of many moves of one kind names it once). In
+    another language than English the client's own, in that language (the server's text is
+    English)."""
     move = cleaned(move)
-    if move.text:
+    if move.text and language() == "en":
         return _server_text(move, with_kind)
-    text = Text(move.kind.replace("_", " ") if with_kind else "", style="bold")
+    text = Text(kind_name(move.kind) if with_kind else "", style="bold")
     if move.label:
-        text.append(" " + move.label.replace("_", " "), style="cyan")
+        text.append(" " + words.label(move.label), style="cyan")
     if move.cards:
         text.append(" ")
         text.append_text(cards_text(move.cards))
     if move.HasField("amount_range"):
         span = move.amount_range
-        text.append(" " + amount_range_text(span.minimum, span.maximum, span.step),
-                    style="yellow")
+        said = amount_range_text(span.minimum, span.maximum, span.step)
+        if language() != "en":
+            said = t("to any amount from {low} to {high}", low=span.minimum, high=span.maximum)
+            if span.step > 1:
+                said += t(" in steps of {step}", step=span.step)
+        text.append(" " + said, style="yellow")
     elif move.amount:
         text.append(f" {move.amount}", style="yellow")
     return text if with_kind else text[1:]
@@ -243,38 +294,53 @@ def event_text(event: pb.Event, names: Mapping[int, str], *, folded: bool = Fals
     else:
         text = Text(f"{who(names, seat)} {label}", style="green")
     if event.label:
-        text.append(" " + event.label.replace("_", " "), style="cyan")
+        text.append(" " + words.label(event.label), style="cyan")
     if event.cards or event.hidden_count:
         text.append(" ")
         text.append_text(cards_text(event.cards, event.hidden_count))
     if folded:
-        text.append(f" — {FOLDED_LABEL}", style="yellow")
+        text.append(f" — {t(FOLDED_LABEL)}", style="yellow")
     if event.amount and not in_label:
         text.append(f" ({event.amount:+d})" if event.amount > 0 else f" ({event.amount})",
                     style="yellow")
     detail = detail_dict(event.detail)
     if detail:
-        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24)}"
+        shown = ", ".join(f"{words.detail(k)}: {value_text(v, 24, words.labels)}"
                           for k, v in ordered_details(detail, words))
         text.append(f"  {shown}", style="dim")
     return text
 
 
-def outcome_text(outcome: pb.Outcome, names: Mapping[int, str]) -> Text:
+def outcome_reason(outcome: pb.Outcome, words: Words = NO_WORDS) -> str:
+    """How the table ended, in the variant's words (``Vocabulary.outcomes``, by the stable
+    detail ``end`` when the variant sets one, else by the reason), its ``{key}`` names filled
+    from the outcome's details; the reason as it comes when the variant has no words."""
+    detail = detail_dict(outcome.detail)
+    end = detail.get("end")
+    said = (words.outcomes.get(end) if isinstance(end, str) else None) \
+        or words.outcomes.get(outcome.reason)
+    if not said:
+        return outcome.reason.replace("_", " ")
+    return re.sub(r"\{(\w+)\}", lambda found: value_text(detail[found.group(1)])
+                  if found.group(1) in detail else found.group(0), said)
+
+
+def outcome_text(outcome: pb.Outcome, names: Mapping[int, str],
+                 words: Words = NO_WORDS) -> Text:
     outcome = cleaned(outcome)
     winners = [who(names, seat) for seat in outcome.winners]
     if not winners:
-        head = "nobody wins"
+        head = t("nobody wins")
     elif len(winners) == 1:
-        head = f"{winners[0]} wins"
+        head = t("{who} wins", who=winners[0])
     else:
-        head = " and ".join(winners) + " share the win"
-    text = Text("Game over: " + head, style="bold")
+        head = t("{who} share the win", who=t(" and ").join(winners))
+    text = Text(t("Game over: ") + head, style="bold")
     if outcome.scores:
         scores = ", ".join(f"{who(names, i)} {score}" for i, score in enumerate(outcome.scores))
-        text.append(f" · final: {scores}")
+        text.append(t(" · final: {scores}", scores=scores))
     if outcome.reason:
-        text.append(f" · {outcome.reason.replace('_', ' ')}", style="dim")
+        text.append(f" · {outcome_reason(outcome, words)}", style="dim")
     return text
 
 
@@ -292,37 +358,40 @@ def _deadline_text(view: pb.View, now: dt.datetime | None) -> str:
         return ""
     deadline = view.deadline.ToDatetime(tzinfo=dt.UTC)
     left = (deadline - (now or dt.datetime.now(dt.UTC))).total_seconds()
-    return f"⏱ {max(0, round(left))}s left"
+    return "⏱ " + t("{seconds}s left", seconds=max(0, round(left)))
 
 
 def header_text(view: pb.View, names: Mapping[int, str], now: dt.datetime | None = None,
                 words: Words = NO_WORDS) -> Text:
     detail = detail_dict(view.detail)
-    text = Text(f"Table {view.table_id}", style="bold")
-    text.append(f" · {view.variant_id} · {words.phase(view.phase)} · version {view.version}")
+    text = Text(t("Table {table}", table=view.table_id), style="bold")
+    text.append(f" · {words.title or view.variant_id} · {words.phase(view.phase)} · "
+                + t("version {version}", version=view.version))
     if "deal" in detail:
-        text.append(f" · deal {value_text(detail['deal'])}")
+        text.append(" · " + t("deal {deal}", deal=value_text(detail["deal"])))
     if isinstance(detail.get("dealer"), int):
-        text.append(f" · dealer: {who(names, detail['dealer'])}")
+        text.append(" · " + t("dealer: {who}", who=who(names, detail["dealer"])))
     if isinstance(detail.get("trump"), str) and detail["trump"] in SUITS:
-        text.append(" · trumps ")
+        text.append(" · " + t("trumps "))
         text.append_text(suit_text(detail["trump"]))
     if view.awaiting_reveal:
         seats = ", ".join(who(names, s) for s in view.awaiting_reveal)
-        text.append(f"\nWaiting for {seats} to reveal their committed entropy.", style="yellow")
+        text.append("\n" + t("Waiting for {seats} to reveal their committed entropy.",
+                             seats=seats), style="yellow")
         clock = _deadline_text(view, now)
         if clock:
             text.append(f"  {clock}", style="bold red")
     elif view.HasField("outcome") and view.waiting_for_players:
         withheld = [who(names, int(s)) for s in detail_dict(view.outcome.detail).get(
             "withheld", ()) if isinstance(s, int | float)]
-        text.append("\nThe table ended before any deal: " + (", ".join(withheld) or "a seat")
-                    + " did not reveal in time. Start a new table.", style="bold red")
+        text.append("\n" + t("The table ended before any deal: {seats} did not reveal in time. "
+                             "Start a new table.", seats=", ".join(withheld) or t("a seat")),
+                    style="bold red")
     elif view.waiting_for_players:
-        text.append("\nWaiting for players to fill the table.", style="yellow")
+        text.append("\n" + t("Waiting for players to fill the table."), style="yellow")
     elif view.to_move:
         movers = ", ".join(who(names, s) for s in view.to_move)
-        text.append(f"\nTo move: {movers}", style="bold yellow")
+        text.append("\n" + t("To move: {movers}", movers=movers), style="bold yellow")
         clock = _deadline_text(view, now)
         if clock:
             text.append(f"  {clock}", style="bold red")
@@ -336,20 +405,20 @@ def seats_table(view: pb.View, names: Mapping[int, str]) -> Table:
     contributions = detail.get("contributions")
     table = Table(box=None, pad_edge=False, show_edge=False)
     table.add_column("")
-    table.add_column("Seat")
-    table.add_column("Player")
+    table.add_column(t("Seat"))
+    table.add_column(t("Player"))
     if scores:
-        table.add_column("Score", justify="right")
+        table.add_column(t("Score"), justify="right")
     if stacks:
-        table.add_column("Stack", justify="right")
+        table.add_column(t("Stack"), justify="right")
     if isinstance(contributions, list):
-        table.add_column("In pot", justify="right")
-    table.add_column("Cards held", justify="right")
+        table.add_column(t("In pot"), justify="right")
+    table.add_column(t("Cards held"), justify="right")
     for state in view.seats:
         row = ["▶" if state.seat in view.to_move else "", str(state.seat),
-               names.get(state.seat, "") if state.occupied else "(free)"]
+               names.get(state.seat, "") if state.occupied else t("(free)")]
         if state.bot_policy and state.bot_policy not in row[2]:
-            row[2] += f" · {state.bot_policy} bot"
+            row[2] += " · " + t("{policy} bot", policy=state.bot_policy)
         if scores:
             row.append(str(state.score))
         if stacks:
@@ -367,7 +436,7 @@ def zone_text(zone: pb.Zone, names: Mapping[int, str], detail: Mapping[str, Any]
               words: Words = NO_WORDS) -> Text:
     title = words.zone(zone.name)
     if zone.HasField("owner"):
-        title += f" of {who(names, zone.owner)}"
+        title = t("{title} of {who}", title=title, who=who(names, zone.owner))
     text = Text(f"{title}: ", style="bold")
     seats = detail.get(f"{zone.name}_seats")
     if isinstance(seats, list) and len(seats) == len(zone.cards) and zone.cards:
@@ -390,7 +459,7 @@ def details_text(detail: Mapping[str, Any], words: Words = NO_WORDS, seats: int 
     """The view's other details on one line; a list with one value per seat (``seats``) is
     left out: the seats table is where per-seat facts are read, and the line must stay short
     for a 24-row terminal."""
-    shown = [f"{words.detail(key)}: {value_text(value)}"
+    shown = [f"{words.detail(key)}: {value_text(value, labels=words.labels)}"
              for key, value in ordered_details(detail, words)
              if key not in BOARD_KEYS and not key.endswith("_seats") and key != "seats"
              and value not in (None, False, [], {}, "")
@@ -444,11 +513,11 @@ def shown_moves(view: pb.View) -> list[pb.Move]:
 
 def _move_line(move: pb.Move, placed: Mapping[int, str], words: Words, *,
                with_kind: bool = True) -> Text:
-    text = move_text(move, with_kind=with_kind)
+    text = move_text(move, with_kind=with_kind, words=words)
     from_zone = [card for card in move.cards if card.id in placed]
     if from_zone:
         where = words.zone(placed[from_zone[0].id]).lower()
-        text.append(f" (from your {where})", style="dim")
+        text.append(" " + t("(from your {where})", where=where), style="dim")
     return text
 
 
@@ -475,8 +544,7 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
         if counts[move.kind] > COMPACT_KIND:
             line = compact.get(move.kind)
             if line is None:
-                line = compact[move.kind] = Text(f"  {move.kind.replace('_', ' ')}:",
-                                                  style="bold")
+                line = compact[move.kind] = Text(f"  {kind_name(move.kind)}:", style="bold")
                 lines.append(line)
             line.append(f"  {number}", style="bold cyan")
             line.append(" ")
@@ -495,9 +563,11 @@ def legal_moves_text(moves: Sequence[pb.Move], pass_key: str = "",
 
 def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: bool = True,
                     now: dt.datetime | None = None, pass_key: str = "",
-                    words: Words = NO_WORDS, show_details: bool = True) -> RenderableType:
+                    words: Words = NO_WORDS, show_details: bool = True,
+                    result: Sequence[Text] = (), result_title: str = "") -> RenderableType:
     """The whole board as the viewer may see it, with its legal moves numbered from 1 (and,
-    with ``pass_key``, the key that passes shown next to ``pass``)."""
+    with ``pass_key``, the key that passes shown next to ``pass``); ``result``, the lines of
+    the last deal's result, is shown in its own box (``result_title``)."""
     view = cleaned(view)
     viewer = view.viewer_seat if view.HasField("viewer_seat") else None
     names = seat_names(view.seats, viewer)
@@ -506,24 +576,29 @@ def view_renderable(view: pb.View, *, recent: Sequence[Text] = (), show_moves: b
                                    seats_table(view, names)]
     zones = Text("\n").join(zone_text(zone, names, detail, words) for zone in view.zones)
     if view.pot:
-        zones.append(("\n" if zones else "") + f"Pot: {view.pot}", style="bold yellow")
+        zones.append(("\n" if zones else "") + t("Pot: {pot}", pot=view.pot),
+                     style="bold yellow")
     if zones:
         parts.append(zones)
     extra = details_text(detail, words, len(view.seats)) if show_details else None
     if extra is not None:
         parts.append(extra)
+    if result:
+        parts.append(Panel(Text("\n").join(result), title=result_title, title_align="left",
+                           border_style="green"))
     if recent:
-        parts.append(Panel(Text("\n").join(recent), title="Recent events", title_align="left",
-                           border_style="dim"))
+        parts.append(Panel(Text("\n").join(recent), title=t("Recent events"),
+                           title_align="left", border_style="dim"))
     if viewer is not None:
-        hand = Text("Your hand: ", style="bold")
-        held = cards_text(sorted_cards(view.hand)) if view.hand else Text("(empty)", style="dim")
+        hand = Text(t("Your hand: "), style="bold")
+        held = (cards_text(sorted_cards(view.hand)) if view.hand
+                else Text(t("(empty)"), style="dim"))
         hand.append_text(held)
         parts.append(hand)
     if game_over(view):
-        parts.append(outcome_text(view.outcome, names))
+        parts.append(outcome_text(view.outcome, names, words))
     elif show_moves and view.legal_moves:
-        parts.append(Text("Your legal moves:", style="bold"))
+        parts.append(Text(t("Your legal moves:"), style="bold"))
         parts.append(legal_moves_text(shown_moves(view), pass_key, words,
                                       own_zone_cards(view)))
     return Panel(Group(*parts), title=view.variant_id, title_align="left")
@@ -543,26 +618,37 @@ def option_range(option: pb.OptionSchema) -> str:
     return span + (" or none" if option.nullable else "")
 
 
+def _indented(text: Text, indent: int) -> Padding:
+    """``text`` with every line, the wrapped ones too, ``indent`` columns in: a narrow
+    terminal wraps a description under itself, not under the names at the left edge."""
+    return Padding(text, (0, 0, 0, indent), expand=False)
+
+
 def variants_table(variants: Sequence[pb.VariantInfo]) -> Group:
     """One block per variant: id, title, seats, bot policies, then one line per option (name,
-    default, allowed values) with its meaning below it."""
+    default, allowed values) with its meaning below it; wrapped lines keep their indent."""
     blocks: list[RenderableType] = []
-    for info in map(cleaned, variants):
+    for info in variants:
+        words = Words.of(info)
+        info = cleaned(info)
         seats = (str(info.min_seats) if info.min_seats == info.max_seats
                  else f"{info.min_seats}-{info.max_seats}")
         head = Text(info.id, style="bold cyan")
-        head.append(f"  {info.title} · seats {seats} · version {info.version}")
-        head.append(f"\n  bot policies: {', '.join(info.bot_policies) or '-'}")
-        if info.description:
-            head.append(f"\n  {info.description}", style="dim")
-        lines = [head]
+        head.append(f"  {words.title or info.title} · " + t("seats {seats}", seats=seats)
+                    + " · " + t("version {version}", version=info.version))
+        lines: list[RenderableType] = [head, _indented(Text(t(
+            "bot policies: {policies}", policies=", ".join(info.bot_policies) or "-")), 2)]
+        description = words.description or info.description
+        if description:
+            lines.append(_indented(Text(description, style="dim"), 2))
         for option in info.options:
-            line = Text("    -o ")
+            line = Text("-o ")
             line.append(f"{option.name}={option.default_value}", style="bold")
             line.append(f"  ({option_range(option)})", style="yellow")
-            if option.description:
-                line.append(f"\n       {option.description}", style="dim")
-            lines.append(line)
+            lines.append(_indented(line, 4))
+            meaning = words.options.get(option.name) or option.description
+            if meaning:
+                lines.append(_indented(Text(meaning, style="dim"), 7))
         blocks.append(Group(*lines, Text("")))
     return Group(*blocks)
 
@@ -572,20 +658,26 @@ def _seat_label(state: pb.SeatState) -> str:
         return "-"
     name = state.display_name or f"seat {state.seat}"
     if state.bot_policy and state.bot_policy not in name:
-        name += f" ({state.bot_policy} bot)"
+        name += " (" + t("{policy} bot", policy=state.bot_policy) + ")"
     return name
 
 
 def tables_table(tables: Sequence[pb.TableSummary]) -> Table:
-    table = Table(title=f"{len(tables)} table(s)", title_justify="left")
-    table.add_column("table", no_wrap=True)
-    table.add_column("variant", no_wrap=True)
-    for column in ("phase", "version", "seats", "free", "clock"):
-        table.add_column(column)
+    """One row per table, within 80 columns: no vertical rules, ids never cut, one seat a
+    line (a long name folds in its column rather than pushing the others off)."""
+    table = Table(title=t("{count} table(s)", count=len(tables)), title_justify="left",
+                  box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
+    table.add_column(t("table"), no_wrap=True)
+    table.add_column(t("variant"), no_wrap=True)
+    table.add_column(t("phase"), overflow="fold")
+    table.add_column(t("version"), justify="right", no_wrap=True)
+    table.add_column(t("seats"), overflow="fold", min_width=12)
+    table.add_column(t("free"), justify="right", no_wrap=True)
+    table.add_column(t("clock"), justify="right", no_wrap=True)
     for summary in map(cleaned, tables):
-        seats = ", ".join(_seat_label(s) for s in summary.seats)
+        seats = "\n".join(_seat_label(s) for s in summary.seats)
         clock = f"{summary.turn_seconds}s" if summary.turn_seconds else "-"
-        phase = summary.phase + (" (finished)" if summary.finished else "")
+        phase = summary.phase + (f" ({t('finished')})" if summary.finished else "")
         cells = (summary.table_id, summary.variant_id, phase, str(summary.version), seats,
                  str(summary.free_seats), clock)
         table.add_row(*(Text(cell) for cell in cells))

@@ -83,7 +83,7 @@ def replay_lines(history: pb.GetHistoryResponse, words: Words = NO_WORDS) -> Ite
             yield from _tell(story, event, (number, index) in folded)
     yield from _flush_draws(story)
     if history.finished and history.HasField("outcome"):
-        yield outcome_text(history.outcome, story.names)
+        yield outcome_text(history.outcome, story.names, story.words)
     elif not history.finished:
         yield Text("(the game is still going)", style="dim")
 

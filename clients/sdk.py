@@ -240,6 +240,15 @@ class AsyncTableClient:
             request, metadata=self._md(), timeout=self.timeout)
         return response
 
+    async def rematch(self, table_id: str) -> pb.CreateTableResponse:
+        """Play again: the rematch of the finished table ``table_id`` (its variant, options,
+        bots and turn clock), the same table for every caller (``existed``: made earlier).
+        Then join it (``join``), your old seat if it is still free."""
+        response: pb.CreateTableResponse = await self.stub.CreateTable(
+            pb.CreateTableRequest(rematch_of=table_id), metadata=self._md(),
+            timeout=self.timeout)
+        return response
+
     async def list_tables(self, variant_id: str = "", only_open: bool = False, *,
                           player_id: str = "",
                           finished: pb.FinishedFilter = pb.FINISHED_FILTER_UNSPECIFIED
@@ -728,6 +737,9 @@ class TableClient:
     def create_table(self, variant_id: str, options: Mapping[str, object] | None = None,
                      **kwargs: Any) -> pb.CreateTableResponse:
         return self._run(self._client.create_table(variant_id, options, **kwargs))
+
+    def rematch(self, table_id: str) -> pb.CreateTableResponse:
+        return self._run(self._client.rematch(table_id))
 
     def list_tables(self, variant_id: str = "", only_open: bool = False, **filters: Any
                     ) -> list[pb.TableSummary]:

@@ -29,7 +29,7 @@ from bezique.table.entries import (
     Started,
     TokenReissued,
 )
-from bezique.table.state import EntryRejected, GameFacts, Table, evolve
+from bezique.table.state import EntryRejected, GameFacts, Table, evolve, outcome_of
 from bezique.terms import (
     ENTRY_KINDS,
     MOVE_KINDS,
@@ -229,7 +229,7 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
         previous = entry.version
         replay.entry(entry)
     if replay.aborted and replay.game is None:
-        if history.outcome.reason != ABORTED:
+        if history.outcome.reason != (replay.table.abort_reason or ABORTED):
             raise VerificationError(f"the table was aborted before its game started, but the "
                                     f"history's outcome says {history.outcome.reason!r}")
         _check_blame(history, replay.owed_at_abort)
@@ -242,7 +242,7 @@ def verify_history(history: pb.GetHistoryResponse, registry: Registry | None = N
         return Verified(0, 0, (), test, ended=replay.ended, withheld=replay.withheld)
     if replay.game is None or replay.chance is None:
         raise VerificationError("the history never starts the game")
-    _check_outcome(replay.game, history.outcome)
+    _check_outcome(replay.game, history.outcome, replay.table)
     if seat is not None and seat.entropy and seat.seat not in replay.contributors:
         raise VerificationError(f"seat {seat.seat}'s entropy did not go into the deals (the "
                                 f"history says chance_version {history.chance_version}): the "
@@ -355,7 +355,8 @@ class _Replay:
             if kind == EntryKind.STARTED:
                 return Started()
             if kind == EntryKind.ABORTED:
-                return Aborted(told.note, withheld=tuple(told.withheld_seats))
+                return Aborted(told.note, withheld=tuple(told.withheld_seats),
+                               reason=told.reason)
             return Ended(tuple(sorted(told.withheld_seats)))
         if seat is None:
             if kind not in ENTRY_KINDS:
@@ -450,8 +451,8 @@ class _Replay:
         return GameFacts(game.outcome() is not None)
 
 
-def _check_outcome(game: Game, told: pb.Outcome) -> None:
-    outcome = game.outcome()
+def _check_outcome(game: Game, told: pb.Outcome, table: Table) -> None:
+    outcome = outcome_of(table, game.outcome())
     if outcome is None:
         raise VerificationError("the history says the game finished, but its moves do not "
                                 "end the game")

@@ -179,10 +179,10 @@ class CommandPath:
 
     async def create(self, variant_id: str, options: Mapping[str, str],
                      bots: Sequence[tuple[int, str]] = (), turn_seconds: int = 0,
-                     test: Mapping[str, Any] | None = None, open_seats: bool = False
-                     ) -> LiveTable:
+                     test: Mapping[str, Any] | None = None, open_seats: bool = False,
+                     table_id: str = "") -> LiveTable:
         record, variant, seats = new_record(self.registry, self.settings, variant_id, options,
-                                            bots, turn_seconds, test)
+                                            bots, turn_seconds, test, table_id)
         who_joins = joins(self.settings, variant, record.options, open_seats)
         limit = self.settings.limits.max_tables
         if await self.store.count_tables() >= limit:
@@ -250,14 +250,20 @@ class CommandPath:
 
     # ------------------------------------------------------------------ operator controls
 
-    async def abort(self, table_id: str, note: str = "") -> int:
+    async def abort(self, table_id: str, note: str = "", idle_at: int | None = None) -> int:
         """End a table at an operator's request: an ``aborted`` entry, settled by the variant
         (its optional ``abort``; else current scores, no winner). It also ends a table whose
         log is full. Bots and clocks stop, watch streams get the entry and end, and the result
-        goes to the feed. Returns the entry's version."""
+        goes to the feed. Returns the entry's version. ``idle_at``: the abandon sweep found the
+        table idle at that version; it ends so, reason ``abandoned``, unless a seat's stream
+        opened here meanwhile (0: not ended)."""
         async with self.repo.hold(table_id) as live:
-            await self._decided(live, rules.Abort(note), past_limit=True)
-            log.info("table_aborted", table_id=table_id, version=live.version)
+            if idle_at is not None and any(w.viewer is not None for w in live.watchers):
+                return 0
+            command = rules.Abort(note) if idle_at is None else rules.Abandon(idle_at)
+            await self._decided(live, command, past_limit=True)
+            log.info("table_aborted", table_id=table_id, version=live.version,
+                     abandoned=idle_at is not None)
             return live.version
 
     # ------------------------------------------------------------------ the reveal round

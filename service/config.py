@@ -28,6 +28,9 @@ from bezique.service.settings import Limits, Settings
 
 DISTRIBUTION = "bezique-engine"
 USAGE_ERROR = 2
+ADDRESS_VARIABLE = "BEZIQUE_SERVER"
+"""The server's address under the name the clients (``bezique``) read too, so one variable
+serves both; ``BEZIQUE_ADDRESS`` (deprecated) still wins when both are set."""
 """Exit status of a configuration mistake (a bad flag or environment variable)."""
 STARTUP_ERROR = 1
 """Exit status when the configuration is valid but the server cannot start (port in use,
@@ -50,6 +53,8 @@ class Config:
     bot_delay: float = 0.5
     clock_interval: float = 0.25
     reveal_seconds: float = Settings.reveal_seconds
+    abandon_after: float = Settings.abandon_after
+    abandon_unstarted_after: float = Settings.abandon_unstarted_after
     snapshot_every: int = Settings.snapshot_every
     idle_seconds: float = 300.0
     replica_poll_seconds: float = Settings.results_poll
@@ -277,7 +282,8 @@ class _Option:
 
 
 _OPTIONS: dict[str, _Option] = {
-    "address": _Option(_address, "HOST:PORT to listen on (port 0 picks a free port)"),
+    "address": _Option(_address, "HOST:PORT to listen on (port 0 picks a free port; env "
+                                 "BEZIQUE_SERVER too, the name the clients read)"),
     "store": _Option(_store, "memory:, sqlite:PATH or postgresql://user:password@host/db "
                              "(several hosts and ?target_session_attrs=read-write: the one "
                              "that is primary, docs/operations.md)"),
@@ -303,6 +309,13 @@ _OPTIONS: dict[str, _Option] = {
     "reveal_seconds": _Option(_seconds(True),
                               "seconds committed seats have to reveal their entropy once every "
                               "seat is taken; then the table ends before any deal"),
+    "abandon_after": _Option(_seconds(False),
+                             "seconds with no move and no seat connected (a watch or Play "
+                             "stream, on any replica) after which a started table ends as "
+                             "'abandoned', stakes returned as by AbortTable (0: never)"),
+    "abandon_unstarted_after": _Option(_seconds(False),
+                                       "the same for a table whose game has not started "
+                                       "(0: never)"),
     "snapshot_every": _Option(_whole(1, "at least 1"),
                               "moves between snapshots of a table's state (faster rebuilds)"),
     "idle_seconds": _Option(_seconds(False), "drop a table unused this long from memory "
@@ -469,13 +482,16 @@ def parse_config(argv: Sequence[str] | None = None,
                 value = tuple(n for names in value for n in names)
             values[name] = value
             continue
-        raw = env.get(env_name(name))
+        variable = env_name(name)
+        if name == "address" and variable not in env and ADDRESS_VARIABLE in env:
+            variable = ADDRESS_VARIABLE
+        raw = env.get(variable)
         if raw is None:
             continue
         try:
             values[name] = _OPTIONS[name].parse(raw)
         except ValueError as exc:
-            parser.error(f"environment variable {env_name(name)}: {exc}")
+            parser.error(f"environment variable {variable}: {exc}")
     config = Config(**values)
     problem = _inconsistency(config)
     if problem:

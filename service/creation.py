@@ -22,9 +22,11 @@ from bezique.variants.registry import Registry, UnknownVariantError
 
 def new_record(registry: Registry, settings: Settings, variant_id: str,
                options: Mapping[str, str], bots: Sequence[tuple[int, str]], turn_seconds: int,
-               test: Mapping[str, Any] | None) -> tuple[TableRecord, Variant, int]:
+               test: Mapping[str, Any] | None, table_id: str = ""
+               ) -> tuple[TableRecord, Variant, int]:
     """The record of a new table (with a fresh seed, unless test mode fixes it), its variant
-    and its seat count; InvalidArgument naming the field for anything it cannot hold."""
+    and its seat count; InvalidArgument naming the field for anything it cannot hold.
+    ``table_id``: the id to give it (a rematch's); none: a fresh random one."""
     try:
         variant = registry.variant(variant_id)
     except UnknownVariantError:
@@ -55,8 +57,9 @@ def new_record(registry: Registry, settings: Settings, variant_id: str,
     seats = variant.seat_count(resolved)
     _check_test_settings(variant, resolved, seats, test_settings)
     _check_bots(registry, variant, seats, bots)
-    record = TableRecord(secrets.token_hex(8), variant.id, variant.version, resolved, seed,
-                         commitment(seed), time.time(), turn_seconds, test_settings)
+    record = TableRecord(table_id or secrets.token_hex(8), variant.id, variant.version,
+                         resolved, seed, commitment(seed), time.time(), turn_seconds,
+                         test_settings)
     return record, variant, seats
 
 

@@ -38,6 +38,7 @@ from bezique.table.entries import (
 from bezique.table.state import Table, evolve
 from bezique.terms import PLATFORM_JOINS, REVEAL_TIMEOUT
 from bezique.variants.api import Event
+from bezique.variants.words import ABANDONED
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,15 @@ class Abort:
     note: str = ""
 
 
-Command = Join | Leave | Reissue | Reveal | EndReveal | Abort
+@dataclass(frozen=True, slots=True)
+class Abandon:
+    """The abandon sweep found the table idle at ``version`` (no entry, no connected seat
+    for its window): it ends as an abort does, with the reason ``abandoned``."""
+
+    version: int
+
+
+Command = Join | Leave | Reissue | Reveal | EndReveal | Abort | Abandon
 
 
 def decide(table: Table, command: Command, now: float, settings: Settings | None = None
@@ -117,6 +126,8 @@ def decide(table: Table, command: Command, now: float, settings: Settings | None
         entries = _reveal(table, command)
     elif isinstance(command, EndReveal):
         entries = _end_reveal(table, command)
+    elif isinstance(command, Abandon):
+        return [_abandon(table, command)]  # past the log's limit too, as an abort
     else:
         return [_abort(table, command)]  # past the log's limit too: how a full table ends
     if entries:
@@ -349,3 +360,12 @@ def _abort(table: Table, abort: Abort) -> Entry:
     """An abort in the reveal round names the seats that had not revealed."""
     check_not_finished(table)
     return Aborted(abort.note, withheld=table.awaiting_reveal)
+
+
+def _abandon(table: Table, abandon: Abandon) -> Entry:
+    """Only at the version found idle: an entry since (a move, a join) means someone came
+    back, and the sweep looks again later."""
+    if table.version != abandon.version:
+        raise StaleVersion(table.table_id, abandon.version, table.version)
+    check_not_finished(table)
+    return Aborted(withheld=table.awaiting_reveal, reason=ABANDONED)

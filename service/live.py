@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import pickle
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -35,6 +35,7 @@ from bezique.table.state import (
     Seat,
     Table,
     evolve,
+    outcome_of,
 )
 from bezique.terms import jsonable
 from bezique.variants.api import (
@@ -53,14 +54,16 @@ from bezique.variants.chance import Chance, SeededChance, bot_random, mixed_seed
 from bezique.variants.host import abort_game
 from bezique.variants.host import start_game as start_variant
 
-__all__ = ["CHANCE_VERSION", "Broadcast", "Drafted", "LiveTable", "Seat", "StreamEnd",
+__all__ = ["CHANCE_VERSION", "Broadcast", "Drafted", "Inbox", "LiveTable", "Seat", "StreamEnd",
            "ViewResult", "Watcher", "events_json", "rebuild"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ViewResult:
     """A viewer's view of a table at ``version``, with what it needs to be rendered later
-    (a watch update is rendered after the table may have moved on)."""
+    (a watch update is rendered after the table may have moved on). Never changed once made
+    (its ``wire`` only filled in); not a frozen dataclass, whose constructor costs four times
+    as much (one is made per viewer and move)."""
 
     live: LiveTable
     """For the table's fixed facts only (id, record, variant): the rest is captured below."""
@@ -74,9 +77,10 @@ class ViewResult:
     deadline: float | None = None
     awaiting_reveal: tuple[int, ...] = ()
     """The seats still to reveal their committed entropy (the reveal round), in order."""
-    wire: list[Any] = field(default_factory=list, compare=False, repr=False)
-    """Its wire form once rendered (service.translate): the mover's SubmitMove answer and
-    its own stream's update share one ViewResult, so the view is rendered once per move."""
+    wire: list[bytes] = field(default_factory=list, compare=False, repr=False)
+    """Its serialised pb.View once rendered (service.translate.view_wire): the mover's
+    SubmitMove answer and its viewer's streams share one ViewResult, so the view is rendered
+    once per move."""
 
     @property
     def started(self) -> bool:
@@ -85,7 +89,8 @@ class ViewResult:
 
 @dataclass
 class Broadcast:
-    """One log entry as sent to watchers; ``rendered`` caches its form per viewer."""
+    """One committed log entry as sent to watchers; ``wire`` keeps its serialised update per
+    viewer (its audience: a seat, or ``None`` for every spectator)."""
 
     entry: LogEntry
     finished: bool = False
@@ -95,7 +100,13 @@ class Broadcast:
     """The entry's events as each viewer may see them, parsed once per viewer, not per stream."""
     parsed: tuple[Event, ...] | None = None
     """The entry's events, parsed from its payload once for every viewer (then redacted)."""
-    rendered: dict[Any, Any] = field(default_factory=dict)
+    wire: dict[int | None, bytes] = field(default_factory=dict)
+    """The WatchTableResponse each viewer's streams are sent (service.translate), serialised
+    once for all of them."""
+    heads: dict[tuple[int, ...], tuple[tuple[Event, ...], bytes]] = field(
+        default_factory=dict)
+    """The update's fields but its view, by the ids of the events shown (service.translate):
+    the viewers who see the same events share them."""
 
 
 class StreamEnd:
@@ -107,14 +118,66 @@ class StreamEnd:
         self.why = why
 
 
-@dataclass(eq=False)
+class Inbox:
+    """A watch stream's queue: what ``asyncio.Queue`` does for the one task that reads it,
+    for a fraction of its memory (a list, and one future while the stream waits, where an
+    asyncio.Queue holds three deques and an event: ~3 KB a stream) and of its work."""
+
+    __slots__ = ("items", "maxsize", "waiter")
+
+    def __init__(self, maxsize: int) -> None:
+        self.items: list[Broadcast | StreamEnd] = []
+        self.maxsize = maxsize
+        self.waiter: asyncio.Future[None] | None = None
+
+    def qsize(self) -> int:
+        return len(self.items)
+
+    def full(self) -> bool:
+        return len(self.items) >= self.maxsize
+
+    def put_nowait(self, item: Broadcast | StreamEnd) -> None:
+        """Add ``item`` (the callers check ``full``/``qsize`` first, as the hub does)."""
+        self.items.append(item)
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self, within: float | None = None) -> Broadcast | StreamEnd | None:
+        """The oldest item, once there is one; None if none came ``within`` seconds, and at
+        once if that time is up (a timer on the one future: ``asyncio.wait_for`` would make a
+        task of every wait)."""
+        if within is not None and within <= 0:
+            return None
+        if not self.items:
+            loop = asyncio.get_running_loop()
+            waiter = self.waiter = loop.create_future()
+            timer = None if within is None else loop.call_later(within, _wake, waiter)
+            try:
+                while not self.items and not waiter.done():
+                    await waiter
+            finally:
+                self.waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if not self.items:
+                return None
+        return self.items.pop(0)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+@dataclass(eq=False, slots=True)
 class Watcher:
     """One open watch stream: whose view it gets, the hash of the token it opened with (a
     seat's stream ends when that token no longer holds the seat), and its queue."""
 
     viewer: int | None
     token_hash: str
-    queue: asyncio.Queue[Broadcast | StreamEnd]
+    queue: Inbox
     last: int = 0
     """The version of the last entry put in the queue (or the table's when it subscribed)."""
     home: LiveTable | None = None
@@ -182,6 +245,8 @@ class LiveTable:
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
         self._views: dict[int | None, ViewResult] = {}
         """The views given out at ``_views_at``, by viewer (:meth:`view_for`)."""
+        self._wire: dict[Hashable, bytes] = {}
+        """Parts of the views at ``_views_at`` that viewers share (:meth:`shared_wire`)."""
         self._census: Census | None = None
         """The census at ``_views_at`` of a game whose views are derived from it."""
         self._views_at = -1
@@ -294,6 +359,7 @@ class LiveTable:
         views = self._views
         if self._views_at != self.version:
             views.clear()
+            self._wire.clear()
             self._census = None
             self._views_at = self.version
         found = views.get(viewer)
@@ -303,9 +369,26 @@ class LiveTable:
                 views[viewer] = found
         return found
 
+    def shared_wire(self, version: int, key: Hashable, render: Callable[[], bytes]) -> bytes:
+        """Bytes that views of ``version`` render alike (service.translate: their zones,
+        their seats), by what they are rendered from (``key``, with the version's own state):
+        rendered once per version for every viewer while the table is watched, kept with its
+        views (an older version's are rendered as asked, not kept, as are those whose key
+        does not hash: an untyped plugin's list of cards)."""
+        if version != self._views_at or not self.watchers:
+            return render()
+        try:
+            found = self._wire.get(key)
+        except TypeError:
+            return render()
+        if found is None:
+            found = self._wire[key] = render()
+        return found
+
     def forget_views(self) -> None:
         """Let go of the views kept (the table is discarded, or its last watcher left)."""
         self._views.clear()
+        self._wire.clear()
         self._census = None
         self._views_at = -1
 
@@ -318,7 +401,7 @@ class LiveTable:
         view = self._derived(game, viewer)
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
-                          game.outcome(), self.deadline)
+                          self.outcome(), self.deadline)
 
     def _derived(self, game: Game, viewer: int | None) -> View:
         """``game.view(viewer)``. For a game that keeps :meth:`BaseGame.view`, which derives
@@ -338,9 +421,10 @@ class LiveTable:
         """How the table ended: the game's outcome; for a table that ended before its game
         started, aborted (the reason alone) or a reveal round that timed out (``ended``)."""
         if self.game is not None:
-            return self.game.outcome()
+            return outcome_of(self.table, self.game.outcome())
         if self.aborted:
-            return Outcome((), (), ABORTED, self._withheld_at_abort())
+            return Outcome((), (), self.table.abort_reason or ABORTED,
+                           self._withheld_at_abort())
         return self.ended
 
     def _withheld_at_abort(self) -> dict[str, Any]:

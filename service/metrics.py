@@ -217,6 +217,15 @@ class TimedStore:
                       ) -> Coroutine[Any, Any, list[tuple[str, int]]]:
         return self._timed("due_deadlines", self._store.due_deadlines(now, limit))
 
+    def touch_tables(self, table_ids: Sequence[str], seen_at: float
+                     ) -> Coroutine[Any, Any, None]:
+        return self._timed("touch_tables", self._store.touch_tables(table_ids, seen_at))
+
+    def idle_tables(self, started_before: float, unstarted_before: float, limit: int = 100
+                    ) -> Coroutine[Any, Any, list[tuple[str, int]]]:
+        return self._timed("idle_tables", self._store.idle_tables(started_before,
+                                                                  unstarted_before, limit))
+
     def save_snapshot(self, table_id: str, snapshot: Snapshot) -> Coroutine[Any, Any, None]:
         return self._timed("save_snapshot", self._store.save_snapshot(table_id, snapshot))
 

@@ -151,6 +151,43 @@ class Scheduler:
         await self.commands.server_move(table_id, seat, move, version, EntryKind.TIMEOUT)
         return True
 
+    # ------------------------------------------------------------------ abandoned tables
+
+    async def sweep_abandoned(self, now: float | None = None) -> int:
+        """End the tables nobody plays: first record in the store that this replica's
+        connected seats are connected (``touch_tables``), then end, through the command path,
+        each unfinished table with no log entry and no touch from any replica for its window
+        (``--abandon-after``, ``--abandon-unstarted-after``). Every replica touches every
+        :attr:`~Settings.abandon_check` seconds, a quarter of the shorter window, so a seat
+        connected to any replica keeps its table; the end is a compare-and-set at the version
+        found idle, so a move in between (or another replica's sweep) wins. Returns how many
+        tables this pass ended."""
+        settings = self.settings
+        if not settings.abandon_check:
+            return 0
+        now = time.time() if now is None else now
+        connected = [live.table_id for live in self.repo.held()
+                     if not live.finished and any(w.viewer is not None for w in live.watchers)]
+        if connected:
+            await self.store.touch_tables(connected, now)
+        idle = await self.store.idle_tables(
+            now - settings.abandon_after if settings.abandon_after else 0.0,
+            now - settings.abandon_unstarted_after if settings.abandon_unstarted_after else 0.0,
+            DUE_PER_PASS)
+        ended = 0
+        for table_id, version in idle:
+            if self.closing:
+                break
+            try:
+                if await self.commands.abort(table_id, idle_at=version):
+                    ended += 1
+            except StaleVersion:
+                continue  # someone came back, or another replica ended it
+            except Exception as exc:
+                log.warning("abandon_failed", table_id=table_id, version=version,
+                            error=_kind(exc))
+        return ended
+
     def _pause(self, table_id: str, clock: float) -> None:
         """Leave a table whose deadline could not be fired for a while, pausing longer each
         time, so it never holds up the tables behind it."""

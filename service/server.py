@@ -103,12 +103,16 @@ def _credentials(config: Config) -> grpc.ServerCredentials | None:
 
 async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float,
                         poll_seconds: float) -> None:
-    """Fire the turn deadlines that passed, let idle tables go from memory, and look for
-    changes other replicas made that this one was not told of."""
-    swept = polled = time.monotonic()
+    """Fire the turn deadlines that passed, end abandoned tables, let idle tables go from
+    memory, and look for changes other replicas made that this one was not told of."""
+    swept = abandoned = polled = time.monotonic()
+    check = manager.settings.abandon_check
     while True:
         try:
             await manager.fire_due_deadlines()
+            if check and time.monotonic() - abandoned >= check:
+                abandoned = time.monotonic()
+                await manager.sweep_abandoned()
             if time.monotonic() - polled >= poll_seconds:
                 polled = time.monotonic()
                 await manager.poll_replicas()
@@ -227,6 +231,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         snapshot_every=max(1, config.snapshot_every), seat_token_ttl=config.seat_token_ttl,
         reveal_seconds=config.reveal_seconds, platform=bool(config.api_key),
         results_poll=config.replica_poll_seconds,
+        abandon_after=config.abandon_after,
+        abandon_unstarted_after=config.abandon_unstarted_after,
         grants=bool(config.grant_public_key),
         limits=config.limits())
     manager = TableManager(registry, TimedStore(store, metrics), settings, metrics)

@@ -34,6 +34,7 @@ from bezique.service.errors import (
 from bezique.service.grants import GrantVerifier, printable_id
 from bezique.service.limits import RateLimiter, StreamCounter, address_block
 from bezique.service.metrics import Metrics
+from bezique.service.rematch import check_rematch_request
 from bezique.service.settings import Limits
 from bezique.service.status import abort, rich_status
 from bezique.service.store import StoreError
@@ -143,6 +144,7 @@ async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[
         async for item in items:
             last = position(item)
             yield item
+            del item
     except (StoreError, Unavailable) as error:
         answer = _failure(error)
         if answer.code == "UNAVAILABLE" and "resume_from" not in answer.metadata:
@@ -198,14 +200,15 @@ def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
     return wrapper
 
 
-def streaming(method: StreamMethod[Incoming, Req, Resp]
+def streaming(method: StreamMethod[Incoming, Req, Resp], name: str = ""
               ) -> StreamMethod[Incoming, Req, Resp]:
     """What :func:`unary` does, for a server stream (or Play's two-way one, whose ``request``
     is the iterator of its requests): the rate limit, errors mapped to their status
     (unexpected ones hidden behind INTERNAL), metrics; and one of the caller's stream slots
-    held while the stream is open (``--max-watchers-per-caller``, every kind counted)."""
+    held while the stream is open (``--max-watchers-per-caller``, every kind counted).
+    ``name``: the RPC's, when the method's own is not (metrics, limits)."""
 
-    name = method.__name__
+    name = name or method.__name__
 
     @functools.wraps(method)
     async def wrapper(self: TableServicer, request: Incoming,
@@ -226,6 +229,7 @@ def streaming(method: StreamMethod[Incoming, Req, Resp]
             counted = True
             async for message in method(self, request, context):
                 yield message
+                del message  # a waiting stream keeps nothing of what it sent
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
@@ -334,6 +338,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
             context: ServicerContext[pb.CreateTableRequest, pb.CreateTableResponse]
     ) -> pb.CreateTableResponse:
         self._check_api_key(context)
+        if request.rematch_of:  # play again: the finished table's settings, a derived id
+            check_rematch_request(request)
+            live, existed = await self.manager.rematch(request.rematch_of)
+            return translate.create_table_response(live, existed)
         live = await self.manager.create_table(
             request.variant_id, dict(request.options),
             [(bot.seat, bot.policy) for bot in request.bots], request.turn_seconds,
@@ -464,6 +472,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
             self, request: pb.WatchTableRequest,
             context: ServicerContext[pb.WatchTableRequest, pb.WatchTableResponse]
     ) -> AsyncIterator[pb.WatchTableResponse]:
+        """The messages, for the HTTP API (which may send JSON); grpc sends the bytes."""
         async for update in self._updates(request.table_id, _token(context),
                                           request.from_version, translate.watch_table_response):
             yield update
@@ -475,6 +484,7 @@ class TableServicer(pb_grpc.TableServiceServicer):
         updates = self.manager.watch(table_id, token, from_version)
         async for update in _resuming(updates, from_version, lambda u: u.version):
             yield render(update)
+            del update
 
     @streaming
     async def Play(
@@ -518,6 +528,20 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 self.metrics.observe_rpc("Play.move", code, time.perf_counter() - start)
         return play.Answered(*translate.play_accepted(move.request_id, result))
 
+    async def _watch_table_wire(
+            self, request: pb.WatchTableRequest,
+            context: ServicerContext[pb.WatchTableRequest, bytes]) -> AsyncIterator[bytes]:
+        token = _token(context)
+        _CALL_METADATA.set(None)  # read: an open stream keeps no copy of its metadata
+        async for update in self._updates(request.table_id, token, request.from_version,
+                                          translate.watch_update_wire):
+            yield update
+            del update  # a waiting stream keeps nothing of the update it sent
+
+    watch_table_wire = streaming(_watch_table_wire, "WatchTable")
+    """WatchTable as grpc serves it: each update's bytes, serialised once per audience
+    (``translate.watch_update_wire``) and sent as they are (:data:`WIRE_STREAMS`)."""
+
     @unary
     async def AbortTable(
             self, request: pb.AbortTableRequest,
@@ -549,7 +573,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
 
 
 def _play_update(update: Update) -> tuple[int, bytes]:
-    return translate.play_update(translate.watch_table_response(update))
+    """A Play stream's update: the bytes WatchTable sends (built once per audience), wrapped."""
+    return translate.play_update_bytes(update.version, translate.watch_update_wire(update))
 
 
 Handler = Callable[[Message, ServicerContext[Message, Message]], Awaitable[Message]]
@@ -557,6 +582,9 @@ StreamHandler = Callable[[Message, ServicerContext[Message, Message]], AsyncIter
 BidiHandler = Callable[[AsyncIterator[Message], ServicerContext[Message, Message]],
                       AsyncIterator[Message | bytes]]
 Parse = Callable[[bytes], Message]
+
+WIRE_STREAMS = {"WatchTable": "watch_table_wire"}
+"""Server streams grpc serves from a method yielding serialised messages (sent as they are)."""
 
 
 def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[bytes, Message]:
@@ -572,6 +600,10 @@ def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[bytes, Me
         if method.client_streaming:
             handlers[method.name] = grpc.stream_stream_rpc_method_handler(
                 _bidi(implementation, parse), response_serializer=_serialized)
+        elif method.name in WIRE_STREAMS:
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                _streaming(getattr(servicer, WIRE_STREAMS[method.name]), parse),
+                response_serializer=_serialized)
         elif method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _streaming(implementation, parse),
@@ -616,6 +648,7 @@ def _streaming(implementation: StreamHandler, parse: Parse
             await abort(context, error)
         async for response in implementation(request, context):
             yield response
+            del response
     return handle
 
 

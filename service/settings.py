@@ -81,6 +81,19 @@ class Settings:
     server sets it, and its poll of the tables it holds, from --replica-poll-seconds."""
     reveal_seconds: float = 60.0
     """How long committed seats have to reveal their entropy once every seat is taken."""
+    abandon_after: float = 24 * 3600.0
+    """Seconds with no log entry and no seat connected after which a started table ends as
+    ``abandoned`` (0: never)."""
+    abandon_unstarted_after: float = 600.0
+    """The same for a table whose game has not started (0: never)."""
+
+    @property
+    def abandon_check(self) -> float:
+        """Seconds between passes of the abandon sweep, which also records this replica's
+        connected seats in the store: a quarter of the shorter window (at most a minute), so a
+        seat connected to any replica is seen well within every window."""
+        windows = [w for w in (self.abandon_after, self.abandon_unstarted_after) if w > 0]
+        return min(60.0, min(windows) / 4) if windows else 0.0
     limits: Limits = field(default_factory=Limits)
     seat_token_ttl: float = 0.0
     """Seconds a seat token is valid once issued; 0: no expiry."""

@@ -15,7 +15,6 @@ state only. The game itself is the variant's business: nothing here interprets a
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from bezique.service.live import (
 )
 from bezique.service.metrics import Metrics
 from bezique.service.redaction import events_for, parsed_events, redacted
+from bezique.service.rematch import rematch
 from bezique.service.repository import TableRepository
 from bezique.service.results import ResultsFeed
 from bezique.service.scheduler import Scheduler
@@ -86,9 +86,10 @@ class HistoryPage:
     next_page_token: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Update:
-    """One entry as a watcher may see it, with the watcher's view after it when current."""
+    """One entry as a watcher may see it, with the watcher's view after it when current
+    (one per stream and entry: not frozen, whose constructor costs four times as much)."""
 
     version: int
     kind: str
@@ -181,6 +182,9 @@ class TableManager:
                            ) -> LiveTable:
         return await self.commands.create(variant_id, options, bots, turn_seconds, test,
                                           open_seats)
+
+    async def rematch(self, table_id: str) -> tuple[LiveTable, bool]:
+        return await rematch(self.commands, self.repo, table_id)
 
     async def join(self, table_id: str, seat: int | None, name: str, entropy: bytes = b"",
                    binding: Binding | None = None, entropy_commitment: bytes = b"",
@@ -284,17 +288,14 @@ class TableManager:
             shoe = live.variant.shoe(live.record.options)
         try:
             last = from_version
-            page = self.settings.limits.history_page
-            while last < head:
-                entries = await self.store.read_log(table_id, last, min(page, head - last))
-                if not entries:
-                    raise Unavailable(f"the table's log ends before version {head}; resume "
-                                      f"from version {last}", reason="TABLE_RELOADED",
-                                      metadata={"resume_from": str(last)})
-                for entry in entries:
-                    last = entry.version
-                    yield self._update(entry, viewer, shoe, finished,
-                                       current if last == head else None, None)
+            # What a stream waits with is kept to its watcher: the backlog's pages, the view
+            # and the update last sent are let go (kept, they cost a few KB a stream).
+            async for update in self._backlog(table_id, viewer, shoe, finished, current,
+                                              from_version, head):
+                last = update.version
+                yield update
+                del update
+            del current
             while not finished:
                 item = await self._next(watcher)
                 if isinstance(item, StreamEnd):
@@ -305,22 +306,34 @@ class TableManager:
                 finished = item.finished
                 yield self._update(item.entry, viewer, shoe, finished, item.views.get(viewer),
                                    item)
+                del item
         finally:
             self.hub.unsubscribe(watcher)
+
+    async def _backlog(self, table_id: str, viewer: int | None, shoe: Shoe, finished: bool,
+                       current: ViewResult, after: int, head: int) -> AsyncIterator[Update]:
+        """The committed entries after ``after`` up to ``head`` (read page by page from the
+        store, outside the lock), the last with ``current``, the viewer's view at ``head``."""
+        last = after
+        page = self.settings.limits.history_page
+        while last < head:
+            entries = await self.store.read_log(table_id, last, min(page, head - last))
+            if not entries:
+                raise Unavailable(f"the table's log ends before version {head}; resume "
+                                  f"from version {last}", reason="TABLE_RELOADED",
+                                  metadata={"resume_from": str(last)})
+            for entry in entries:
+                last = entry.version
+                yield self._update(entry, viewer, shoe, finished,
+                                   current if last == head else None, None)
 
     @staticmethod
     async def _next(watcher: Watcher) -> Broadcast | StreamEnd:
         """The stream's next item; a seat's stream whose token expires meanwhile gets its
         end at the expiry, with nothing sent after it."""
-        if watcher.expires is None:
-            return await watcher.queue.get()
-        left = watcher.expires - time.time()
-        try:
-            if left <= 0:
-                raise TimeoutError
-            return await asyncio.wait_for(watcher.queue.get(), left)
-        except TimeoutError:
-            return StreamEnd(TOKEN_EXPIRED)
+        found = await watcher.queue.get(None if watcher.expires is None
+                                        else watcher.expires - time.time())
+        return StreamEnd(TOKEN_EXPIRED) if found is None else found
 
     @staticmethod
     def _update(entry: LogEntry, viewer: int | None, shoe: Shoe, finished: bool,
@@ -342,6 +355,9 @@ class TableManager:
 
     async def fire_due_deadlines(self, now: float | None = None) -> int:
         return await self.scheduler.fire_due_deadlines(now)
+
+    async def sweep_abandoned(self, now: float | None = None) -> int:
+        return await self.scheduler.sweep_abandoned(now)
 
     async def evict_idle(self, idle_seconds: float, now: float | None = None) -> int:
         return await self.repo.evict_idle(idle_seconds, self.scheduler.busy, now)

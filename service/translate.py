@@ -24,11 +24,11 @@ from bezique.variants.api import (
     OptionType,
     Outcome,
     Variant,
-    View,
     Vocabulary,
+    Zone,
 )
 from bezique.variants.cards import Shoe
-from bezique.variants.host import vocabulary_of
+from bezique.variants.host import vocabularies_of
 from bezique.variants.registry import Origin, Registry, origin_of_module
 
 _OPTION_TYPES = {OptionType.INT: pb.OPTION_TYPE_INT, OptionType.BOOL: pb.OPTION_TYPE_BOOL,
@@ -51,19 +51,26 @@ def variant_info(variant: Variant, policies: Iterable[str],
     """``origin``: the distribution the registry loaded the variant from; when not given, the
     installed distribution that owns the variant's module."""
     origin = origin or origin_of_module(type(variant).__module__)
+    others = vocabularies_of(variant)
+    own = others.pop(next(iter(others)))  # the variant's own language comes first
     return pb.VariantInfo(id=variant.id, title=variant.title, description=variant.description,
                           min_seats=variant.min_seats, max_seats=variant.max_seats,
                           version=variant.version,
                           options=[option_schema(s) for s in variant.options],
                           bot_policies=list(policies), distribution=origin.name,
                           distribution_version=origin.version,
-                          vocabulary=vocabulary_pb(vocabulary_of(variant)))
+                          vocabulary=vocabulary_pb(own),
+                          translations={language: vocabulary_pb(words)
+                                        for language, words in others.items()})
 
 
 def vocabulary_pb(words: Vocabulary) -> pb.Vocabulary:
     return pb.Vocabulary(phases=dict(words.phases), events=dict(words.events),
                          zones=dict(words.zones), details=dict(words.details),
-                         moves=dict(words.moves))
+                         moves=dict(words.moves), outcomes=dict(words.outcomes),
+                         labels=dict(words.labels), options=dict(words.options),
+                         title=words.title, description=words.description,
+                         language=words.language)
 
 
 def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
@@ -141,14 +148,11 @@ def set_outcome(into: pb.Outcome, outcome: Outcome) -> None:
     _set_detail(into.detail, outcome.detail)
 
 
-def _add_seats(into: Any, seats: Sequence[Seat], view: View | None) -> None:
+def _add_seats(into: Any, seats: Sequence[Seat], hidden: Mapping[int | None, int],
+               scores: Sequence[int], stacks: Sequence[int]) -> None:
     """Every seat's public state, added in place (scores, stacks and hidden hand sizes come
     from the viewer's view). Only the fields that differ from their default are passed: each
     keyword costs protobuf about as much as a set field (half the time of a view's seats)."""
-    scores = view.scores if view is not None else ()
-    stacks = view.stacks if view is not None else ()
-    hidden = ({} if view is None else
-              {zone.owner: zone.hidden for zone in view.zones if zone.name == "hand"})
     for index, seat in enumerate(seats):
         fields: dict[str, Any] = {"seat": index}
         if seat.occupied:
@@ -172,28 +176,38 @@ def _add_seats(into: Any, seats: Sequence[Seat], view: View | None) -> None:
 
 def view_to_pb(result: ViewResult, into: pb.View | None = None) -> pb.View:
     """The wire view of a ViewResult (its outcome and deadline are those of its version),
-    written into ``into`` when given: a response's own field, so the view is not copied.
-    A ViewResult rendered before (the mover's answer, then its own stream's update) is copied
-    from its first rendering, in C, instead of being built again."""
+    written into ``into`` when given (a response's own field). Parsed, in C, from the view's
+    bytes (:func:`view_wire`), so the view is rendered once however many answers carry it."""
     message = pb.View() if into is None else into
-    if result.wire:
-        message.CopyFrom(result.wire[0])
-        return message
-    _render_view(result, message)
-    result.wire.append(message)
+    message.MergeFromString(view_wire(result))
     return message
 
 
-def _render_view(result: ViewResult, message: pb.View) -> None:
+def view_wire(result: ViewResult) -> bytes:
+    """A ViewResult's serialised pb.View, rendered on first use and kept with it: the
+    mover's SubmitMove answer, the watchers of its viewer and GetView share one rendering.
+    Bytes, not the message: a few hundred bytes kept per viewer while the table is
+    watched, where a message keeps its arena."""
+    if result.wire:
+        found: bytes = result.wire[0]
+        return found
+    data = _render_view(result)
+    result.wire.append(data)
+    return data
+
+
+def _render_view(result: ViewResult) -> bytes:
+    """The view's bytes, in parts: its own fields, then its zones, its seats and its legal
+    moves, each part the bytes of its repeated field. A parser reads fields in any order, so
+    the parts are joined as they are: the zones and seats that several viewers of a version
+    see alike are rendered once for all of them (``LiveTable.shared_wire``), and a legal move
+    once for every view that offers it (:func:`_move_wire`)."""
     live, view, viewer = result.live, result.view, result.viewer
-    outcome, deadline, legal = result.outcome, result.deadline, result.legal
-    message.table_id = live.table_id
-    message.version = result.version
-    message.variant_id = live.variant.id
-    message.phase = result.phase
-    _add_seats(message.seats, result.seats, view)
-    message.waiting_for_players = not result.started and outcome is None
-    message.seed_commitment = live.record.commitment
+    outcome, deadline = result.outcome, result.deadline
+    message = pb.View(table_id=live.table_id, version=result.version,
+                      variant_id=live.variant.id, phase=result.phase,
+                      waiting_for_players=not result.started and outcome is None,
+                      seed_commitment=live.record.commitment)
     if viewer is not None:
         message.viewer_seat = viewer
     if view is None:
@@ -202,14 +216,43 @@ def _render_view(result: ViewResult, message: pb.View) -> None:
             set_outcome(message.outcome, outcome)
         elif deadline is not None:  # the reveal round's
             message.deadline.CopyFrom(timestamp(deadline))
-        return
+        return message.SerializeToString() + _seats_wire(result, (), (), ())
     shoe = view.shoe or live.variant.shoe(live.record.options)
     message.to_move.extend(view.to_move)
     message.hand.extend(cards(shoe, view.hand))
+    message.pot = view.pot
+    _set_detail(message.detail, view.detail)
+    if deadline is not None and outcome is None:
+        message.deadline.CopyFrom(timestamp(deadline))
+    if outcome is not None:
+        set_outcome(message.outcome, outcome)
+    # hidden hands are not zones: they are counted in seats[].hidden_hand_count
+    shown = tuple(zone for zone in view.zones if zone.name != "hand" or zone.cards)
+    hidden = tuple((zone.owner, zone.hidden) for zone in view.zones if zone.name == "hand")
+    zones = live.shared_wire(result.version, ("zones", shoe, shown),
+                             lambda: _zones_wire(shoe, shown))
+    kept = _moves_of(shoe) if result.legal else {}
+    return b"".join((message.SerializeToString(), zones,
+                     _seats_wire(result, hidden, view.scores, view.stacks),
+                     *[_move_wire(move, shoe, kept) for move in result.legal]))
+
+
+def _seats_wire(result: ViewResult, hidden: tuple[tuple[int | None, int], ...],
+                scores: tuple[int, ...], stacks: tuple[int, ...]) -> bytes:
+    """The bytes of a view's seats (View.seats): the same for every viewer of a version that
+    sees the same hand sizes, scores and stacks (the seats themselves are the version's)."""
+    def render() -> bytes:
+        message = pb.View()
+        _add_seats(message.seats, result.seats, dict(hidden), scores, stacks)
+        return message.SerializeToString()
+    return result.live.shared_wire(result.version, ("seats", hidden, scores, stacks), render)
+
+
+def _zones_wire(shoe: Shoe, zones: tuple[Zone, ...]) -> bytes:
+    """The bytes of a view's zones (View.zones)."""
+    message = pb.View()
     add_zone = message.zones.add
-    for zone in view.zones:
-        if zone.name == "hand" and not zone.cards:
-            continue  # hidden hands are counted in seats[].hidden_hand_count
+    for zone in zones:
         # Only the fields that differ from their default (as for the seats): most zones are
         # empty piles, and an empty list or a zero passed still costs protobuf its work.
         zone_pb = (add_zone(name=zone.name, cards=cards(shoe, zone.cards)) if zone.cards
@@ -218,16 +261,49 @@ def _render_view(result: ViewResult, message: pb.View) -> None:
             zone_pb.hidden_count = zone.hidden
         if zone.owner is not None:
             zone_pb.owner = zone.owner
-    message.pot = view.pot
-    for move in legal:
-        offered = message.legal_moves.add()
-        set_move(offered, shoe, move)
-        offered.text = describe_move(move, shoe)  # the one text every client shows
-    _set_detail(message.detail, view.detail)
-    if deadline is not None and outcome is None:
-        message.deadline.CopyFrom(timestamp(deadline))
-    if outcome is not None:
-        set_outcome(message.outcome, outcome)
+    return message.SerializeToString()
+
+
+_MOVES: dict[Shoe, dict[tuple[Any, ...], bytes]] = {}
+"""Offered moves' bytes (one View.legal_moves entry each), by shoe, then by move and range: a
+game offers the same moves over and over (a card of a hand, a bid)."""
+MOVES_KEPT = 4096
+"""At most this many moves' bytes are kept per shoe (all are let go when it is reached)."""
+
+
+def _moves_of(shoe: Shoe) -> dict[tuple[Any, ...], bytes]:
+    found = _MOVES.get(shoe)
+    if found is None:
+        if len(_MOVES) >= 64:
+            _MOVES.clear()
+        found = _MOVES[shoe] = {}
+    return found
+
+
+def _move_wire(move: Move, shoe: Shoe, kept: dict[tuple[Any, ...], bytes]) -> bytes:
+    """One offered move's bytes, with its text, kept in ``kept`` (the shoe's). The key is the
+    move's fields and its offered range (which a move's equality leaves out), in a plain
+    tuple; a move whose fields do not hash (an untyped plugin's list of cards) is rendered
+    each time."""
+    key = (move.kind, move.cards, move.amount, move.label, move.amount_range)
+    try:
+        found = kept.get(key)
+    except TypeError:
+        return _render_move(move, shoe)
+    if found is None:
+        found = _render_move(move, shoe)
+        if len(kept) >= MOVES_KEPT:
+            kept.clear()
+        kept[key] = found
+    return found
+
+
+def _render_move(move: Move, shoe: Shoe) -> bytes:
+    message = pb.View()
+    offered = message.legal_moves.add()
+    set_move(offered, shoe, move)
+    offered.text = describe_move(move, shoe)  # the one text every client shows
+    return message.SerializeToString()
 
 
 def table_summary(record: TableRecord, state: TableState) -> pb.TableSummary:
@@ -295,10 +371,10 @@ def list_variants_response(registry: Registry) -> pb.ListVariantsResponse:
         for v in registry.variants.values()])
 
 
-def create_table_response(live: LiveTable) -> pb.CreateTableResponse:
+def create_table_response(live: LiveTable, existed: bool = False) -> pb.CreateTableResponse:
     return pb.CreateTableResponse(table_id=live.table_id, seed_commitment=live.record.commitment,
                                   table=table_summary(live.record, live.summary()),
-                                  platform_joins=live.joins == PLATFORM_JOINS)
+                                  platform_joins=live.joins == PLATFORM_JOINS, existed=existed)
 
 
 def list_tables_response(rows: Iterable[tuple[TableRecord, TableState]], next_page_token: str
@@ -354,23 +430,56 @@ def submit_move_response(result: MoveResult, into: pb.SubmitMoveResponse | None 
 
 
 def watch_table_response(update: Update) -> pb.WatchTableResponse:
-    """One watch message; rendered once per viewer of an entry and shared by every watcher with
-    that viewer (the broadcast keeps it)."""
+    """One watch message (for the HTTP API, which may send it as JSON): parsed from its bytes
+    (:func:`watch_update_wire`), so both ports send the same update."""
+    return pb.WatchTableResponse.FromString(watch_update_wire(update))
+
+
+def watch_update_wire(update: Update) -> bytes:
+    """One watch message, serialised: built once per audience (a seat, or every spectator)
+    of a published entry and kept in its broadcast, so every stream of that audience is sent
+    the same bytes, serialised once. The key is the broadcast (one committed entry, so one
+    version) and the viewer: a seat's stream is only ever queued the entries committed while
+    its token held the seat (:class:`~service.watch.WatchHub` ends it at the first that does
+    not), so the bytes it is sent are its holder's. The view goes last (field 5, the
+    highest): the bytes are those of the whole message serialised at once."""
     broadcast, viewer = update.broadcast, update.viewer
-    if broadcast is not None and viewer in broadcast.rendered:
-        cached: pb.WatchTableResponse = broadcast.rendered[viewer]
-        return cached
-    message = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
-    add_events(message.events, update.shoe, update.version, update.events)
-    if update.seat is not None:
-        message.seat = update.seat
-    if update.view is not None:
-        view_to_pb(update.view, into=message.view)
     if broadcast is not None:
-        broadcast.rendered[viewer] = message
-    return message
+        cached = broadcast.wire.get(viewer)
+        if cached is not None:
+            return cached
+    data = _watch_head(update)
+    if update.view is not None:
+        view = view_wire(update.view)
+        data += _WATCH_VIEW + _varint(len(view)) + view
+    if broadcast is not None:
+        broadcast.wire[viewer] = data
+    return data
 
 
+def _watch_head(update: Update) -> bytes:
+    """An update's fields but its view (version, kind, seat, events), serialised. Viewers of
+    a broadcast who see its events alike share them: an event a viewer sees whole is the
+    event itself (``Event.redacted_for``), so equal lists are lists of the same objects, kept
+    alive with the bytes (their ids cannot be reused meanwhile)."""
+    broadcast = update.broadcast
+    key = tuple(map(id, update.events))
+    if broadcast is not None:
+        found = broadcast.heads.get(key)
+        if found is not None:
+            return found[1]
+    head = pb.WatchTableResponse(version=update.version, entry_kind=update.kind)
+    add_events(head.events, update.shoe, update.version, update.events)
+    if update.seat is not None:
+        head.seat = update.seat
+    data = head.SerializeToString()
+    if broadcast is not None:
+        broadcast.heads[key] = (update.events, data)
+    return data
+
+
+_WATCH_VIEW = b"\x2a"
+"""The key of WatchTableResponse.view (field 5, length-delimited)."""
 _PLAY_UPDATE_TAG = b"\x0a"
 """PlayResponse.update's tag: field 1, length-delimited."""
 
@@ -473,5 +582,6 @@ def _add_history_entry(into: RepeatedCompositeFieldContainer[pb.HistoryEntry], s
     elif isinstance(record, Aborted):
         message.note = record.note
         message.withheld_seats.extend(record.withheld)
+        message.reason = record.reason
     if item.move is not None:
         set_move(message.move, shoe, item.move)

@@ -8,13 +8,12 @@ cards. Streams are counted over live streams, per seat and per table.
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import structlog
 
 from bezique.service.errors import ResourceExhausted
-from bezique.service.live import Broadcast, LiveTable, StreamEnd, ViewResult, Watcher
+from bezique.service.live import Broadcast, Inbox, LiveTable, StreamEnd, ViewResult, Watcher
 from bezique.service.settings import Limits
 from bezique.service.store import LogEntry
 from bezique.variants.api import Event
@@ -71,7 +70,7 @@ class WatchHub:
                 raise ResourceExhausted(f"seat {viewer} already has {open_here} open watch "
                                         f"streams (at most {limits.max_streams_per_seat})",
                                         reason="TOO_MANY_STREAMS")
-        watcher = Watcher(viewer, token_hash, asyncio.Queue(limits.watch_queue + 1),
+        watcher = Watcher(viewer, token_hash, Inbox(limits.watch_queue + 1),
                           live.version, live,
                           None if viewer is None else live.seats[viewer].token_expires)
         live.watchers.add(watcher)

@@ -538,26 +538,66 @@ def _labels(labels: Mapping[str, str] | None) -> Mapping[str, str]:
 
 @dataclass(frozen=True, slots=True, init=False)
 class Vocabulary:
-    """A variant's words for people, so a generic client reads its game as well as a built-in
-    one: ``phases`` (phase -> label, "betting"), ``events`` (event kind -> what the seat does,
-    "wins from the pot"), ``zones`` (zone name -> title, "Current trick"), ``details`` (detail
-    key -> label, "min bet") and ``moves`` (move kind -> a sentence that explains it, shown
-    with the legal moves). Any key left out is shown as it comes, underscores as spaces."""
+    """A variant's words for people in one language, so a generic client reads its game as
+    well as a built-in one: ``phases`` (phase -> label, "betting"), ``events`` (event kind ->
+    what the seat does, "wins from the pot"), ``zones`` (zone name -> title, "Current trick"),
+    ``details`` (detail key -> label, "min bet"), ``moves`` (move kind -> a sentence that
+    explains it, shown with the legal moves), ``outcomes`` (``Outcome.reason`` -> the result
+    in words, "won on points"; a reason that varies has a key that names ``Outcome.detail``
+    keys in braces, "{deals} deals played"), ``labels`` (a move's or event's label, a
+    combination's name or class in a detail, an option's choice value -> words, "royal
+    marriage"), ``options`` (option name -> what it changes), and the variant's ``title``
+    and ``description`` in this ``language`` (a BCP 47 primary tag: "en", "ru"). A value may
+    name detail keys in braces ("{amount}"). Any key left out is shown as it comes,
+    underscores as spaces; a translation (:attr:`BaseVariant.translations`) falls back to the
+    variant's own vocabulary."""
 
     phases: Mapping[str, str]
     events: Mapping[str, str]
     zones: Mapping[str, str]
     details: Mapping[str, str]
     moves: Mapping[str, str]
+    outcomes: Mapping[str, str]
+    labels: Mapping[str, str]
+    options: Mapping[str, str]
+    title: str
+    description: str
+    language: str
 
     def __init__(self, *, phases: Mapping[str, str] | None = None,
                  events: Mapping[str, str] | None = None,
                  zones: Mapping[str, str] | None = None,
                  details: Mapping[str, str] | None = None,
-                 moves: Mapping[str, str] | None = None) -> None:
-        for name, labels in (("phases", phases), ("events", events), ("zones", zones),
-                             ("details", details), ("moves", moves)):
-            object.__setattr__(self, name, _labels(labels))
+                 moves: Mapping[str, str] | None = None,
+                 outcomes: Mapping[str, str] | None = None,
+                 labels: Mapping[str, str] | None = None,
+                 options: Mapping[str, str] | None = None,
+                 title: str = "", description: str = "", language: str = "en") -> None:
+        for name, labels_ in (("phases", phases), ("events", events), ("zones", zones),
+                              ("details", details), ("moves", moves), ("outcomes", outcomes),
+                              ("labels", labels), ("options", options)):
+            object.__setattr__(self, name, _labels(labels_))
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "language", language)
+
+    def maps(self) -> dict[str, Mapping[str, str]]:
+        """Every map of words by its name (``phases`` ... ``options``): what a translation
+        must match key for key."""
+        return {name: getattr(self, name) for name in VOCABULARY_MAPS}
+
+    def merged(self, base: Vocabulary) -> Vocabulary:
+        """These words over ``base``: every key of either, this one's where both have it (the
+        server adds its own outcome words to a variant's this way)."""
+        maps = {name: {**base.maps()[name], **mine} for name, mine in self.maps().items()}
+        return Vocabulary(**maps, title=self.title or base.title,
+                          description=self.description or base.description,
+                          language=self.language)
+
+
+VOCABULARY_MAPS = ("phases", "events", "zones", "details", "moves", "outcomes", "labels",
+                   "options")
+"""The names of a :class:`Vocabulary`'s maps of words."""
 
 
 NO_VOCABULARY = Vocabulary()
@@ -815,7 +855,8 @@ class BaseVariant(Variant, ABC):
     ``version``, ``title``, ``description``, ``min_seats``, ``max_seats``, ``options``), writes
     ``seat_count``, ``shoe`` and ``start``, and overrides only the abilities its game has:
 
-    * :attr:`vocabulary`: its words for people (default: none, raw keys are shown);
+    * :attr:`vocabulary`: its words for people (default: none, raw keys are shown), and
+      :attr:`translations`: the same in other languages (default: none);
     * :meth:`accepts_log_version`: older versions whose logs replay here (default: its own);
     * :attr:`start_takes_log_version`: ``start`` takes the keyword ``log_version``, to play a
       table as the older version that wrote its log (default: no);
@@ -844,6 +885,12 @@ class BaseVariant(Variant, ABC):
     vocabulary: Vocabulary = NO_VOCABULARY
     """The variant's words for people (:class:`Vocabulary`): ``ListVariants`` sends them, so a
     generic client reads the game in words. Default: none (raw keys, underscores as spaces)."""
+
+    translations: Mapping[str, Vocabulary] = MappingProxyType({})
+    """The same words in other languages, by language tag ("ru" -> a :class:`Vocabulary` with
+    ``language="ru"``): ``ListVariants`` sends them as ``VariantInfo.translations`` and a
+    client picks the player's language. Each must have every key :attr:`vocabulary` has and
+    a ``title`` (the conformance kit's ``check_vocabulary``). Default: none."""
 
     start_takes_log_version: bool = False
     """``True`` when ``start`` takes the keyword ``log_version``: for a table whose log an

@@ -593,9 +593,113 @@ def check_buy_ins(variant: Variant, options: Mapping[str, object] | None = None,
             raise ConformanceError(f"{variant.id}: buy-in game {game_no} replays differently")
 
 
+# --------------------------------------------------------------------------- words
+
+
+def check_vocabulary(variant: Variant) -> None:
+    """Every translation (:attr:`~bezique.variants.api.BaseVariant.translations`) says it is
+    in the language it is filed under, names the game (``title``), and has exactly the keys of
+    the variant's own vocabulary in every map: no word a player meets is left in one language."""
+    ready = declared(variant)
+    own = ready.vocabulary
+    for language, words in ready.translations.items():
+        where = f"{variant.id}: translation {language!r}"
+        if not isinstance(words, Vocabulary):
+            raise ConformanceError(f"{where} is no Vocabulary")
+        if words.language != language or language == own.language or not language.islower():
+            raise ConformanceError(f"{where} says its language is {words.language!r} (the "
+                                   f"variant's own is {own.language!r}); file it under its "
+                                   "own lower-case tag")
+        if not words.title:
+            raise ConformanceError(f"{where} has no title (the game's name in it)")
+        for name, mine in own.maps().items():
+            theirs = words.maps()[name]
+            missing, extra = sorted(set(mine) - set(theirs)), sorted(set(theirs) - set(mine))
+            if missing or extra:
+                raise ConformanceError(f"{where}: {name} lacks {missing}, or has {extra} that "
+                                       f"the variant's own words ({own.language}) lack")
+
+
+def _detail_keys(detail: Mapping[str, Any]) -> set[str]:
+    """The keys of a detail, and of the mappings nested in its values (a combination's)."""
+    keys: set[str] = set()
+    for key, value in detail.items():
+        keys.add(key)
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, Mapping):
+                keys |= _detail_keys(item)
+    return keys
+
+
+def outcome_key(outcomes: Mapping[str, str], reason: str, detail: Mapping[str, Any]) -> str:
+    """The key of an outcome in ``Vocabulary.outcomes``: the reason itself, or a key naming
+    detail keys in braces that gives the reason once they are filled in (``"{deals} deals
+    played"`` for ``"2 deals played"``: a reason that varies); the reason when none does."""
+    if reason in outcomes:
+        return reason
+    for key in outcomes:
+        try:
+            if "{" in key and key.format(**detail) == reason:
+                return key
+        except (KeyError, IndexError, ValueError):
+            continue
+    return reason
+
+
+def check_vocabulary_covers(variant: Variant, options: Mapping[str, object] | None = None, *,
+                            games: int = 2, first_game: int = 0) -> None:
+    """Every word random games show a player has an entry in the variant's vocabulary (and so,
+    by :func:`check_vocabulary`, in each translation): phases, event kinds, zones, detail keys
+    (nested ones too), move kinds, labels of moves and events, the outcome, option names and
+    choice values. The kit runs it for a variant that has translations (a variant that claims
+    more than one language must speak each of them whole)."""
+    own = declared(variant).vocabulary
+    used: dict[str, set[str]] = {name: set() for name in own.maps()}
+    used["options"] |= {spec.name for spec in variant.options}
+    used["labels"] |= {str(c) for spec in variant.options for c in spec.choices}
+
+    def seen(game: Game, events: Sequence[Event], seats: int) -> None:
+        used["phases"].add(game.phase)
+        for event in events:
+            used["events"].add(event.kind)
+            used["details"] |= _detail_keys(event.detail)
+            if event.label:
+                used["labels"].add(event.label)
+        for viewer in (None, *range(seats)):
+            view = game.view(viewer)
+            used["zones"] |= {zone.name for zone in view.zones}
+            used["details"] |= _detail_keys(view.detail)
+        for seat in game.to_move:
+            for move in game.legal_moves(seat):
+                used["moves"].add(move.kind)
+                if move.label:
+                    used["labels"].add(move.label)
+
+    seats = variant.seat_count(resolve_options(variant.options, options or {}))
+    for game_no in range(first_game, first_game + games):
+        played = random_game(variant, options, game_no=game_no,
+                             observe=lambda game, _s, _m, events, _c: seen(game, events, seats))
+        fresh, opening = _restart(played)
+        seen(fresh, opening, seats)
+        outcome = played.game.outcome()
+        if outcome is not None:
+            used["outcomes"].add(outcome_key(own.outcomes, outcome.reason, outcome.detail))
+            used["details"] |= _detail_keys(outcome.detail)
+    missing = {name: sorted(keys - set(own.maps()[name])) for name, keys in used.items()}
+    lacking = "; ".join(f"{name} {keys}" for name, keys in missing.items() if keys)
+    if lacking:
+        raise ConformanceError(f"{variant.id}: its vocabulary lacks words its games show a "
+                               f"player: {lacking}")
+
+
 def check_variant(variant: Variant, *, options: Sequence[Options] = ({},), games: int = 3) -> None:
     """Every check of the kit, for each of the given option sets."""
     check_facts(variant)
+    check_vocabulary(variant)
+    if declared(variant).translations:
+        for number, given in enumerate(options):
+            check_vocabulary_covers(variant, given, first_game=number * games)
     check_options_refused(variant)
     check_accepted_options_start(variant)
     for number, given in enumerate(options):

@@ -40,6 +40,7 @@ from bezique.variants.api import (
 )
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
+from bezique.variants.words import HOST_WORDS
 
 # --------------------------------------------------------------------------- variants
 
@@ -82,6 +83,17 @@ def vocabulary_of(variant: Variant) -> Vocabulary:
     """The variant's words for people (:attr:`~bezique.variants.api.BaseVariant.vocabulary`;
     empty when it declares none)."""
     return declared(variant).vocabulary
+
+
+def vocabularies_of(variant: Variant) -> dict[str, Vocabulary]:
+    """The variant's words in every language it has, by language tag, its own language first
+    (:attr:`~bezique.variants.api.BaseVariant.translations`), each completed with the host's
+    outcome words in that language (:data:`bezique.variants.words.HOST_WORDS`)."""
+    ready = declared(variant)
+    own = ready.vocabulary
+    found = {own.language or "en": own, **dict(ready.translations)}
+    return {language: words.merged(HOST_WORDS[language]) if language in HOST_WORDS else words
+            for language, words in found.items()}
 
 
 def takes_log_version(variant: Variant) -> bool:

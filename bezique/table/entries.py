@@ -127,6 +127,9 @@ class Aborted:
     events: StoredEvents = ()
     withheld: tuple[int, ...] = ()
     made: tuple[Event, ...] | None = field(default=None, compare=False)
+    reason: str = ""
+    """Why, when not an operator's AbortTable (empty): ``abandoned`` (the server's abandon
+    sweep: no move and no connected seat for its window). The outcome's reason is this one."""
     seat: ClassVar[None] = None
     deadline: ClassVar[None] = None
 
@@ -199,7 +202,8 @@ def _decode(kind: str, seat: int | None, payload: Mapping[str, Any]) -> Entry:
         return Started(stored_events(payload), deadline)
     if kind == EntryKind.ABORTED:
         return Aborted(str(payload.get("note", "")), stored_events(payload),
-                       tuple(int(s) for s in payload.get("withheld", ())))
+                       tuple(int(s) for s in payload.get("withheld", ())),
+                       reason=str(payload.get("reason", "")))
     if kind == EntryKind.ENDED:
         return Ended(tuple(int(s) for s in payload.get("withheld", ())),
                      str(payload.get("reason", REVEAL_TIMEOUT)), stored_events(payload))
@@ -238,6 +242,8 @@ def encode(entry: Entry) -> Payload:
             payload["note"] = entry.note
         if entry.withheld:
             payload["withheld"] = list(entry.withheld)
+        if entry.reason:
+            payload["reason"] = entry.reason
         return payload
     return {"reason": entry.reason, "withheld": list(entry.withheld),
             "events": list(entry.events), "deadline": None}

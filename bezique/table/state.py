@@ -125,11 +125,14 @@ class Table(NamedTuple):
     started: bool = False
     game_over: bool = False
     aborted: bool = False
-    """An ``aborted`` entry: the table ended at an operator's request."""
+    """An ``aborted`` entry: the table ended at an operator's request (or was abandoned)."""
     ended: Outcome | None = None
     """How a table that ended before any deal ended (an ``ended`` entry)."""
     start_stacks: tuple[int, ...] = ()
     """Each seat's chips when the game started: the results feed reports the change."""
+    abort_reason: str = ""
+    """The ``aborted`` entry's reason when it is not an operator's (``abandoned``): the
+    outcome's reason then (:meth:`outcome_of`)."""
 
     @classmethod
     def empty(cls, seats: int, table_id: str = "") -> Table:
@@ -191,6 +194,15 @@ def ended_outcome(seats: int, withheld: tuple[int, ...], reason: str) -> Outcome
     """The outcome of a table that ended before any deal: nobody won, nothing was scored;
     ``detail.withheld`` names the seats that did not reveal."""
     return Outcome((), (0,) * seats, reason, {"withheld": list(withheld), "dealt": False})
+
+
+def outcome_of(table: Table, outcome: Outcome | None) -> Outcome | None:
+    """The table's outcome from its game's (or its end's): an abandoned table's reason is
+    ``abandoned`` whatever the game's settlement calls it (the same settlement as an abort),
+    so the server and ``verify`` say the same."""
+    if outcome is None or not table.abort_reason:
+        return outcome
+    return replace(outcome, reason=table.abort_reason)
 
 
 def evolve(table: Table, entry: Entry, game: GameFacts | None = None) -> Table:
@@ -259,7 +271,7 @@ def _evolve(table: Table, entry: Entry, game: GameFacts) -> Table:
             raise EntryRejected(f"the abort names seats {list(entry.withheld)} as not revealed, "
                                 f"but the seats that owed a reveal are "
                                 f"{list(table.awaiting_reveal)}")
-        return table._replace(aborted=True, game_over=game.over)
+        return table._replace(aborted=True, game_over=game.over, abort_reason=entry.reason)
     return _end(table, entry)
 
 

@@ -169,6 +169,19 @@ class Store(Protocol):
         """(table id, version) of unfinished tables whose turn deadline has passed."""
         ...
 
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        """Record that a seat of each of these tables has a stream open at ``seen_at`` (kept
+        per table, the latest wins): the abandon sweep of every replica reads it, so a seat
+        connected to any replica keeps its table."""
+        ...
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        """(table id, version) of unfinished tables whose last log entry and last touch are
+        both older than the cutoff: ``unstarted_before`` while the game has not started
+        (phase "waiting" or "reveal"), ``started_before`` after; in table id order."""
+        ...
+
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         """Keep the newest snapshot of a table (an older one never replaces a newer one)."""
         ...
@@ -186,6 +199,10 @@ class Store(Protocol):
         ``on_result(cursor)`` for every result, and ``on_reconnect`` when notifications may
         have been lost. A store that is not ``shared`` has nothing to follow."""
         ...
+
+
+UNSTARTED_PHASES = ("waiting", "reveal")
+"""The phases of a table whose game has not started (:meth:`Store.idle_tables`)."""
 
 
 class LocalStore:

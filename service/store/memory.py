@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bezique.service.store.base import (
+    UNSTARTED_PHASES,
     LocalStore,
     LogEntry,
     RequestIdTaken,
@@ -26,6 +27,7 @@ class MemoryStore(LocalStore):
         self._requests: dict[tuple[str, str], LogEntry] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._results: list[TableResult] = []
+        self._seen: dict[str, float] = {}
 
     async def open(self) -> None:
         return None
@@ -109,6 +111,22 @@ class MemoryStore(LocalStore):
 
     async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
         return {t: self._states[t].version for t in table_ids if t in self._states}
+
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        for table_id in table_ids:
+            self._seen[table_id] = max(seen_at, self._seen.get(table_id, seen_at))
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        idle = []
+        for table_id, state in sorted(self._states.items()):
+            log = self._logs[table_id]
+            last = max(log[-1].created_at if log else self._records[table_id].created_at,
+                       self._seen.get(table_id, 0.0))
+            cutoff = unstarted_before if state.phase in UNSTARTED_PHASES else started_before
+            if not state.finished and last < cutoff:
+                idle.append((table_id, state.version))
+        return idle[:limit]
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         current = self._snapshots.get(table_id)

@@ -32,7 +32,9 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import structlog
 
+from bezique.service.store import presence
 from bezique.service.store.base import (
+    UNSTARTED_PHASES,
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -111,6 +113,13 @@ MIGRATIONS: dict[int, str] = {
     INSERT INTO results_cursor (single, last) VALUES (true, 0);
     CREATE INDEX tables_seats ON tables USING gin (seats jsonb_path_ops);
     """,
+    # When a seat of a table last had a stream open on any replica (the abandon sweep).
+    4: """
+    CREATE TABLE presence (
+        table_id text PRIMARY KEY,
+        seen_at double precision NOT NULL
+    );
+    """,
 }
 
 _COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
@@ -148,7 +157,7 @@ async def connect(url: str, **options: Any) -> asyncpg.Connection:
     ``target_session_attrs=read-write``), each host given ``CONNECT_TIMEOUT`` of its own:
     asyncpg's timeout covers all the hosts of a URL together, so a first host that never
     answers (a dead machine, no reset) would use it all and the next would never be tried."""
-    error: BaseException | None = None
+    error: BaseException = StoreError("no host in the store URL to connect to")
     for one in _each_host(url):
         try:
             conn = await asyncpg.connect(one, **{**options, "timeout": CONNECT_TIMEOUT})
@@ -157,7 +166,6 @@ async def connect(url: str, **options: Any) -> asyncpg.Connection:
             continue
         _ANSWERED[url] = one
         return conn
-    assert error is not None
     raise error
 
 
@@ -604,6 +612,17 @@ class PostgresStore:
         rows = await self._run("due deadlines", lambda c: c.fetch(
             "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= $1"
             " AND NOT finished ORDER BY deadline LIMIT $2", now, limit))
+        return [(row["table_id"], int(row["version"])) for row in rows]
+
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        await self._run("touch tables", lambda c: c.execute(
+            presence.POSTGRES_TOUCH, list(table_ids), seen_at))
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        rows = await self._run("idle tables", lambda c: c.fetch(
+            presence.POSTGRES_IDLE, started_before, unstarted_before, list(UNSTARTED_PHASES),
+            limit))
         return [(row["table_id"], int(row["version"])) for row in rows]
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
+from bezique.service.store import presence
 from bezique.service.store.base import (
     LocalStore,
     LogEntry,
@@ -42,7 +43,7 @@ from bezique.service.store.base import (
 from bezique.service.store.batching import Append, GroupCommit
 from bezique.service.store.codec import dumps, loads, state_from_row
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 _T = TypeVar("_T")
 
 _MIGRATIONS = {
@@ -118,6 +119,13 @@ _MIGRATIONS = {
         data TEXT NOT NULL,
         finished_at REAL NOT NULL
     );
+    """,
+    # When a seat of a table last had a stream open (the abandon sweep: service/scheduler.py).
+    6: """
+    CREATE TABLE presence (
+        table_id TEXT PRIMARY KEY,
+        seen_at REAL NOT NULL
+    ) WITHOUT ROWID;
     """,
 }
 
@@ -595,6 +603,13 @@ class SqliteStore(LocalStore):
             if row is not None:
                 found[table_id] = int(row[0])
         return found
+
+    async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
+        await self._written(lambda db: presence.sqlite_touch(db, table_ids, seen_at))
+
+    async def idle_tables(self, started_before: float, unstarted_before: float,
+                          limit: int = 100) -> list[tuple[str, int]]:
+        return presence.sqlite_idle(self.db, started_before, unstarted_before, limit)
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         def save(db: sqlite3.Connection) -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-CLIENT_MODULES = ("sdk", "cli", "render", "verify", "replay", "contributions", "play", "safe")
+CLIENT_MODULES = ("sdk", "cli", "render", "verify", "replay", "contributions", "play", "safe",
+                  "i18n")
 
 
 def test_client_modules_do_not_import_the_server() -> None:

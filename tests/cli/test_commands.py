@@ -151,7 +151,7 @@ def test_watch_history_replay_verify_of_a_finished_game(run: Run, server: str) -
     assert "Seat 0 (alice) sits down" in replay.out and "Game over" in replay.out
     verified = run("verify", table)
     assert verified.code == 0, verified.out + verified.err
-    assert "verified: 1 deals, 6 moves" in verified.out
+    assert "verified: 1 deal, 6 moves" in verified.out
 
 
 def test_history_of_an_unfinished_game_hides_other_hands(run: Run) -> None:

@@ -100,7 +100,7 @@ def test_every_setting_has_a_working_environment_variable(tmp_path: Path) -> Non
     changed = {"address": "0.0.0.0:6000", "store": "memory:", "sqlite_synchronous": "full",
                "test_mode": "yes", "api_key": "k", "log_format": "json", "log_level": "debug",
                "metrics_port": "9100", "bot_delay": "0", "clock_interval": "1",
-               "reveal_seconds": "7",
+               "reveal_seconds": "7", "abandon_after": "3600", "abandon_unstarted_after": "0",
                "snapshot_every": "5", "idle_seconds": "0", "replica_poll_seconds": "0.5",
                "max_tables": "3",
                "max_watchers_per_table": "4", "max_watchers_per_caller": "0",

@@ -127,6 +127,28 @@ async def test_table_versions_are_read_for_many_tables_at_once(store: Store) -> 
     assert await store.table_versions([]) == {}
 
 
+async def test_idle_tables_by_last_entry_and_last_touch(store: Store) -> None:
+    """Started tables ("play") idle since before 100, unstarted ("waiting") since before 200;
+    an entry or a touch (a seat connected on any replica) is activity; finished ones never."""
+    waiting = TableState(1, "waiting", 2, False, [], None)
+    await store.create_table(record("a"), state(1), [LogEntry(1, "created", None, {}, None,
+                                                               50.0)])
+    await store.create_table(record("b"), waiting, [LogEntry(1, "created", None, {}, None,
+                                                            150.0)])
+    await store.create_table(record("c"), state(1), [LogEntry(1, "created", None, {}, None,
+                                                               150.0)])
+    await store.create_table(record("d"), state(1, finished=True), [
+        LogEntry(1, "created", None, {}, None, 10.0)])
+    assert await store.idle_tables(100.0, 200.0) == [("a", 1), ("b", 1)]
+    assert await store.idle_tables(100.0, 200.0, limit=1) == [("a", 1)]
+    await store.append("a", 1, [LogEntry(2, "move", 0, {}, None, 120.0)], state(2))
+    await store.touch_tables(["b"], 210.0)
+    await store.touch_tables(["b"], 160.0)  # an older touch changes nothing
+    assert await store.idle_tables(100.0, 200.0) == []
+    assert await store.idle_tables(130.0, 220.0) == [("a", 2), ("b", 1)]
+    assert await store.idle_tables(0.0, 0.0) == []  # a window of 0: never
+
+
 async def test_snapshots_keep_the_newest(store: Store) -> None:
     from bezique.service.store import Snapshot
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bezique.service.decide import (
+    Abandon,
     Abort,
     EndReveal,
     Join,
@@ -157,6 +158,15 @@ def test_only_an_abort_goes_past_the_logs_limit_and_nothing_follows_it() -> None
     table, aborted = run(table, Abort("full"))
     assert aborted == [Aborted("full")] and table.finished and table.phase == "aborted"
     refused(table, Abort(), "TABLE_FINISHED")
+
+
+def test_an_abandoned_table_ends_only_at_the_version_found_idle() -> None:
+    table, _ = run(Table.empty(2), Join(0, "ann", token(0, 1)))
+    refused(table, Abandon(table.version - 1), "STALE_VERSION", StaleVersion)
+    table, entries = run(table, Abandon(table.version))
+    assert entries == [Aborted(reason="abandoned")]
+    assert table.finished and table.abort_reason == "abandoned"
+    refused(table, Abandon(table.version), "TABLE_FINISHED")
 
 
 def test_after_the_start_no_seat_is_given_up_and_a_finished_game_refuses_changes() -> None:

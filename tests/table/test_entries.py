@@ -57,6 +57,7 @@ SAMPLES: list[tuple[Entry, dict[str, Any]]] = [
     (Aborted(), {"events": [], "deadline": None}),
     (Aborted("closing", (EVENT,)), {"events": [EVENT], "deadline": None, "note": "closing"}),
     (Aborted("", (), (0, 2)), {"events": [], "deadline": None, "withheld": [0, 2]}),
+    (Aborted(reason="abandoned"), {"events": [], "deadline": None, "reason": "abandoned"}),
     (Ended((1,), events=(EVENT,)), {"reason": "reveal_timeout", "withheld": [1],
                                     "events": [EVENT], "deadline": None}),
 ]

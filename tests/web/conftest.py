@@ -52,7 +52,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def context(browser: Browser) -> Iterator[BrowserContext]:
     """A fresh browser profile (its own sessionStorage) for one test."""
-    made = browser.new_context(viewport={"width": 1200, "height": 900})
+    made = browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US")
     made.set_default_timeout(20_000)
     yield made
     made.close()
@@ -62,7 +62,7 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
 def browser_pair(context: BrowserContext, web_server: WebServer) -> Iterator[tuple[Tab, Tab]]:
     """Two players: two profiles of one browser (each its own sessionStorage)."""
     assert context.browser is not None
-    second = context.browser.new_context(viewport={"width": 1200, "height": 900})
+    second = context.browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US")
     second.set_default_timeout(20_000)
     yield open_tab(context, web_server), open_tab(second, web_server)
     second.close()

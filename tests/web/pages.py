@@ -90,7 +90,10 @@ def create_table(page: Page, variant: str, options: Mapping[str, str] | None = N
     """Fill the lobby's form of ``variant`` and create the table; returns its id. ``seats``
     maps a seat to "you", "open" or "bot:POLICY" (the form's defaults otherwise)."""
     form = page.locator(f"form.variant[data-variant='{variant}']")
-    form.wait_for()
+    form.wait_for(state="attached")
+    rules = page.locator(f".variant-card[data-variant='{variant}'] details.rules")
+    if rules.get_attribute("open") is None:
+        rules.locator("summary").click()
     for name, value in (options or {}).items():
         field_ = form.locator(f"[name='{name}']")
         kind = field_.evaluate("e => e.tagName + ':' + (e.type || '')")
@@ -117,24 +120,21 @@ def table_id_of(page: Page) -> str:
 
 
 def version(page: Page) -> int:
-    text = page.locator("#table-head .version").text_content() or ""
-    match = re.search(r"\d+", text)
-    return int(match.group()) if match else 0
+    """The log version the page shows (the table's data-version: not shown to players)."""
+    return int(page.locator("#table").get_attribute("data-version") or "0")
 
 
 def wait_version(page: Page, at_least: int, timeout: float = 20_000) -> None:
     """Until the page shows version ``at_least`` or later."""
     page.wait_for_function(
-        "n => { const e = document.querySelector('#table-head .version');"
-        " return e !== null && Number((e.textContent || '').replace(/\\D/g, '')) >= n; }",
+        "n => Number(document.querySelector('#table')?.dataset.version || 0) >= n",
         arg=at_least, timeout=timeout)
 
 
 TURN_JS = """prefer => {
   if (document.querySelector('#outcome p')) return { over: true };
   if (!document.querySelector("#status[data-turn='mine']")) return false;
-  const version = Number((document.querySelector('#table-head .version')?.textContent || '')
-    .replace(/\\D/g, ''));
+  const version = Number(document.querySelector('#table')?.dataset.version || 0);
   return { over: false, version, selector: prefer.find((s) => document.querySelector(s)) ?? null };
 }"""
 
@@ -175,8 +175,7 @@ def click_and_wait(page: Page, target: Locator, before: int | None = None) -> No
     target.click()
     page.wait_for_function(
         "n => document.querySelector('#outcome p') !== null || "
-        "Number((document.querySelector('#table-head .version')?.textContent || '')"
-        ".replace(/\\D/g, '')) > n", arg=before)
+        "Number(document.querySelector('#table')?.dataset.version || 0) > n", arg=before)
 
 
 def play_to_end(page: Page, prefer: Sequence[str] = CARD_OR_MOVE, seconds: float = 60.0,
@@ -217,3 +216,44 @@ def screenshot(page: Page, name: str) -> Path:
     path = SCREENS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+SIZES = {"wide": (1366, 900), "phone": (390, 844)}
+"""The two sizes the web table is checked and shown at: a laptop and a phone."""
+
+
+def switch_language(page: Page, lang: str) -> None:
+    """Choose ``lang`` ("en", "ru") with the page's switch (the button names the other one)."""
+    if page.evaluate("() => document.documentElement.lang") != lang:
+        page.locator("#lang").click()
+        page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
+
+
+def horizontal_overflow(page: Page) -> int:
+    """How many CSS pixels the page is wider than its viewport (0: no horizontal scroll)."""
+    return int(page.evaluate(
+        "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+        " - window.innerWidth"))
+
+
+def screens(page: Page, name: str, ready: str) -> list[Path]:
+    """Screenshots of the page in both languages and both sizes (``ready``: a selector shown
+    once the page is drawn again after the language switch); at the phone's size the page
+    must not scroll sideways. The page is left in its language at its size."""
+    taken = []
+    was = page.evaluate("() => document.documentElement.lang")
+    size_was = page.viewport_size
+    for lang in ("en", "ru"):
+        switch_language(page, lang)
+        page.locator(ready).first.wait_for()
+        for size, (width, height) in SIZES.items():
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(50)
+            if size == "phone":
+                assert horizontal_overflow(page) <= 0, f"{name} ({lang}) scrolls sideways at 390 px"
+            taken.append(screenshot(page, f"{name}-{lang}-{size}"))
+    if size_was is not None:
+        page.set_viewport_size(size_was)
+    switch_language(page, was)
+    page.locator(ready).first.wait_for()
+    return taken

@@ -25,6 +25,7 @@ def test_a_typed_raise_in_range_is_taken_and_one_outside_shows_the_range(
         context: BrowserContext, web_server: WebServer) -> None:
     tab = open_tab(context, web_server)
     page = tab.page
+    page.fill("#name", "ann")
     table_id = create_table(page, "quart-bezique", {"players": "3", "deals": "9"},
                             {1: "bot:heuristic", 2: "bot:heuristic"})
     # Until seat 0 is offered a raise (it opens the betting in one deal of three at least).
@@ -64,9 +65,9 @@ def test_a_typed_raise_in_range_is_taken_and_one_outside_shows_the_range(
     mine = next(event for entry in history for event in entry.events
                 if event.kind == "raise" and event.seat == 0)
     sentence = page.locator("#events .sentence[data-kind='raise']").filter(
-        has_text="Seat 0 (you) raises, putting in")
-    sentence.first.wait_for()
-    assert f"Seat 0 (you) raises, putting in {mine.amount}." in (sentence.first.text_content()
+        has_text="ann raises, putting in")
+    sentence.first.wait_for(state="attached")
+    assert f"ann raises, putting in {mine.amount}." in (sentence.first.text_content()
                                                                    or "")
     ante = next(event for entry in history for event in entry.events if event.kind == "ante")
     ante_line = page.locator("#events .sentence[data-kind='ante']").first.text_content() or ""
@@ -86,7 +87,7 @@ def test_a_table_wide_event_is_the_variant_sentence(context: BrowserContext,
     history = web_server.history(table_id)
     assert any(event.kind == "deal_end" and not event.HasField("seat")
                for entry in history for event in entry.events)
-    page.locator("#events .sentence[data-kind='deal_end']").first.wait_for()
+    page.locator("#events .sentence[data-kind='deal_end']").first.wait_for(state="attached")
     line = page.locator("#events .sentence[data-kind='deal_end']").first.text_content() or ""
     assert line.startswith("The deal ends"), line
     tab.assert_no_errors()

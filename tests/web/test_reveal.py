@@ -67,8 +67,8 @@ def test_two_browser_seats_commit_reveal_and_a_reload_still_reveals(
 
     # Ann's page revealed; both pages say whose reveal the table waits for.
     ann.page.locator("#status").filter(
-        has_text="Waiting for seat 1 (bob) to reveal its entropy").wait_for()
-    bob.page.locator("#status").filter(has_text="Waiting for seat 1 (you) to reveal").wait_for()
+        has_text="Waiting for bob to reveal their entropy").wait_for()
+    bob.page.locator("#status").filter(has_text="Waiting for bob to reveal").wait_for()
     bob.page.locator("#notice").filter(has_text="Could not reveal").wait_for()
     assert refused
     assert "reveal" in (ann.page.locator("#clock").text_content() or "")
@@ -122,7 +122,7 @@ def test_a_page_does_not_reveal_while_its_history_shows_a_free_seat(
     ann.page.route(HISTORY_URL, hide_seat_1)
     table_id = ann_and_bob_sit_down(ann, bob)
     ann.page.locator("#notice").filter(has_text="history shows seat 1 free").wait_for()
-    bob.page.locator("#status").filter(has_text="Waiting for seat 0 (ann) to reveal").wait_for()
+    bob.page.locator("#status").filter(has_text="Waiting for ann to reveal").wait_for()
     assert [e.seat for e in web_server.history(table_id) if e.entry_kind == "revealed"] == [1]
     assert list(web_server.view(table_id).awaiting_reveal) == [0]
     assert sent == []
@@ -158,7 +158,7 @@ def test_an_aborted_table_says_so(context: BrowserContext, keyed_server: WebServ
     tab.page.locator("#table").wait_for()
     keyed_server.stub.AbortTable(pb.AbortTableRequest(table_id=created.table_id,
                                                       note="closing time"), metadata=platform)
-    tab.page.locator("#outcome").filter(has_text="Table aborted").wait_for()
+    tab.page.locator("#outcome").filter(has_text="ended before the game finished").wait_for()
     expect(tab.page.locator("#status")).to_have_text("The table has ended.")  # retried
     assert "Game over" not in (tab.page.locator("#outcome").text_content() or "")
     tab.assert_no_errors()
@@ -184,10 +184,10 @@ def test_a_seat_that_never_reveals_ends_the_table_readably(
         table_id=table_id, seat=1, display_name="mallory",
         entropy_commitment=hashlib.sha256(b"never told").digest()))
     tab.page.locator("#status").filter(
-        has_text="Waiting for seat 1 (mallory) to reveal its entropy").wait_for()
+        has_text="Waiting for mallory to reveal their entropy").wait_for()
     outcome = tab.page.locator("#outcome")
     outcome.filter(has_text="No game").wait_for(timeout=30_000)
-    assert "Seat 1 (mallory) did not reveal its entropy in time" in (outcome.text_content() or "")
+    assert "mallory did not reveal in time" in (outcome.text_content() or "")
     expect(tab.page.locator("#status")).to_have_text("The table has ended.")  # retried
     assert [e.seat for e in server.history(table_id) if e.entry_kind == "revealed"] == [0]
     tab.assert_no_errors()

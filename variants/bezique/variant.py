@@ -8,7 +8,7 @@ from __future__ import annotations
 from bezique.variants.api import BaseVariant, Event, Options, OptionSpec, OptionType
 from bezique.variants.bezique.game import BeziqueGame
 from bezique.variants.bezique.rules import LEGACY_DECLARE_PROMPT, BeziqueRules
-from bezique.variants.bezique.words import VOCABULARY
+from bezique.variants.bezique.words import vocabularies
 from bezique.variants.cards import Shoe, piquet_shoe
 from bezique.variants.chance import Chance
 from bezique.variants.host import resolve_options
@@ -65,8 +65,6 @@ class BeziqueVariant(BaseVariant):
     version = 2
     """2: the ``declare_prompt`` option (version 1 prompted ``when_possible``; its logs, stored
     without the option, replay exactly so, see :meth:`start`)."""
-    vocabulary = VOCABULARY
-    """Labels for generic clients (ListVariants sends them)."""
     description = ("Multi-pack Bezique: melds on the table, the seven of trumps, strict play "
                    "once the stock is gone, brisques at the end of each deal.")
 
@@ -78,6 +76,7 @@ class BeziqueVariant(BaseVariant):
         self.title = f"Bezique, {seats} players ({seats} packs)"
         self.min_seats = self.max_seats = seats
         self.options = option_specs(seats)
+        self.vocabulary, self.translations = vocabularies(self, seats)
 
     def seat_count(self, options: Options) -> int:
         return self.seats

@@ -14,7 +14,7 @@ from bezique.variants.cards import Shoe
 from bezique.variants.chance import Chance
 from bezique.variants.quart.evaluator import BEZIQUE_CHOICES, BEZIQUE_QS_JD, QUART_SHOE
 from bezique.variants.quart.game import CARRY_OVER, NO_COMBINATION_CHOICES, QuartGame, QuartRules
-from bezique.variants.quart.words import VOCABULARY
+from bezique.variants.quart.words import vocabularies
 
 MAX_CHIPS = 10_000_000
 
@@ -69,8 +69,6 @@ class QuartBezique(BaseVariant):
     ``verify`` recomputes them, as they did."""
     start_takes_log_version = True
     title = "Quart-Bezique"
-    vocabulary = VOCABULARY
-    """Labels for generic clients (ListVariants sends them)."""
     description = ("A betting game of the Seka family: four cards each from 144, bet, and the "
                    "most points with a combination takes the pot.")
     min_seats = 2
@@ -162,3 +160,7 @@ class TrumpQuartBezique(QuartBezique):
                    "card points.")
     options = COMMON_OPTIONS + TRUMP_OPTIONS
     trump = True
+
+
+QuartBezique.vocabulary, QuartBezique.translations = vocabularies(QuartBezique())
+TrumpQuartBezique.vocabulary, TrumpQuartBezique.translations = vocabularies(TrumpQuartBezique())

@@ -4,8 +4,8 @@
  * HTTP port). Connect with the binary format by default; `?protocol=connect-json` or
  * `?protocol=grpc-web` in the page's address picks another of the protocols the server speaks.
  *
- * A seat's token lives in sessionStorage, per table: a reload keeps the seat, another tab (or a
- * closed one) does not share it.
+ * A seat's token lives in localStorage, per table: a reload, a closed tab or a restarted
+ * browser keep the seat; a resume code carries it to another device.
  */
 
 import { Code, ConnectError, createClient, type CallOptions, type Client } from "@connectrpc/connect";
@@ -55,42 +55,113 @@ export function callOptions(token?: string, signal?: AbortSignal, unary = true):
 }
 
 /**
- * A seat held in this tab: the table, the seat number, its token, and (hex) the secret entropy
- * whose sha256 it sent at JoinTable, kept until the seat has revealed it (RevealEntropy).
+ * A seat held in this browser: the table, the seat number, its token, and (hex) the secret
+ * entropy whose sha256 it sent at JoinTable, kept until the seat has revealed it
+ * (RevealEntropy); also what the lobby's "My tables" lists (the game, when it was taken,
+ * whether the game has ended).
  */
 export interface SeatHold {
   readonly tableId: string;
   readonly seat: number;
   readonly token: string;
   readonly secret?: string;
+  readonly variantId?: string;
+  readonly since?: number;
+  readonly finished?: boolean;
 }
 
 const SEAT_KEY = "bezique.seat.";
 const NAME_KEY = "bezique.name";
 
-/** The seat this tab holds at `tableId`, if any (sessionStorage: survives a reload). */
+function parseHold(tableId: string, raw: string | null): SeatHold | undefined {
+  if (!raw) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as Record<string, unknown>;
+    if (typeof parsed["seat"] !== "number" || typeof parsed["token"] !== "string") return undefined;
+    const secret = typeof parsed["secret"] === "string" && /^[0-9a-f]{64}$/.test(parsed["secret"]) ? parsed["secret"] : undefined;
+    return {
+      tableId, seat: parsed["seat"], token: parsed["token"], secret,
+      variantId: typeof parsed["variantId"] === "string" ? parsed["variantId"] : undefined,
+      since: typeof parsed["since"] === "number" ? parsed["since"] : undefined,
+      finished: parsed["finished"] === true,
+    };
+  } catch {
+    return undefined; // a malformed entry: no seat
+  }
+}
+
+/**
+ * The seat this browser holds at `tableId`, if any. localStorage: a closed tab, a restarted
+ * browser keep the seat (sessionStorage, where earlier pages kept it, is read too).
+ */
 export function heldSeat(tableId: string): SeatHold | undefined {
   try {
-    const raw = window.sessionStorage.getItem(SEAT_KEY + tableId);
-    if (!raw) return undefined;
-    const parsed = JSON.parse(raw) as Partial<SeatHold>;
-    if (typeof parsed.seat === "number" && typeof parsed.token === "string") {
-      const secret = typeof parsed.secret === "string" && /^[0-9a-f]{64}$/.test(parsed.secret) ? parsed.secret : undefined;
-      return { tableId, seat: parsed.seat, token: parsed.token, secret };
-    }
+    return parseHold(tableId, window.localStorage.getItem(SEAT_KEY + tableId))
+      ?? parseHold(tableId, window.sessionStorage.getItem(SEAT_KEY + tableId));
   } catch {
-    // storage refused or a malformed entry: no seat
+    return undefined; // storage refused
   }
-  return undefined;
 }
 
 export function holdSeat(hold: SeatHold): void {
-  window.sessionStorage.setItem(SEAT_KEY + hold.tableId,
-    JSON.stringify({ seat: hold.seat, token: hold.token, secret: hold.secret }));
+  const { tableId, ...kept } = hold;
+  window.localStorage.setItem(SEAT_KEY + tableId, JSON.stringify({ ...kept, since: hold.since ?? Date.now() }));
+}
+
+/** Note in the seat's record that its game has ended (the lobby lists it as finished). */
+export function markFinished(tableId: string): void {
+  const hold = heldSeat(tableId);
+  if (hold && !hold.finished) holdSeat({ ...hold, finished: true });
 }
 
 export function dropSeat(tableId: string): void {
+  window.localStorage.removeItem(SEAT_KEY + tableId);
   window.sessionStorage.removeItem(SEAT_KEY + tableId);
+}
+
+/** Every seat this browser holds, the newest first. */
+export function heldSeats(): SeatHold[] {
+  const holds: SeatHold[] = [];
+  try {
+    for (let index = 0; index < window.localStorage.length; index += 1) {
+      const key = window.localStorage.key(index);
+      if (!key?.startsWith(SEAT_KEY)) continue;
+      const hold = parseHold(key.slice(SEAT_KEY.length), window.localStorage.getItem(key));
+      if (hold) holds.push(hold);
+    }
+  } catch {
+    // storage refused: none
+  }
+  return holds.sort((a, b) => (b.since ?? 0) - (a.since ?? 0));
+}
+
+const RESUME_PREFIX = "bz1.";
+
+/**
+ * A seat as a resume code: everything the seat's page keeps (table, seat, token, secret), so
+ * that another device can take the seat back. It is as secret as the token itself.
+ */
+export function resumeCode(hold: SeatHold): string {
+  const text = JSON.stringify({ t: hold.tableId, s: hold.seat, k: hold.token, e: hold.secret, v: hold.variantId });
+  const bytes = new TextEncoder().encode(text);
+  const base64 = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return RESUME_PREFIX + base64;
+}
+
+/** The seat a resume code holds, or undefined for anything else. */
+export function readResumeCode(code: string): SeatHold | undefined {
+  const trimmed = code.trim().replace(/^.*#\/resume\//, ""); // the link form too
+  if (!trimmed.startsWith(RESUME_PREFIX)) return undefined;
+  try {
+    const base64 = trimmed.slice(RESUME_PREFIX.length).replace(/-/g, "+").replace(/_/g, "/");
+    const text = new TextDecoder().decode(Uint8Array.from(atob(base64), (char) => char.charCodeAt(0)));
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const tableId = parsed["t"];
+    if (typeof tableId !== "string" || !/^[\w-]{1,64}$/.test(tableId)) return undefined;
+    return parseHold(tableId, JSON.stringify({ seat: parsed["s"], token: parsed["k"], secret: parsed["e"], variantId: parsed["v"] }));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The player's name, remembered for the next table. */
@@ -128,19 +199,19 @@ function unhex(text: string): Uint8Array {
 
 /**
  * Take a seat and remember it in this tab. The seat commits to its entropy: only sha256 of 32
- * fresh random bytes goes to the server now, the bytes stay in sessionStorage until the table
+ * fresh random bytes goes to the server now, the bytes stay in localStorage until the table
  * asks for them (View.awaiting_reveal, see revealEntropy), so that no seat, nor the operator,
  * can choose its entropy after seeing another's. A page that is not a secure context has no
  * crypto.subtle: it sends the entropy in the clear, as clients did before commit-reveal.
  */
-export async function joinTable(tableId: string, name: string, seat?: number): Promise<SeatHold> {
+export async function joinTable(tableId: string, name: string, seat?: number, variantId?: string): Promise<SeatHold> {
   const entropy = freshEntropy();
   const subtle = window.isSecureContext ? crypto.subtle : undefined;
   const commitment = subtle ? new Uint8Array(await subtle.digest("SHA-256", entropy)) : undefined;
   const answer = await rpc.joinTable(commitment
     ? { tableId, seat, displayName: name, entropyCommitment: commitment }
     : { tableId, seat, displayName: name, entropy }, callOptions());
-  const hold = { tableId, seat: answer.seat, token: answer.seatToken, secret: commitment ? hex(entropy) : undefined };
+  const hold = { tableId, seat: answer.seat, token: answer.seatToken, secret: commitment ? hex(entropy) : undefined, variantId };
   holdSeat(hold);
   return hold;
 }

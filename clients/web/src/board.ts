@@ -1,26 +1,29 @@
 /**
- * The board of a view, drawn from the view alone: the header (variant, deal, dealer, trumps),
- * the seats with their scores or stacks and whose turn it is, the shared zones, the pot, the
- * variant's other details, the viewer's sorted hand. Used by the live table; nothing here
- * talks to the server, and nothing is drawn that the view does not hold.
+ * The board of a view as a card table, drawn from the view alone (and the shown hands the
+ * page heard of): a header line (the game, the deal, the target, trumps), the seats around a
+ * felt (opponents across, the viewer at the bottom) each with name, score or chips, whose turn,
+ * card backs with a count for a hidden hand and the seat's melds and shown cards under it; in
+ * the middle the stock, the trump card, the trick (each card by the seat that played it,
+ * animated in from that seat), the last trick and the pot; the viewer's sorted hand. Nothing
+ * here talks to the server, and nothing is drawn that the view does not hold.
  */
 
-import { cardButton, cardNode, cardRow, sortedCards, suitNode } from "./cards.js";
+import { backNode, cardButton, cardNode, cardRow, sortedCards, suitNode } from "./cards.js";
 import { clean, el, type Child } from "./dom.js";
 import type { Card, View, Zone } from "./gen/bezique/v1/table_service_pb.js";
-import { declared, valueText, who, words } from "./words.js";
+import { t } from "./i18n.js";
 import type { JsonObject } from "@bufbuild/protobuf";
-
-const ZONE_TITLES: Readonly<Record<string, string>> = {
-  trick: "Current trick", last_trick: "Last trick", trump: "Trump card", melds: "Melds",
-  table: "On the table", stock: "Stock", hand: "Hand", "muck/folded": "Folded",
-  "muck/shown": "Shown",
-};
-/** Detail keys the board shows in their own places rather than among the details. */
-const BOARD_KEYS = new Set(["trump", "dealer", "deal", "contributions"]);
+import { declared, label, who } from "./words.js";
 
 /** Plays a card: given the id of a card that a single-card move of kind "play" uses. */
 export type PlayCard = (cardId: number) => void;
+
+/** A hand a seat showed in this deal (Quart's showdown): its cards and combinations. */
+export interface Shown {
+  readonly codes: readonly string[];
+  readonly points: number;
+  readonly combinations: string;
+}
 
 /** The card ids a click can play: the cards of the legal single-card "play" moves. */
 export function playableCards(view: View): Set<number> {
@@ -35,108 +38,163 @@ function detailOf(view: View): JsonObject {
   return view.detail ?? {};
 }
 
-/** The header: variant, table, phase, deal, dealer, trumps, version. */
-export function headerNode(view: View, names: ReadonlyMap<number, string>): HTMLElement {
+/** The header: the game, the deal, the target, trumps, the dealer. */
+export function headerNode(view: View, names: ReadonlyMap<number, string>, title: string): HTMLElement {
   const detail = detailOf(view);
-  const parts: Child[] = [
-    el("span", { class: "variant" }, clean(view.variantId)),
-    el("span", { class: "fact" }, `table ${clean(view.tableId)}`),
-    el("span", { class: "fact phase" }, declared("phases", view.phase) ?? `phase ${clean(view.phase) || "—"}`),
-  ];
-  if (typeof detail["deal"] === "number") parts.push(el("span", { class: "fact" }, `deal ${detail["deal"]}`));
-  if (typeof detail["dealer"] === "number") {
-    parts.push(el("span", { class: "fact" }, `dealer: ${who(names, detail["dealer"])}`));
-  }
+  const parts: Child[] = [el("span", { class: "variant" }, title)];
+  const phase = declared("phases", view.phase);
+  if (phase) parts.push(el("span", { class: "fact phase" }, phase));
+  if (typeof detail["deal"] === "number") parts.push(el("span", { class: "fact deal" }, t("deal", { n: detail["deal"] })));
+  if (typeof detail["target"] === "number") parts.push(el("span", { class: "fact target" }, t("target", { n: detail["target"] })));
   const trump = detail["trump"];
   if (typeof trump === "string" && trump.length === 1) {
-    parts.push(el("span", { class: "fact trumps" }, "trumps ", suitNode(trump)));
+    parts.push(el("span", { class: "fact trumps" }, `${t("trumps")} `, suitNode(trump)));
   }
-  parts.push(el("span", { class: "fact version" }, `version ${view.version}`));
+  if (typeof detail["dealer"] === "number") {
+    parts.push(el("span", { class: "fact dealer" }, `${t("dealer")}: ${who(names, detail["dealer"])}`));
+  }
   return el("div", { class: "facts" }, ...parts);
 }
 
-/** One box per seat: name, bot, score and/or stack, chips in the pot, cards held, to move. */
-export function seatsNode(view: View, names: ReadonlyMap<number, string>): HTMLElement {
+/** The order the seats sit in around the felt, starting after the viewer (or seat 0). */
+function aroundFrom(view: View): number[] {
+  const count = view.seats.length;
+  const first = view.viewerSeat ?? 0;
+  return Array.from({ length: count }, (_, index) => (first + index) % count);
+}
+
+/** Where a seat sits: bottom (the viewer), else top, left or right. */
+export function placeOf(view: View, seat: number): "bottom" | "top" | "left" | "right" {
+  const order = aroundFrom(view);
+  const at = order.indexOf(seat);
+  if (view.viewerSeat !== undefined && at === 0) return "bottom";
+  const others = order.length - (view.viewerSeat !== undefined ? 1 : 0);
+  const index = view.viewerSeat !== undefined ? at - 1 : at;
+  if (others <= 1) return "top";
+  if (index === 0) return "left";
+  if (index === others - 1) return "right";
+  return "top";
+}
+
+/** One seat: name, bot, score and/or chips, to move, the hidden hand, its melds and shown cards. */
+function seatNode(view: View, seat: number, names: ReadonlyMap<number, string>, shown: ReadonlyMap<number, Shown>): HTMLElement {
   const detail = detailOf(view);
-  const stacks = view.seats.some((seat) => seat.stack !== 0n) || view.pot !== 0n;
-  const scores = view.seats.some((seat) => seat.score !== 0n) || !stacks;
+  const state = view.seats[seat]!;
+  const stacks = view.seats.some((s) => s.stack !== 0n) || view.pot !== 0n;
+  const scores = view.seats.some((s) => s.score !== 0n) || !stacks;
   const contributions = Array.isArray(detail["contributions"]) ? detail["contributions"] : undefined;
   const folded = Array.isArray(detail["folded"]) ? detail["folded"] : undefined;
-  const list = el("ul", { id: "seats", class: "seats" });
-  for (const seat of view.seats) {
-    const moving = view.toMove.includes(seat.seat);
-    const own = view.viewerSeat === seat.seat;
-    const classes = ["seat", moving ? "to-move" : "", own ? "own" : "", seat.occupied ? "" : "free",
-      folded?.[seat.seat] === true ? "folded" : ""].filter(Boolean).join(" ");
-    const box = el("li", { class: classes, "data-seat": seat.seat },
-      el("div", { class: "name" }, moving ? el("span", { class: "turn", title: "to move" }, "▶ ") : null,
-        seat.occupied ? who(names, seat.seat) : `Seat ${seat.seat} (free)`,
-        detail["dealer"] === seat.seat ? el("span", { class: "badge", title: "dealer" }, " D") : null));
-    if (seat.botPolicy) box.append(el("div", { class: "bot" }, `${clean(seat.botPolicy)} bot`));
-    if (scores) box.append(el("div", { class: "score" }, "score ", el("b", {}, seat.score.toString())));
-    if (stacks) box.append(el("div", { class: "stack" }, "stack ", el("b", {}, seat.stack.toString())));
-    const inPot = contributions?.[seat.seat];
-    if (typeof inPot === "number" && inPot > 0) box.append(el("div", { class: "in-pot" }, `in the pot ${inPot}`));
-    if (folded?.[seat.seat] === true) box.append(el("div", { class: "folded-note" }, "folded"));
-    const held = own ? view.hand.length : seat.hiddenHandCount;
-    box.append(el("div", { class: "held" }, `${held} card${held === 1 ? "" : "s"} held`));
-    list.append(box);
+  const moving = view.toMove.includes(seat) && view.outcome === undefined;
+  const own = view.viewerSeat === seat;
+  const place = placeOf(view, seat);
+  const classes = ["seat", `at-${place}`, moving ? "to-move" : "", own ? "own" : "", state.occupied ? "" : "free",
+    folded?.[seat] === true ? "folded" : ""].filter(Boolean).join(" ");
+  const box = el("div", { class: classes, "data-seat": seat, "data-place": place },
+    el("div", { class: "name" }, moving ? el("span", { class: "turn", title: t("toMove") }, "▶ ") : null,
+      el("span", { class: "who" }, who(names, seat)),
+      detail["dealer"] === seat ? el("span", { class: "badge dealer", title: t("dealer") }, t("dealerBadge")) : null));
+  const line = el("div", { class: "numbers" });
+  if (scores) line.append(el("span", { class: "score" }, `${t("score")} `, el("b", {}, state.score.toString())));
+  if (stacks) line.append(el("span", { class: "stack" }, `${t("stack")} `, el("b", {}, state.stack.toString())));
+  const inPot = contributions?.[seat];
+  if (typeof inPot === "number" && inPot > 0) line.append(el("span", { class: "in-pot" }, t("inPot", { n: inPot })));
+  if (folded?.[seat] === true) line.append(el("span", { class: "folded-note" }, t("folded")));
+  box.append(line);
+  if (!own && state.hiddenHandCount > 0) {
+    box.append(el("div", { class: "hidden-hand", "data-count": state.hiddenHandCount,
+      title: t("cardsHeld", { n: state.hiddenHandCount }) }, backNode(state.hiddenHandCount)));
   }
-  return list;
-}
-
-function zoneTitle(zone: Zone, names: ReadonlyMap<number, string>): string {
-  const title = declared("zones", zone.name) ?? ZONE_TITLES[zone.name] ?? words(zone.name).replace(/^./, (c) => c.toUpperCase());
-  return zone.owner === undefined ? title : `${title} of ${who(names, zone.owner)}`;
-}
-
-/** The zones the viewer may see or count, cards the viewer's own moves can play clickable. */
-export function zonesNode(view: View, names: ReadonlyMap<number, string>, play?: PlayCard): HTMLElement {
-  const detail = detailOf(view);
-  const playable = play ? playableCards(view) : new Set<number>();
-  const grid = el("div", { id: "zones", class: "zones" });
   for (const zone of view.zones) {
-    const box = el("section", { class: "zone", "data-zone": clean(zone.name), "data-owner": zone.owner ?? "" },
-      el("h3", {}, zoneTitle(zone, names)));
-    const seats = detail[`${zone.name}_seats`];
-    if (Array.isArray(seats) && seats.length === zone.cards.length && zone.cards.length > 0) {
-      const row = el("span", { class: "cards" });
-      zone.cards.forEach((card, index) => {
-        const seat = seats[index];
-        row.append(el("span", { class: "played" }, cardNode(card),
-          el("span", { class: "by" }, typeof seat === "number" ? who(names, seat) : valueText(seat ?? null))));
-      });
-      box.append(row);
-    } else if (play && zone.owner === view.viewerSeat && zone.cards.some((card) => playable.has(card.id))) {
-      const row = el("span", { class: "cards" });
-      for (const card of zone.cards) {
-        row.append(playable.has(card.id) ? cardButton(card, () => play(card.id)) : cardNode(card));
-      }
-      box.append(row);
-    } else {
-      box.append(cardRow(zone.cards, zone.hiddenCount));
-    }
-    grid.append(box);
+    if (zone.owner !== seat || zone.name === "hand") continue;
+    if (zone.cards.length === 0 && zone.hiddenCount === 0) continue;
+    box.append(el("div", { class: "seat-zone", "data-zone": clean(zone.name), "data-owner": seat },
+      el("span", { class: "zone-title" }, zoneTitle(zone)), " ", cardRow(zone.cards, zone.hiddenCount)));
+  }
+  const melds = Array.isArray(detail["melds"]) ? detail["melds"][seat] : undefined;
+  if (Array.isArray(melds) && melds.length > 0) {
+    box.append(el("div", { class: "meld-names" }, melds.map((name) => (typeof name === "string" ? label(name) : "")).join(", ")));
+  }
+  const hand = shown.get(seat);
+  if (hand !== undefined) {
+    box.append(el("div", { class: "seat-zone shown", "data-zone": "shown", "data-owner": seat },
+      el("span", { class: "zone-title" }, t("shown")), " ",
+      el("span", { class: "cards" }, ...hand.codes.map((code) => cardNode({ code, id: -1 } as Card))),
+      el("div", { class: "combination" }, `${hand.combinations} (${hand.points})`)));
+  }
+  return box;
+}
+
+function zoneTitle(zone: Zone): string {
+  const fallback: Readonly<Record<string, string>> = {
+    melds: t("melds"), trick: t("trick"), last_trick: t("lastTrick"), trump: t("trumpCard"), stock: t("stock"),
+    "muck/shown": t("shown"),
+  };
+  return declared("zones", zone.name) ?? fallback[zone.name] ?? label(zone.name);
+}
+
+/** Cards already drawn in the trick: a card new there slides in from its seat, once. */
+const inTrick = new Set<number>();
+
+/** The middle of the felt: the stock, the trump card, the trick, the last trick, the pot. */
+function middleNode(view: View, names: ReadonlyMap<number, string>): HTMLElement {
+  const detail = detailOf(view);
+  const middle = el("div", { id: "zones", class: "middle" });
+  const zone = (name: string): Zone | undefined => view.zones.find((z) => z.name === name && z.owner === undefined);
+  const stock = zone("stock");
+  const trump = zone("trump");
+  const pile = el("div", { class: "pile" });
+  if (stock !== undefined || (trump !== undefined && detail["stock_exhausted"] === false)) {
+    const count = stock?.hiddenCount ?? 0;
+    pile.append(el("div", { class: "zone stock", "data-zone": "stock" },
+      el("span", { class: "card back", title: t("stock") }, count > 0 ? el("span", { class: "count" }, `${count}`) : null),
+      el("div", { class: "zone-title" }, count > 0 ? `${t("stock")} · ${t("stockCount", { n: count })}` : t("stock"))));
+  }
+  if (trump !== undefined) {
+    pile.append(el("div", { class: "zone trump", "data-zone": "trump" }, cardRow(trump.cards, trump.hiddenCount),
+      el("div", { class: "zone-title" }, t("trumpCard"))));
+  }
+  if (pile.childElementCount > 0) middle.append(pile);
+  const trick = zone("trick");
+  const seats = detail["trick_seats"];
+  const shownNow = new Set<number>();
+  const trickBox = el("div", { class: "zone trick", "data-zone": "trick" });
+  (trick?.cards ?? []).forEach((card, index) => {
+    const seat = Array.isArray(seats) ? seats[index] : undefined;
+    const from = typeof seat === "number" ? placeOf(view, seat) : "top";
+    const fresh = !inTrick.has(card.id);
+    shownNow.add(card.id);
+    trickBox.append(el("span", { class: `played from-${from}${fresh ? " arriving" : ""}` }, cardNode(card),
+      el("span", { class: "by" }, typeof seat === "number" ? who(names, seat) : "")));
+  });
+  inTrick.clear();
+  for (const id of shownNow) inTrick.add(id);
+  middle.append(trickBox);
+  const last = zone("last_trick");
+  if (last !== undefined && last.cards.length > 0) {
+    middle.append(el("div", { class: "zone last-trick", "data-zone": "last_trick" },
+      el("div", { class: "zone-title" }, zoneTitle(last)), cardRow(last.cards)));
+  }
+  for (const other of view.zones) {
+    if (other.owner !== undefined || ["stock", "trump", "trick", "last_trick", "muck/shown"].includes(other.name)) continue;
+    if (other.cards.length === 0 && other.hiddenCount === 0) continue;
+    middle.append(el("div", { class: "zone", "data-zone": clean(other.name) },
+      el("div", { class: "zone-title" }, zoneTitle(other)), cardRow(other.cards, other.hiddenCount)));
   }
   if (view.pot !== 0n) {
-    grid.append(el("section", { class: "zone pot", "data-zone": "pot" }, el("h3", {}, "Pot"),
+    middle.append(el("div", { class: "zone pot", "data-zone": "pot" }, el("div", { class: "zone-title" }, t("pot")),
       el("span", { class: "chips" }, view.pot.toString())));
   }
-  return grid;
+  return middle;
 }
 
-/** The variant's other public details, folded away under one line. */
-export function detailsNode(view: View): HTMLElement | null {
-  const detail = detailOf(view);
-  const keys = Object.keys(detail).sort().filter((key) => !BOARD_KEYS.has(key) && !key.endsWith("_seats"));
-  const shown = keys.filter((key) => {
-    const value = detail[key];
-    return !(value === null || value === false || value === "" || (Array.isArray(value) && value.length === 0));
-  });
-  if (shown.length === 0) return null;
-  const list = el("dl", {});
-  for (const key of shown) list.append(el("dt", {}, declared("details", key) ?? words(key)), el("dd", {}, valueText(detail[key])));
-  return el("details", { id: "details", class: "details" }, el("summary", {}, "Table details"), list);
+/** The felt: the seats around the middle, the viewer's seat at the bottom. */
+export function feltNode(view: View, names: ReadonlyMap<number, string>, shown: ReadonlyMap<number, Shown>): HTMLElement {
+  const felt = el("div", { id: "seats", class: "felt seats", "data-seats": view.seats.length });
+  const places = { top: el("div", { class: "side top" }), left: el("div", { class: "side left" }),
+    right: el("div", { class: "side right" }), bottom: el("div", { class: "side bottom" }) };
+  for (const seat of aroundFrom(view)) places[placeOf(view, seat)].append(seatNode(view, seat, names, shown));
+  felt.append(places.top, places.left, middleNode(view, names), places.right, places.bottom);
+  return felt;
 }
 
 /** The viewer's hand, sorted; cards a legal move can play are buttons. */
@@ -147,6 +205,7 @@ export function handNode(view: View, play?: PlayCard): HTMLElement {
   for (const card of cards) {
     row.append(play && playable.has(card.id) ? cardButton(card, () => play(card.id)) : cardNode(card));
   }
-  if (cards.length === 0) row.append(el("span", { class: "none" }, "(no cards)"));
+  if (cards.length === 0) row.append(el("span", { class: "none" }, "—"));
   return row;
 }
+

@@ -6,6 +6,7 @@
  */
 
 import { clean, el } from "./dom.js";
+import { lang } from "./i18n.js";
 import type { Card } from "./gen/bezique/v1/table_service_pb.js";
 
 export const SUITS: Readonly<Record<string, string>> = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -14,6 +15,12 @@ const SUIT_NAMES: Readonly<Record<string, string>> = {
 };
 const RANK_NAMES: Readonly<Record<string, string>> = {
   "7": "seven", "8": "eight", "9": "nine", T: "ten", J: "jack", Q: "queen", K: "king", A: "ace",
+};
+const SUIT_NAMES_RU: Readonly<Record<string, string>> = {
+  S: "пик", H: "червей", D: "бубен", C: "треф",
+};
+const RANK_NAMES_RU: Readonly<Record<string, string>> = {
+  "7": "семёрка", "8": "восьмёрка", "9": "девятка", T: "десятка", J: "валет", Q: "дама", K: "король", A: "туз",
 };
 const RANKS = "789TJQKA";
 const SUIT_ORDER = "SHCD"; // black and red alternate in a sorted hand
@@ -33,9 +40,10 @@ export function cardLabel(code: string): string {
 
 /** "TH" -> "ten of hearts", for screen readers and tooltips. */
 export function cardName(code: string): string {
-  const rank = RANK_NAMES[code[0] ?? ""];
-  const suit = SUIT_NAMES[code[1] ?? ""];
-  return rank && suit ? `${rank} of ${suit}` : cardLabel(code);
+  const ru = lang() === "ru";
+  const rank = (ru ? RANK_NAMES_RU : RANK_NAMES)[code[0] ?? ""];
+  const suit = (ru ? SUIT_NAMES_RU : SUIT_NAMES)[code[1] ?? ""];
+  return rank && suit ? (ru ? `${rank} ${suit}` : `${rank} of ${suit}`) : cardLabel(code);
 }
 
 /** A suit letter as its coloured symbol. */
@@ -65,7 +73,7 @@ export function cardNode(card: Card, extra = ""): HTMLElement {
 export function cardButton(card: Card, action: () => void, extra = ""): HTMLButtonElement {
   const node = el("button", {
     type: "button", class: faceClass(card.code, `playable${extra ? ` ${extra}` : ""}`),
-    "data-code": clean(card.code), "data-card-id": card.id, title: `play the ${cardName(card.code)}`,
+    "data-code": clean(card.code), "data-card-id": card.id, title: lang() === "ru" ? `сыграть: ${cardName(card.code)}` : `play the ${cardName(card.code)}`,
   }, ...faceChildren(card.code));
   node.addEventListener("click", (event) => {
     event.preventDefault();
@@ -76,7 +84,7 @@ export function cardButton(card: Card, action: () => void, extra = ""): HTMLButt
 
 /** Face-down cards: one back with how many there are (no code, no id: nothing to leak). */
 export function backNode(count: number): HTMLElement {
-  return el("span", { class: "card back", title: `${count} face-down card${count === 1 ? "" : "s"}` },
+  return el("span", { class: "card back", title: lang() === "ru" ? `рубашкой вверх: ${count}` : `${count} face-down card${count === 1 ? "" : "s"}` },
     el("span", { class: "count" }, `×${count}`));
 }
 

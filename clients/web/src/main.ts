@@ -6,10 +6,14 @@
  *   #/table/ID       the table: with this tab's seat if it holds one there, else as a visitor
  *   #/watch/ID       the table as a spectator (no token is ever sent)
  *   #/replay/ID      the replay of a table's history
+ *   #/resume/CODE    a seat from a resume code (kept, then the address becomes #/table/ID)
+ *
+ * A bar above every page switches the language (English, Russian).
  */
 
-import { heldSeat } from "./api.js";
-import { el, replace } from "./dom.js";
+import { heldSeat, holdSeat, readResumeCode } from "./api.js";
+import { button, el, replace } from "./dom.js";
+import { lang, setLang, t } from "./i18n.js";
 import { LobbyPage } from "./lobby.js";
 import { ReplayPage } from "./replay.js";
 import { TablePage, type Navigator } from "./table.js";
@@ -33,6 +37,15 @@ class App implements Navigator {
 
   route(): void {
     this.page?.destroy();
+    document.documentElement.lang = lang();
+    document.title = t("appTitle");
+    const resume = /^#\/resume\/(.+)$/.exec(window.location.hash);
+    if (resume) {
+      // The code is the seat's secret: kept in this browser, then out of the address and history.
+      const hold = readResumeCode(decodeURIComponent(resume[1]!));
+      if (hold) holdSeat(hold);
+      window.history.replaceState(null, "", hold ? `#/table/${encodeURIComponent(hold.tableId)}` : "#/");
+    }
     const [, kind = "", raw = ""] = /^#\/(table|watch|replay)\/(.+)$/.exec(window.location.hash) ?? [];
     let id = "";
     try {
@@ -47,10 +60,21 @@ class App implements Navigator {
     document.body.dataset["route"] = kind || "lobby";
     const page = this.page;
     page.start().catch((error: unknown) => {
-      if (this.page === page) replace(this.root, el("p", { class: "notice" }, `Something went wrong: ${String(error)}`));
+      if (this.page === page) replace(this.root, el("p", { class: "notice" }, t("wentWrong", { e: String(error) })));
     });
   }
 }
 
 const root = document.getElementById("app");
-if (root) new App(root).route();
+if (root) {
+  const app = new App(root);
+  const bar = el("nav", { id: "bar", class: "bar" });
+  const drawBar = (): void => replace(bar, button(t("language"), () => {
+    setLang(lang() === "ru" ? "en" : "ru");
+    drawBar();
+    app.route();
+  }, { id: "lang", class: "link", lang: lang() === "ru" ? "en" : "ru" }));
+  drawBar();
+  root.parentElement?.insertBefore(bar, root);
+  app.route();
+}
