@@ -200,7 +200,7 @@ def test_pgappend_measures_each_setting_on_a_real_cluster() -> None:
             figures = asyncio.run(pgappend.measure(url, pg_pid, setting, tables=4, per_table=5))
             assert _finite(figures.rate) and _finite(figures.alone), setting
             assert _cpu(figures.client_cpu) and _cpu(figures.store_cpu), setting
-    assert "pg_notify('bezique_log'" in postgres._APPEND  # the statement is restored
+    assert "pg_notify" not in postgres._APPEND + postgres._APPEND_ENDING  # never in the append
 
 
 def test_bots_play_duplicate_matches_and_time_the_search() -> None:
