@@ -155,7 +155,10 @@ def start_layout(name: str, workdir: Path, url: str, pg_pid: int) -> Layout:
     count = 2 if name.endswith("x2") else 1
     store = f"sqlite:{folder / 'layout.sqlite'}" if name.startswith("sqlite") else url
     connect = name.endswith("connect")
-    http = ("--http-address", "127.0.0.1:0") if connect else ()
+    # Every load is one address: the HTTP port's per-address connection cap (128, #26) would
+    # refuse its keep-alive connection per seat and per stream.
+    http = (("--http-address", "127.0.0.1:0", "--max-connections-per-peer", "100000")
+            if connect else ())
     ready = r"serving browsers .* on http://([\d.]+:\d+)/" if connect else r"listening on (\S+:\d+)"
     servers: list[Child] = []
     loads: list[Load] = []
