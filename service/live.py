@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from bezique.service.store import LogEntry, Snapshot, TableRecord, TableState
+from bezique.service.viewcache import ViewCache
 from bezique.table.entries import (
     Aborted,
     Entry,
@@ -40,8 +41,6 @@ from bezique.table.state import (
 from bezique.terms import jsonable
 from bezique.variants.api import (
     ABORTED,
-    BaseGame,
-    Census,
     Event,
     Game,
     LogVersionError,
@@ -243,13 +242,8 @@ class LiveTable:
         """Set when a change failed half-way: this object is no longer the table."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
-        self._views: dict[int | None, ViewResult] = {}
-        """The views given out at ``_views_at``, by viewer (:meth:`view_for`)."""
-        self._wire: dict[Hashable, bytes] = {}
-        """Parts of the views at ``_views_at`` that viewers share (:meth:`shared_wire`)."""
-        self._census: Census | None = None
-        """The census at ``_views_at`` of a game whose views are derived from it."""
-        self._views_at = -1
+        self.view_cache = ViewCache()
+        """What the views of the current version share, while the table is watched."""
         self._seated: tuple[tuple[Seat, ...], list[dict[str, Any]], int] = ((), [], 0)
         """The seats the summary last showed, as the store keeps them, and how many are free:
         the seats are immutable, so they are mapped again only when they change."""
@@ -355,13 +349,8 @@ class LiveTable:
         (``ViewResult.wire``). An unwatched table keeps none (an idle table costs no memory
         for them); the game keeps nothing between views. A game whose views
         :class:`BaseGame` derives from its census has its census taken once a version for
-        every viewer (:meth:`_derived`)."""
-        views = self._views
-        if self._views_at != self.version:
-            views.clear()
-            self._wire.clear()
-            self._census = None
-            self._views_at = self.version
+        every viewer (:meth:`ViewCache.derived`)."""
+        views = self.view_cache.of(self.version)
         found = views.get(viewer)
         if found is None:
             found = self._new_view(viewer)
@@ -373,24 +362,12 @@ class LiveTable:
         """Bytes that views of ``version`` render alike (service.translate: their zones,
         their seats), by what they are rendered from (``key``, with the version's own state):
         rendered once per version for every viewer while the table is watched, kept with its
-        views (an older version's are rendered as asked, not kept, as are those whose key
-        does not hash: an untyped plugin's list of cards)."""
-        if version != self._views_at or not self.watchers:
-            return render()
-        try:
-            found = self._wire.get(key)
-        except TypeError:
-            return render()
-        if found is None:
-            found = self._wire[key] = render()
-        return found
+        views (:meth:`ViewCache.shared`)."""
+        return self.view_cache.shared(version, key, render, bool(self.watchers))
 
     def forget_views(self) -> None:
         """Let go of the views kept (the table is discarded, or its last watcher left)."""
-        self._views.clear()
-        self._wire.clear()
-        self._census = None
-        self._views_at = -1
+        self.view_cache.clear()
 
     def _new_view(self, viewer: int | None) -> ViewResult:
         game = self.game
@@ -398,24 +375,10 @@ class LiveTable:
         if game is None:
             return ViewResult(self, viewer, self.version, seats, self.phase, None, (),
                               self.outcome(), self.deadline, self.awaiting_reveal)
-        view = self._derived(game, viewer)
+        view = self.view_cache.derived(game, viewer, bool(self.watchers))
         legal = tuple(game.legal_moves(viewer)) if viewer is not None else ()
         return ViewResult(self, viewer, self.version, seats, view.phase, view, legal,
                           self.outcome(), self.deadline)
-
-    def _derived(self, game: Game, viewer: int | None) -> View:
-        """``game.view(viewer)``. For a game that keeps :meth:`BaseGame.view`, which derives
-        each view from the census, the census of this version is taken once, while the
-        table is watched, for the views of all its viewers (the same views: the census at a
-        version is that of its committed log, and ``view_for`` copies what it shows)."""
-        if getattr(type(game), "view", None) is not BaseGame.view:
-            return game.view(viewer)
-        census = self._census
-        if census is None:
-            census = game.census()
-            if self.watchers:
-                self._census = census
-        return census.view_for(viewer, game.phase, game.to_move, game.shoe)
 
     def outcome(self) -> Outcome | None:
         """How the table ended: the game's outcome; for a table that ended before its game

@@ -34,7 +34,6 @@ import structlog
 
 from bezique.service.store import presence
 from bezique.service.store.base import (
-    UNSTARTED_PHASES,
     LogEntry,
     RequestIdTaken,
     Snapshot,
@@ -45,8 +44,9 @@ from bezique.service.store.base import (
     VersionConflict,
 )
 from bezique.service.store.batching import Append, GroupCommit
-from bezique.service.store.codec import dumps, loads, state_from_row
+from bezique.service.store.codec import dumps
 from bezique.service.store.pgnotify import CHANNEL, RESULTS_CHANNEL, Listener, Notifier
+from bezique.service.store.pgreads import COLUMNS, PostgresReads
 
 __all__ = ["CHANNEL", "RESULTS_CHANNEL", "PostgresStore", "connect"]
 
@@ -122,8 +122,6 @@ MIGRATIONS: dict[int, str] = {
     """,
 }
 
-_COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
-            "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
 _LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, ConnectionError, OSError,
          asyncpg.CannotConnectNowError, asyncpg.AdminShutdownError,
          asyncpg.InternalClientError, asyncpg.ReadOnlySQLTransactionError)
@@ -169,14 +167,6 @@ async def connect(url: str, **options: Any) -> asyncpg.Connection:
     raise error
 
 
-def _table(row: asyncpg.Record) -> tuple[TableRecord, TableState]:
-    record = TableRecord(row["table_id"], row["variant_id"], row["variant_version"],
-                         loads(row["options"]), bytes(row["seed"]), row["commitment"],
-                         row["created_at"], row["turn_seconds"], loads(row["test"]))
-    return record, state_from_row(row["version"], row["phase"], row["free_seats"],
-                                  row["finished"], row["seats"], row["deadline"])
-
-
 # The log rows of one change, from six parallel arrays, in version order; written only if the
 # one-row ``gate`` CTE has its row.
 _LOG_ROWS = """
@@ -192,7 +182,7 @@ _LOG_ROWS = """
 # A new table: its summary row ($1..$15) and its first entries ($16..$21).
 _CREATE = f"""
 WITH made AS (
-    INSERT INTO tables ({_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb, $8, $9,
+    INSERT INTO tables ({COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb, $8, $9,
                                             $10, $11, $12, $13, $14::jsonb, $15)
     RETURNING table_id
 ), logged AS ({_LOG_ROWS.format(gate="made", a=16, b=17, c=18, d=19, e=20, f=21)})
@@ -326,12 +316,10 @@ async def _keep_session(_conn: asyncpg.Connection) -> None:
     lock is a transaction's), and asyncpg still rolls back a transaction left open."""
 
 
-def _entry(row: asyncpg.Record) -> LogEntry:
-    return LogEntry(row["version"], row["kind"], row["seat"], loads(row["payload"]),
-                    row["request_id"], row["created_at"])
+class PostgresStore(PostgresReads):
+    """The writer: the pools, the schema, the appends and their group commit, the notifier and
+    the listener (the reads: :class:`PostgresReads`)."""
 
-
-class PostgresStore:
     shared = True
 
     def __init__(self, url: str, pool_size: int = 10) -> None:
@@ -554,76 +542,9 @@ class PostgresStore:
             return StoreError(f"no table {table_id}")
         return VersionConflict(table_id, expected_version, int(current))
 
-    async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
-        rows = await self._run("read results", lambda c: c.fetch(
-            "SELECT cursor, table_id, version, data, finished_at FROM results "
-            "WHERE cursor > $1 ORDER BY cursor LIMIT $2", after, limit), self._feed_pool)
-        return [TableResult(row["table_id"], int(row["version"]), loads(row["data"]),
-                            float(row["finished_at"]), int(row["cursor"])) for row in rows]
-
-    async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
-        row = await self._run("load table", lambda c: c.fetchrow(
-            f"SELECT {_COLUMNS} FROM tables WHERE table_id = $1", table_id))
-        return None if row is None else _table(row)
-
-    async def read_log(self, table_id: str, after_version: int = 0,
-                       limit: int | None = None) -> list[LogEntry]:
-        rows = await self._run("read log", lambda c: c.fetch(
-            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
-            "WHERE table_id = $1 AND version > $2 ORDER BY version LIMIT $3",
-            table_id, after_version, limit))
-        return [_entry(row) for row in rows]
-
-    async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:
-        row = await self._run("find request", lambda c: c.fetchrow(
-            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
-            "WHERE table_id = $1 AND request_id = $2", table_id, request_id))
-        return None if row is None else _entry(row)
-
-    async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
-                          include_finished: bool = False, limit: int = 100, after: str = "",
-                          only_finished: bool = False, player_id: str = ""
-                          ) -> list[tuple[TableRecord, TableState]]:
-        clauses, params = ["table_id > $1"], [after]
-        if only_finished:
-            clauses.append("finished")
-        elif not include_finished:
-            clauses.append("NOT finished")
-        if player_id:
-            params.append(dumps([{"player_id": player_id}]))
-            clauses.append(f"seats @> ${len(params)}::jsonb")
-        if variant_id:
-            params.append(variant_id)
-            clauses.append(f"variant_id = ${len(params)}")
-        if only_open:
-            clauses.append("free_seats > 0")
-        query = (f"SELECT {_COLUMNS} FROM tables WHERE {' AND '.join(clauses)} "
-                 f"ORDER BY table_id LIMIT {int(limit)}")
-        rows = await self._run("list tables", lambda c: c.fetch(query, *params))
-        return [_table(row) for row in rows]
-
-    async def count_tables(self, *, include_finished: bool = False) -> int:
-        where = "" if include_finished else " WHERE NOT finished"
-        count = await self._run("count tables",
-                                lambda c: c.fetchval(f"SELECT count(*) FROM tables{where}"))
-        return int(count)
-
-    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
-        rows = await self._run("due deadlines", lambda c: c.fetch(
-            "SELECT table_id, version FROM tables WHERE deadline IS NOT NULL AND deadline <= $1"
-            " AND NOT finished ORDER BY deadline LIMIT $2", now, limit))
-        return [(row["table_id"], int(row["version"])) for row in rows]
-
     async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
         await self._run("touch tables", lambda c: c.execute(
             presence.POSTGRES_TOUCH, list(table_ids), seen_at))
-
-    async def idle_tables(self, started_before: float, unstarted_before: float,
-                          limit: int = 100) -> list[tuple[str, int]]:
-        rows = await self._run("idle tables", lambda c: c.fetch(
-            presence.POSTGRES_IDLE, started_before, unstarted_before, list(UNSTARTED_PHASES),
-            limit))
-        return [(row["table_id"], int(row["version"])) for row in rows]
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         await self._run("save snapshot", lambda c: c.execute(
@@ -632,20 +553,6 @@ class PostgresStore:
             "version = excluded.version, variant_version = excluded.variant_version, "
             "state = excluded.state WHERE excluded.version > snapshots.version",
             table_id, snapshot.version, snapshot.variant_version, snapshot.state))
-
-    async def load_snapshot(self, table_id: str) -> Snapshot | None:
-        row = await self._run("load snapshot", lambda c: c.fetchrow(
-            "SELECT version, variant_version, state FROM snapshots WHERE table_id = $1",
-            table_id))
-        return None if row is None else Snapshot(int(row["version"]),
-                                                 int(row["variant_version"]),
-                                                 bytes(row["state"]))
-
-    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
-        rows = await self._run("table versions", lambda c: c.fetch(
-            "SELECT table_id, version FROM tables WHERE table_id = ANY($1::text[])",
-            list(table_ids)))
-        return {row["table_id"]: int(row["version"]) for row in rows}
 
     # ---------------------------------------------------------------- fan-out
 

@@ -41,7 +41,8 @@ from bezique.service.store.base import (
     VersionConflict,
 )
 from bezique.service.store.batching import Append, GroupCommit
-from bezique.service.store.codec import dumps, loads, state_from_row
+from bezique.service.store.codec import dumps
+from bezique.service.store.sqlitereads import TABLE_COLUMNS, VERSION, SqliteReads
 
 SCHEMA_VERSION = 6
 _T = TypeVar("_T")
@@ -129,16 +130,6 @@ _MIGRATIONS = {
     """,
 }
 
-_TABLE_COLUMNS = ("table_id, variant_id, variant_version, options, seed, commitment, test, "
-                  "turn_seconds, created_at, version, phase, free_seats, finished, seats, deadline")
-
-_VERSION = ("coalesce((SELECT max(log.version) FROM log WHERE log.table_id = tables.table_id), "
-            "tables.version)")
-"""A table's version: its log's last entry (the row's own column only before the first)."""
-
-_SELECT_TABLE = f"SELECT {_TABLE_COLUMNS.replace(' version,', f' {_VERSION},')} FROM tables"
-
-
 _WAL_LIMIT = 128 * 1024 * 1024
 """Bytes of WAL file kept when the WAL starts over: the frames of one reset period fit, so
 commits overwrite the file instead of growing it again."""
@@ -171,16 +162,6 @@ def _statements(script: str) -> list[str]:
                 statements.append(current.strip())
             current = ""
     return statements
-
-
-def _row_to_table(row: sqlite3.Row | tuple[object, ...]) -> tuple[TableRecord, TableState]:
-    (table_id, variant_id, variant_version, options, seed, commitment, test, turn_seconds,
-     created_at, version, phase, free_seats, finished, seats, deadline) = tuple(row)
-    record = TableRecord(str(table_id), str(variant_id), int(variant_version),  # type: ignore[call-overload]
-                         loads(options), bytes(seed), str(commitment),  # type: ignore[arg-type]
-                         float(created_at), int(turn_seconds), loads(test))  # type: ignore[arg-type,call-overload]
-    state = state_from_row(version, phase, free_seats, finished, seats, deadline)  # type: ignore[arg-type]
-    return record, state
 
 
 class _Summary(NamedTuple):
@@ -301,7 +282,9 @@ class _Checkpointer:
         self._thread.join(timeout=5)
 
 
-class SqliteStore(LocalStore):
+class SqliteStore(SqliteReads, LocalStore):
+    """The writer: opening and migrating the file, the connections and threads that write, and
+    every write (the reads: :class:`SqliteReads`)."""
 
     def __init__(self, path: str, synchronous: str = "NORMAL",
                  checkpoint_interval: float = 1.0, wal_reset_every: float = 10.0) -> None:
@@ -413,7 +396,7 @@ class SqliteStore(LocalStore):
             try:
                 db.execute("BEGIN IMMEDIATE")
                 db.execute(
-                    f"INSERT INTO tables ({_TABLE_COLUMNS}) VALUES "
+                    f"INSERT INTO tables ({TABLE_COLUMNS}) VALUES "
                     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (record.table_id, record.variant_id, record.variant_version,
                      dumps(record.options), record.seed, record.commitment, dumps(record.test),
@@ -527,89 +510,15 @@ class SqliteStore(LocalStore):
             return RequestIdTaken(table_id,
                                   next(e.request_id for e in append.entries if e.request_id))
         if isinstance(error, sqlite3.IntegrityError):
-            row = db.execute(f"SELECT {_VERSION} FROM tables WHERE table_id = ?",
+            row = db.execute(f"SELECT {VERSION} FROM tables WHERE table_id = ?",
                              (table_id,)).fetchone()
             if row is None:
                 return StoreError(f"no table {table_id}")
             return VersionConflict(table_id, append.expected_version, int(row[0]))
         return StoreError(f"could not append to table {table_id}: {text}")
 
-    async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
-        rows = self.db.execute(
-            "SELECT table_id, version, data, finished_at, cursor FROM results "
-            "WHERE cursor > ? ORDER BY cursor LIMIT ?", (after, limit))
-        return [TableResult(str(t), int(v), loads(d), float(f), int(c))
-                for t, v, d, f, c in rows]
-
-    async def load_table(self, table_id: str) -> tuple[TableRecord, TableState] | None:
-        row = self.db.execute(f"{_SELECT_TABLE} WHERE table_id = ?", (table_id,)).fetchone()
-        return None if row is None else _row_to_table(row)
-
-    async def read_log(self, table_id: str, after_version: int = 0,
-                       limit: int | None = None) -> list[LogEntry]:
-        rows = self.db.execute(
-            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
-            "WHERE table_id = ? AND version > ? ORDER BY version LIMIT ?",
-            (table_id, after_version, -1 if limit is None else limit))
-        return [LogEntry(v, k, s, loads(p), r, c) for v, k, s, p, r, c in rows]
-
-    async def find_request(self, table_id: str, request_id: str) -> LogEntry | None:
-        row = self.db.execute(
-            "SELECT version, kind, seat, payload, request_id, created_at FROM log "
-            "WHERE table_id = ? AND request_id = ?", (table_id, request_id)).fetchone()
-        if row is None:
-            return None
-        v, k, s, p, r, c = row
-        return LogEntry(v, k, s, loads(p), r, c)
-
-    async def list_tables(self, *, variant_id: str = "", only_open: bool = False,
-                          include_finished: bool = False, limit: int = 100, after: str = "",
-                          only_finished: bool = False, player_id: str = ""
-                          ) -> list[tuple[TableRecord, TableState]]:
-        clauses, params = ["table_id > ?"], [after]
-        if only_finished:
-            clauses.append("finished = 1")
-        elif not include_finished:
-            clauses.append("finished = 0")
-        if player_id:
-            clauses.append("EXISTS (SELECT 1 FROM json_each(tables.seats) "
-                           "WHERE json_extract(json_each.value, '$.player_id') = ?)")
-            params.append(player_id)
-        if variant_id:
-            clauses.append("variant_id = ?")
-            params.append(variant_id)
-        if only_open:
-            clauses.append("free_seats > 0")
-        rows = self.db.execute(
-            f"{_SELECT_TABLE} WHERE {' AND '.join(clauses)} "
-            f"ORDER BY table_id LIMIT {int(limit)}", params)
-        return [_row_to_table(row) for row in rows]
-
-    async def count_tables(self, *, include_finished: bool = False) -> int:
-        where = "" if include_finished else " WHERE finished = 0"
-        return int(self.db.execute(f"SELECT count(*) FROM tables{where}").fetchone()[0])
-
-    async def due_deadlines(self, now: float, limit: int = 100) -> list[tuple[str, int]]:
-        rows = self.db.execute(
-            f"SELECT table_id, {_VERSION} FROM tables WHERE deadline IS NOT NULL AND deadline <= ? "
-            "AND +finished = 0 ORDER BY deadline LIMIT ?", (now, limit))
-        return [(str(t), int(v)) for t, v in rows]
-
-    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
-        found = {}
-        for table_id in table_ids:
-            row = self.db.execute(f"SELECT {_VERSION} FROM tables WHERE table_id = ?",
-                                  (table_id,)).fetchone()
-            if row is not None:
-                found[table_id] = int(row[0])
-        return found
-
     async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
         await self._written(lambda db: presence.sqlite_touch(db, table_ids, seen_at))
-
-    async def idle_tables(self, started_before: float, unstarted_before: float,
-                          limit: int = 100) -> list[tuple[str, int]]:
-        return presence.sqlite_idle(self.db, started_before, unstarted_before, limit)
 
     async def save_snapshot(self, table_id: str, snapshot: Snapshot) -> None:
         def save(db: sqlite3.Connection) -> None:
@@ -624,8 +533,3 @@ class SqliteStore(LocalStore):
                 raise StoreError(f"could not save a snapshot of {table_id}: {exc}") from exc
 
         await self._written(save)
-
-    async def load_snapshot(self, table_id: str) -> Snapshot | None:
-        row = self.db.execute("SELECT version, variant_version, state FROM snapshots "
-                              "WHERE table_id = ?", (table_id,)).fetchone()
-        return None if row is None else Snapshot(int(row[0]), int(row[1]), bytes(row[2]))

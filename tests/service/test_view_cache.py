@@ -121,12 +121,12 @@ async def test_each_viewer_gets_one_view_a_version_whoever_asks(tmp_path: Path) 
             assert streams[0][-1].view == streams[1][-1].view == views[2]
             assert Counter(variant.rendered) == {0: 1, 1: 1, None: 1}, (turn, variant.rendered)
         live = await server.manager.table(table_id)
-        assert set(live._views) == {0, 1, None}
+        assert set(live.view_cache.views) == {0, 1, None}
         for task in tasks:
             await _stop(task)
         # the last stream gone, the table keeps no view (an idle table costs nothing for them)
         await eventually(lambda: not live.watchers, what="the streams to end")
-        assert live._views == {}
+        assert live.view_cache.views == {}
 
 
 async def test_an_abort_and_a_failed_append_show_the_committed_table(tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ async def test_an_abort_and_a_failed_append_show_the_committed_table(tmp_path: P
         variant.rendered.clear()
         after = await client.view(table_id, first.token)
         assert after == before and variant.rendered.count(0) == 1
-        assert (await server.manager.table(table_id))._views == {}  # nobody watches it
+        assert (await server.manager.table(table_id)).view_cache.views == {}  # nobody watches it
         version = await server.manager.abort(table_id)
         ended = await client.view(table_id, first.token)
         assert ended.version == version == before.version + 1

@@ -1,0 +1,75 @@
+"""What the views of a table's current version share, kept while the table is watched.
+
+Every entry moves a table's version, so what is kept for a version is what its committed log
+shows: the views given out (the watchers of a viewer, the mover's answer and GetView share
+one), the bytes that views render alike, and the census that :class:`BaseGame` derives each
+view from. An unwatched table keeps none of it (an idle table costs no memory for views).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
+
+from bezique.variants.api import BaseGame, Census, Game, View
+
+if TYPE_CHECKING:
+    from bezique.service.live import ViewResult
+
+
+class ViewCache:
+    """The views of one version of a table (``at``), its shared bytes and its census."""
+
+    __slots__ = ("at", "census", "views", "wire")
+
+    def __init__(self) -> None:
+        self.views: dict[int | None, ViewResult] = {}
+        """The views given out at ``at``, by viewer (``LiveTable.view_for``)."""
+        self.wire: dict[Hashable, bytes] = {}
+        """Parts of the views at ``at`` that viewers share (:meth:`shared`)."""
+        self.census: Census | None = None
+        """The census at ``at`` of a game whose views are derived from it."""
+        self.at = -1
+
+    def of(self, version: int) -> dict[int | None, ViewResult]:
+        """The views kept of ``version``; what was kept of another version is let go."""
+        if self.at != version:
+            self.clear()
+            self.at = version
+        return self.views
+
+    def clear(self) -> None:
+        """Let go of all that is kept (the table moved on, is discarded, or is unwatched)."""
+        self.views.clear()
+        self.wire.clear()
+        self.census = None
+        self.at = -1
+
+    def shared(self, version: int, key: Hashable, render: Callable[[], bytes],
+               keep: bool) -> bytes:
+        """``render()``, kept by ``key`` for the version kept when ``keep`` (the table is
+        watched); an older version's bytes are rendered as asked, not kept, as are those
+        whose key does not hash (an untyped plugin's list of cards)."""
+        if version != self.at or not keep:
+            return render()
+        try:
+            found = self.wire.get(key)
+        except TypeError:
+            return render()
+        if found is None:
+            found = self.wire[key] = render()
+        return found
+
+    def derived(self, game: Game, viewer: int | None, keep: bool) -> View:
+        """``game.view(viewer)``. For a game that keeps :meth:`BaseGame.view`, which derives
+        each view from the census, the census of this version is taken once, when ``keep``
+        (the table is watched), for the views of all its viewers (the same views: the census
+        at a version is that of its committed log, and ``view_for`` copies what it shows)."""
+        if getattr(type(game), "view", None) is not BaseGame.view:
+            return game.view(viewer)
+        census = self.census
+        if census is None:
+            census = game.census()
+            if keep:
+                self.census = census
+        return census.view_for(viewer, game.phase, game.to_move, game.shoe)
