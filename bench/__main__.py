@@ -1,7 +1,8 @@
 """``python -m bench`` (``make bench``): run the suite and print every figure beside its baseline.
 
 Options: ``--quick`` (smaller runs, about 3 minutes for the whole suite), ``--only NAME``
-(repeatable: engine, layers, service, memory, streams, browser, feed, web, peers, layout, floor),
+(repeatable: engine, layers, service, memory, streams, browser, feed, web, peers, layout, floor,
+bots),
 ``--json PATH`` (raw figures), ``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import (
+    bots,
     browser,
     chance,
     engine,
@@ -62,6 +64,7 @@ SUITES: dict[str, Runner] = {
     "layout": lambda quick: layout.run(
         layout.LayoutConfig(moves=1_000, reps=1, warmup_moves=200) if quick
         else layout.LayoutConfig()),
+    "bots": lambda quick: bots.run(bots.QUICK if quick else bots.DEFAULT),
     "floor": lambda quick: floor.run(
         floor.FloorConfig(moves=2_000, reps=3, warmup_moves=500, idle_tables=100) if quick
         else floor.FloorConfig()),

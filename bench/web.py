@@ -26,8 +26,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]
 TARGET_P99_MS = 100.0
 
-# Notes the click time on every page, and on every page the time a played card first shows
-# in the log: when the node is added (DOM) and at the next animation frame (screen).
+# Notes the click time on every page, and on every page the time a card first shows (the other
+# page cannot have shown the played card before: it was in the mover's hidden hand): when the
+# node is added (DOM) and at the next animation frame (screen).
 PROBE = """() => {
   const now = () => performance.timeOrigin + performance.now();
   window.__seen = {};
@@ -35,7 +36,9 @@ PROBE = """() => {
   new MutationObserver((records) => {
     for (const record of records) for (const node of record.addedNodes) {
       if (node.nodeType !== 1) continue;
-      for (const card of node.querySelectorAll("[data-kind='play'] [data-card-id]")) {
+      const cards = [...node.querySelectorAll('[data-card-id]')];
+      if (node.hasAttribute('data-card-id')) cards.push(node);
+      for (const card of cards) {
         const id = card.getAttribute('data-card-id');
         if (id in window.__seen) continue;
         const dom = now();
@@ -55,8 +58,7 @@ class WebConfig:
 
 
 def _version(page: Any) -> int:
-    return int("".join(ch for ch in page.locator("#table-head .version").text_content()
-                       if ch.isdigit()) or 0)
+    return int(page.locator("#table").get_attribute("data-version") or 0)
 
 
 def _whose_turn(ann: Any, bob: Any, timeout: float = 20.0) -> tuple[Any, Any]:
@@ -80,6 +82,7 @@ def _play_game(browser: Any, url: str, hand_size: int) -> tuple[list[float], lis
             page.set_default_timeout(20_000)
         ann.goto(f"{url}/#/")
         form = ann.locator("form.variant[data-variant='highcard']")
+        ann.locator(".variant-card[data-variant='highcard'] details.rules summary").click()
         form.locator("[name='players']").fill("2")
         form.locator("[name='hand_size']").fill(str(hand_size))
         form.locator("select[data-seat='1']").select_option("open")
@@ -108,8 +111,8 @@ def _play_game(browser: Any, url: str, hand_size: int) -> tuple[list[float], lis
             dom.append((float(seen["dom"]) - clicked) / 1000)
             # The mover's own page has moved on before the next move is looked for.
             mover.wait_for_function(
-                "n => Number((document.querySelector('#table-head .version')?.textContent"
-                " || '').replace(/\\D/g, '')) > n", arg=before)
+                "n => Number(document.querySelector('#table')?.dataset.version || 0) > n",
+                arg=before)
         return screen, dom
     finally:
         for context in contexts:

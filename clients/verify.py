@@ -39,7 +39,16 @@ from bezique.terms import (
     whole_numbers,
 )
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.api import ABORTED, Event, Game, Move, Options, Variant, VariantError
+from bezique.variants.api import (
+    ABORTED,
+    Event,
+    Game,
+    Move,
+    Options,
+    SeatRecord,
+    Variant,
+    VariantError,
+)
 from bezique.variants.cards import Shoe
 from bezique.variants.chance import (
     Chance,
@@ -49,7 +58,7 @@ from bezique.variants.chance import (
     mixed_seed,
     stacked_shoe,
 )
-from bezique.variants.host import abort_game, resolve_options, start_game
+from bezique.variants.host import abort_game, bot_choice, resolve_options, start_game
 from bezique.variants.registry import Registry, load_registry
 
 T = TypeVar("T")
@@ -304,6 +313,8 @@ class _Replay:
         self.contributors: tuple[int, ...] = ()
         self.committed: tuple[int, ...] = ()
         self.moves = self.bot_moves = self.timeouts = 0
+        self.events: list[Event] = []
+        """The game's events so far, as the replay made them (a search bot's record)."""
 
     @property
     def aborted(self) -> bool:
@@ -399,6 +410,7 @@ class _Replay:
             raise VerificationError(f"the game does not start with buy-ins {buy_ins}: "
                                     f"{exc}", version) from exc
         _compare(version, self.shoe, entry.events, events)
+        self.events.extend(events)
         return GameFacts(self.game.outcome() is not None)
 
     def _abort(self, entry: pb.HistoryEntry) -> GameFacts:
@@ -408,6 +420,7 @@ class _Replay:
             return GameFacts()
         self.game, events = abort_game(self.game)
         _compare(entry.version, self.shoe, entry.events, events)
+        self.events.extend(events)
         return GameFacts(self.game.outcome() is not None)
 
     def _move(self, entry: pb.HistoryEntry, moved: Moved) -> GameFacts:
@@ -424,7 +437,8 @@ class _Replay:
             rng = (bot_random(self.seed, version, seat) if self.history.chance_version >= 2
                    # a table from before: its bots drew from the table id and version
                    else random.Random(f"{self.history.table_id}:{version - 1}"))
-            expected = policy.choose(game.view(seat), game.legal_moves(seat), rng)
+            expected = bot_choice(policy, game.view(seat), game.legal_moves(seat), rng,
+                                  lambda: SeatRecord.of(seat, self.options, self.events))
             self.bot_moves += 1
         elif entry.entry_kind == EntryKind.TIMEOUT:
             if not self.history.turn_seconds:
@@ -447,6 +461,7 @@ class _Replay:
                                     f"{_codes(self.shoe, move.cards)} is refused on replay: "
                                     f"{exc}", version) from exc
         _compare(version, self.shoe, entry.events, events)
+        self.events.extend(events)
         self.moves += 1
         return GameFacts(game.outcome() is not None)
 

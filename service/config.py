@@ -57,6 +57,7 @@ class Config:
     abandon_unstarted_after: float = Settings.abandon_unstarted_after
     snapshot_every: int = Settings.snapshot_every
     idle_seconds: float = 300.0
+    replica_poll_seconds: float = Settings.results_poll
     max_tables: int = Limits.max_tables
     max_watchers_per_table: int = Limits.max_watchers_per_table
     max_watchers_per_caller: int = 100
@@ -319,6 +320,10 @@ _OPTIONS: dict[str, _Option] = {
                               "moves between snapshots of a table's state (faster rebuilds)"),
     "idle_seconds": _Option(_seconds(False), "drop a table unused this long from memory "
                                              "(rebuilt on use; 0: never)"),
+    "replica_poll_seconds": _Option(_seconds(True),
+                                    "over PostgreSQL, seconds between looks at the store for "
+                                    "changes other replicas made that this one was not told of "
+                                    "(a lost notice is late by at most this)"),
     "max_tables": _Option(_whole(0, "0 or more"), "most unfinished tables this store may hold"),
     "max_watchers_per_table": _Option(_whole(0, "0 or more"),
                                       "most open WatchTable streams on one table"),

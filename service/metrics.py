@@ -232,6 +232,9 @@ class TimedStore:
     def load_snapshot(self, table_id: str) -> Coroutine[Any, Any, Snapshot | None]:
         return self._timed("load_snapshot", self._store.load_snapshot(table_id))
 
+    def table_versions(self, table_ids: Sequence[str]) -> Coroutine[Any, Any, dict[str, int]]:
+        return self._timed("table_versions", self._store.table_versions(table_ids))
+
     def listen(self, on_entry: Callable[[str, int], None], on_reconnect: Callable[[], None],
                on_result: Callable[[int], None] = lambda cursor: None) -> None:
         """Not timed: it starts a listener that runs for the life of the store."""

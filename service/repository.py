@@ -50,6 +50,9 @@ class TableRepository:
         """Hashes of the seat tokens of the tables in memory (who is a known caller)."""
         self._orphans: dict[str, list[Watcher]] = {}
         """Streams of discarded tables, waiting for the table to be rebuilt."""
+        self._heard: dict[str, int] = {}
+        """Versions other replicas committed of tables being loaded: the load may have read
+        the log before them, so the table catches up once it is in memory."""
         self.on_loaded: Callable[[LiveTable], None] = lambda live: None
         """Called with every table put into memory (the scheduler starts its bots)."""
         self.on_left: Callable[[str], None] = lambda token_hash: None
@@ -87,11 +90,13 @@ class TableRepository:
                     try:
                         live = await self._load(table_id)
                     except BaseException:
+                        self._heard.pop(table_id, None)
                         self.hub.end_detached(self._orphans.pop(table_id, []), RELOADED)
                         raise
                     orphans = self._orphans.pop(table_id, [])
                     missed = await self._missed(live, orphans)
                     self._tables[table_id] = live
+                    self.on_remote_entry(table_id, self._heard.pop(table_id, 0))
                     for token_hash, why in live.revoked.items():
                         if why == "left":
                             self.on_left(token_hash)
@@ -207,9 +212,11 @@ class TableRepository:
             raise
 
     def on_remote_entry(self, table_id: str, version: int) -> None:
-        """A replica committed ``version`` of a table (PostgreSQL NOTIFY): catch up if we hold
-        it, so our watchers and bots see the move."""
+        """A replica committed ``version`` of a table (its notice, or the poll): catch up if
+        we hold it, so our watchers and bots see the move; if we are loading it, once loaded."""
         live = self._tables.get(table_id)
+        if live is None and (table_id in self._loading or table_id in self._orphans):
+            self._heard[table_id] = max(version, self._heard.get(table_id, 0))
         if live is None or version <= live.version or self.closing:
             return
         task = asyncio.get_running_loop().create_task(self._remote_catch_up(table_id))
@@ -217,10 +224,35 @@ class TableRepository:
         task.add_done_callback(self._background.discard)
 
     def on_reconnect(self) -> None:
-        """Notifications may have been lost: catch up every table somebody watches."""
-        for live in list(self._tables.values()):
-            if live.watchers:
-                self.on_remote_entry(live.table_id, live.version + 1)
+        """Notices may have been lost (the listener was away, or is new): poll now, so every
+        table held that is behind the store catches up (one read per 500 tables)."""
+        if self.closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._poll_now())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _poll_now(self) -> None:
+        try:
+            await self.poll()
+        except StoreError as exc:  # the next poll tries again
+            log.warning("replica_poll_failed", error=str(exc))
+
+    async def poll(self, batch: int = 500) -> int:
+        """Compare the versions of the tables held with the store's, and catch up those behind:
+        the last resort against a lost notice (run every ``--replica-poll-seconds``). Returns
+        how many were behind."""
+        if not self.store.shared or self.closing:
+            return 0
+        held = [(live.table_id, live.version) for live in self.held()]
+        behind = 0
+        for start in range(0, len(held), batch):
+            chunk = dict(held[start:start + batch])
+            for table_id, version in (await self.store.table_versions(list(chunk))).items():
+                if version > chunk[table_id]:
+                    behind += 1
+                    self.on_remote_entry(table_id, version)
+        return behind
 
     async def _remote_catch_up(self, table_id: str) -> None:
         try:

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 import structlog
 
+from bezique.service.bot_records import BotRecords
 from bezique.service.commands import CommandPath
 from bezique.service.errors import ResourceExhausted, StaleVersion
 from bezique.service.live import LiveTable
@@ -21,6 +22,8 @@ from bezique.service.repository import TableRepository
 from bezique.service.settings import Settings
 from bezique.service.store import Store
 from bezique.terms import EntryKind
+from bezique.variants.api import SeatRecord
+from bezique.variants.host import bot_choice, reads_record
 from bezique.variants.registry import Registry
 
 log = structlog.get_logger("bezique.tables")
@@ -53,6 +56,8 @@ class Scheduler:
         self.settings = settings
         self.closing = False
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
+        self.records = BotRecords(store)
+        """What each search bot's seat has seen, read from the log."""
         self._paused: OrderedDict[str, tuple[float, int]] = OrderedDict()
         """table id -> (monotonic time to try again, failures so far) for failing clocks."""
 
@@ -79,6 +84,7 @@ class Scheduler:
                 async with self.repo.hold(table_id) as live:
                     game = live.game
                     if game is None or live.finished:
+                        self.records.forget(table_id)
                         return
                     seats = [s for s in game.to_move if live.seats[s].bot]
                     if not seats:
@@ -86,9 +92,17 @@ class Scheduler:
                     seat, version, rng = seats[0], live.version, live.bot_random(seats[0])
                     policy = self.registry.bot_policies(live.variant.id)[live.seats[seat].bot]
                     view, legal = game.view(seat), game.legal_moves(seat)
+                    record: SeatRecord | None = None
+                    if reads_record(policy):  # a search bot: what its seat saw, from the log
+                        record = await self.records.record(table_id, version, seat,
+                                                           live.record.options)
                 await asyncio.sleep(self.settings.bot_delay)
                 try:
-                    move = policy.choose(view, legal, rng)
+                    if record is None:
+                        move = bot_choice(policy, view, legal, rng)
+                    else:  # a search takes milliseconds: off the event loop
+                        move = await asyncio.to_thread(bot_choice, policy, view, legal, rng,
+                                                       record)
                     await self.commands.server_move(table_id, seat, move, version,
                                                     EntryKind.BOT_MOVE)
                     failures = 0

@@ -101,10 +101,11 @@ def _credentials(config: Config) -> grpc.ServerCredentials | None:
     return grpc.ssl_server_credentials([(key, chain)])
 
 
-async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float) -> None:
-    """Fire the turn deadlines that passed, end abandoned tables, and let idle tables go from
-    memory."""
-    swept = abandoned = time.monotonic()
+async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float,
+                        poll_seconds: float) -> None:
+    """Fire the turn deadlines that passed, end abandoned tables, let idle tables go from
+    memory, and look for changes other replicas made that this one was not told of."""
+    swept = abandoned = polled = time.monotonic()
     check = manager.settings.abandon_check
     while True:
         try:
@@ -112,6 +113,9 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
             if check and time.monotonic() - abandoned >= check:
                 abandoned = time.monotonic()
                 await manager.sweep_abandoned()
+            if time.monotonic() - polled >= poll_seconds:
+                polled = time.monotonic()
+                await manager.poll_replicas()
             if idle_seconds > 0 and time.monotonic() - swept >= min(idle_seconds / 4, 30):
                 swept = time.monotonic()
                 await manager.evict_idle(idle_seconds)
@@ -226,6 +230,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         test_mode=config.test_mode, bot_delay=config.bot_delay,
         snapshot_every=max(1, config.snapshot_every), seat_token_ttl=config.seat_token_ttl,
         reveal_seconds=config.reveal_seconds, platform=bool(config.api_key),
+        results_poll=config.replica_poll_seconds,
         abandon_after=config.abandon_after,
         abandon_unstarted_after=config.abandon_unstarted_after,
         grants=bool(config.grant_public_key),
@@ -276,7 +281,8 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     clock = asyncio.get_running_loop().create_task(
-        _housekeeping(manager, config.clock_interval, config.idle_seconds))
+        _housekeeping(manager, config.clock_interval, config.idle_seconds,
+                      config.replica_poll_seconds))
     for variant_id, origin in registry.origins.items():
         log.info("variant_loaded", variant=variant_id, distribution=origin.name,
                  distribution_version=origin.version)

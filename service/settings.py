@@ -75,9 +75,10 @@ class Settings:
     test_mode: bool = False
     bot_delay: float = 0.0
     snapshot_every: int = 64
-    results_poll: float = 1.0
+    results_poll: float = 2.0
     """Seconds a results feed stream waits for a wake-up before it reads the store anyway
-    (a lost notification, or a replica without one, delays a result by at most this)."""
+    (a lost notification, or a replica without one, delays a result by at most this); the
+    server sets it, and its poll of the tables it holds, from --replica-poll-seconds."""
     reveal_seconds: float = 60.0
     """How long committed seats have to reveal their entropy once every seat is taken."""
     abandon_after: float = 24 * 3600.0

@@ -369,6 +369,11 @@ class TableManager:
     def on_remote_entry(self, table_id: str, version: int) -> None:
         self.repo.on_remote_entry(table_id, version)
 
+    async def poll_replicas(self) -> int:
+        """Catch up the tables other replicas moved without this one being told (a lost
+        notice); the results feed reads the store on its own poll. Returns how many."""
+        return await self.repo.poll()
+
     def on_reconnect(self) -> None:
         self.repo.on_reconnect()
         self.results.wake()  # notifications of results may have been lost too

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, settings
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
+from bezique.variants.registry import load_registry
 from tests.helpers import ROOT, ServerProcess, highcard_registry, server_config
 
 # On a loaded two-core machine a draw can take longer than hypothesis likes: time is never a
@@ -27,6 +28,14 @@ async def server() -> AsyncIterator[RunningServer]:
     running = await start_server(server_config(), highcard_registry())
     yield running
     await running.stop()
+
+
+@pytest.fixture
+async def builtin_server() -> AsyncIterator[RunningServer]:
+    """A server of the installed variants (the built-in games), not only highcard."""
+    server = await start_server(server_config(), load_registry())
+    yield server
+    await server.stop()
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from bezique.clients.sdk import AsyncTableClient
 from bezique.service.config import Config
 from bezique.v1 import table_service_pb2_grpc
 from bezique.variants.registry import Registry, load_registry
@@ -168,6 +169,14 @@ def serving(log: Path, *args: str, http: bool = False, timeout: float = 60.0,
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+async def finished(client: AsyncTableClient, table_id: str) -> None:
+    """Watch a table until its game is over (the watch must not end before)."""
+    async for update in client.watch(table_id):
+        if update.HasField("view") and update.view.HasField("outcome"):
+            return
+    raise AssertionError("the watch ended before the game")
 
 
 async def eventually(condition: Any, timeout: float = 30.0, what: str = "condition") -> None:

@@ -970,6 +970,38 @@ class BotPolicy(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """What one seat has seen of its game, as the host builds it from the committed log: the
+    table's ``options`` and every event of the game so far (the opening included), each as
+    this seat may see it (:meth:`Event.redacted_for`). A bot that reads it remembers what a
+    player at the table would (cards played, melds shown, a failure to follow suit, hands shown
+    at a showdown) and still sees nothing its seat may not: it never receives the game."""
+
+    seat: int
+    options: Mapping[str, Any]
+    events: tuple[Event, ...]
+
+    @classmethod
+    def of(cls, seat: int, options: Mapping[str, Any], events: Sequence[Event]) -> SeatRecord:
+        """The record of ``seat`` from the game's ``events`` as they were made (redacted
+        here, so a host cannot hand a seat more than it saw)."""
+        return cls(seat, MappingProxyType(dict(options)),
+                   tuple([event.redacted_for(seat) for event in events]))
+
+
+@runtime_checkable
+class RecordPolicy(BotPolicy, Protocol):
+    """A bot policy that also reads its seat's :class:`SeatRecord` (the search bots): hosts
+    (the server, ``verify``, the conformance kit) call :meth:`choose_seen` with the record of
+    the seat to move; :meth:`BotPolicy.choose` stays for callers without one."""
+
+    def choose_seen(self, view: View, legal: Sequence[Move], rng: random.Random,
+                    record: SeatRecord) -> Move:
+        """One of ``legal``, from ``view`` and what the seat has seen (``record``)."""
+        ...
+
+
 class RandomPolicy:
     """Uniformly random legal play: the baseline every variant gets for free."""
 

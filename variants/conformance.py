@@ -17,6 +17,7 @@ import pickle
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from bezique.variants.api import (
@@ -31,6 +32,7 @@ from bezique.variants.api import (
     OptionSpec,
     OptionType,
     RandomPolicy,
+    SeatRecord,
     Variant,
     VariantError,
     Vocabulary,
@@ -38,8 +40,10 @@ from bezique.variants.api import (
 from bezique.variants.chance import SeededChance
 from bezique.variants.host import (
     abort_game,
+    bot_choice,
     buy_in_range,
     declared,
+    game_events,
     match_move,
     resolve_options,
     start_game,
@@ -69,6 +73,10 @@ class PlayedGame:
     buy_ins: dict[int, int] = field(default_factory=dict)
     log_version: int | None = None
     """The older version the game was played as (None: the variant's own)."""
+
+    def record(self, seat: int) -> SeatRecord:
+        """What ``seat`` has seen of the game so far (what a search bot is given)."""
+        return SeatRecord.of(seat, self.options, game_events((self.opening, *self.events)))
 
 
 Observer = Callable[[Game, int, Move, tuple[Event, ...], Census], None]
@@ -107,7 +115,8 @@ def random_game(
         legal = game.legal_moves(seat)
         if not legal:
             raise ConformanceError(f"{variant.id}: seat {seat} is to move with no legal move")
-        move = chosen[seat].choose(game.view(seat), legal, rng)
+        move = bot_choice(chosen[seat], game.view(seat), legal, rng,
+                          partial(played.record, seat))
         before = game.census() if observe else None
         try:
             events = game.apply(seat, move)

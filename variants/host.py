@@ -12,7 +12,8 @@ Every optional ability of a variant is declared, with its default, by
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -22,6 +23,7 @@ from bezique.variants.api import (
     AmountRange,
     BaseGame,
     BaseVariant,
+    BotPolicy,
     Census,
     Event,
     Game,
@@ -31,6 +33,8 @@ from bezique.variants.api import (
     Options,
     OptionSpec,
     Outcome,
+    RecordPolicy,
+    SeatRecord,
     Variant,
     VariantError,
     View,
@@ -150,6 +154,34 @@ def range_missed(move: Move, legal: Sequence[Move]) -> AmountRange | None:
     """The range of an offered move that ``move`` matches but for its amount, or None: why a
     move is refused when only its amount is wrong (the error then names the range)."""
     return _missed_range(move, legal)
+
+
+# --------------------------------------------------------------------------- bots
+
+
+def reads_record(policy: object) -> bool:
+    """Whether ``policy`` reads its seat's record (:class:`RecordPolicy`): the host then
+    builds one for it, and only for it (the others need no history)."""
+    return isinstance(policy, RecordPolicy)
+
+
+def bot_choice(policy: BotPolicy, view: View, legal: Sequence[Move], rng: random.Random,
+               record: SeatRecord | Callable[[], SeatRecord] | None = None) -> Move:
+    """The bot's move, as every host asks for it (the server, ``verify``, the conformance kit
+    and the bench alike, so a bot decides the same everywhere): a :class:`RecordPolicy` gets
+    its seat's record (``record``, or a function that builds it, called only then), any other
+    policy the view and legal moves only."""
+    if isinstance(policy, RecordPolicy):
+        if record is None:
+            raise ValueError(f"the {policy.name!r} bot reads its seat's record: none was given")
+        seen = record if isinstance(record, SeatRecord) else record()
+        return policy.choose_seen(view, legal, rng, seen)
+    return policy.choose(view, legal, rng)
+
+
+def game_events(entries: Iterable[Sequence[Event]]) -> list[Event]:
+    """The events of a game's entries (its start, its moves), in order, as one list."""
+    return [event for events in entries for event in events]
 
 
 # --------------------------------------------------------------------------- aborting

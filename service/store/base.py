@@ -188,6 +188,11 @@ class Store(Protocol):
 
     async def load_snapshot(self, table_id: str) -> Snapshot | None: ...
 
+    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """The committed version of each of these tables that exists (one read for all: a
+        replica compares them with the tables it holds, to find what it was not told)."""
+        ...
+
     def listen(self, on_entry: Callable[[str, int], None], on_reconnect: Callable[[], None],
                on_result: Callable[[int], None] = lambda cursor: None) -> None:
         """Call ``on_entry(table_id, version)`` for every entry another process commits,

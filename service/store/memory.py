@@ -109,6 +109,9 @@ class MemoryStore(LocalStore):
                if not s.finished and s.deadline is not None and s.deadline <= now]
         return sorted(due)[:limit]
 
+    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return {t: self._states[t].version for t in table_ids if t in self._states}
+
     async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
         for table_id in table_ids:
             self._seen[table_id] = max(seen_at, self._seen.get(table_id, seen_at))

@@ -1,23 +1,24 @@
 """The store for several replicas: PostgreSQL through asyncpg.
 
 Any replica serves any table. ``append`` is one statement, so one network round trip in its own
-implicit transaction: a compare-and-set UPDATE of the table's summary row on its version, the log
-rows (arrays, unnested) and ``pg_notify('bezique_log', 'id:version')``, all gated on the UPDATE
-having matched. PostgreSQL delivers the notification at commit (never if the statement fails) to
-every replica listening, so watchers connected anywhere see the move. A connection lost
-mid-call is a StoreError (UNAVAILABLE): the client retries with the same request id, and the
-unique (table_id, request_id) index makes a doubled move impossible.
+implicit transaction: a compare-and-set UPDATE of the table's summary row on its version and the
+log rows (arrays, unnested), gated on the UPDATE having matched. It does not notify: once it
+committed, this process's notifier tells every replica listening, after the fact and coalesced
+(service/store/pgnotify.py says why and what a lost notice costs), so watchers connected
+anywhere see the move. A connection lost mid-call is a StoreError (UNAVAILABLE): the client
+retries with the same request id, and the unique (table_id, request_id) index makes a doubled
+move impossible.
 
 The URL may name several hosts with ``target_session_attrs=read-write`` (a pg_auto_failover
-formation, docs/operations.md): every connection, the pools' and the listener's, goes to
-whichever host takes writes now (``connect``). When the primary is lost, the calls in flight fail
-(StoreError), the pools drop every connection they hold, and the next calls connect afresh to
-the new primary once it is promoted.
+formation, docs/operations.md): every connection, the pools', the listener's and the
+notifier's, goes to whichever host takes writes now (``connect``). When the primary is lost,
+the calls in flight fail (StoreError), the pools drop every connection they hold, and the next
+calls connect afresh to the new primary once it is promoted.
 
 Appends are group-committed (service/store/batching.py): one alone is that one statement; the
 appends that queue while it runs are the next transaction, one statement of arrays for all of
 them (one per round when a table has several), so many moves share one round trip and one
-commit (one WAL flush, one NOTIFY lock) instead of queueing for one each.
+commit (one WAL flush) instead of queueing for one each.
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ from bezique.service.store.base import (
 )
 from bezique.service.store.batching import Append, GroupCommit
 from bezique.service.store.codec import dumps, loads, state_from_row
+from bezique.service.store.pgnotify import CHANNEL, RESULTS_CHANNEL, Listener, Notifier
+
+__all__ = ["CHANNEL", "RESULTS_CHANNEL", "PostgresStore", "connect"]
 
 log = structlog.get_logger("bezique.postgres")
-CHANNEL = "bezique_log"
-RESULTS_CHANNEL = "bezique_results"
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -194,20 +196,18 @@ _LOG_ROWS = """
     ORDER BY e.version
     RETURNING version"""
 
-# A new table: its summary row ($1..$15), its first entries ($16..$21) and the notification
-# ($22, NULL for none).
+# A new table: its summary row ($1..$15) and its first entries ($16..$21).
 _CREATE = f"""
 WITH made AS (
     INSERT INTO tables ({_COLUMNS}) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb, $8, $9,
                                             $10, $11, $12, $13, $14::jsonb, $15)
     RETURNING table_id
 ), logged AS ({_LOG_ROWS.format(gate="made", a=16, b=17, c=18, d=19, e=20, f=21)})
-SELECT (SELECT count(*) FROM logged) AS logged,
-       (SELECT pg_notify('{CHANNEL}', $22) FROM made WHERE $22 IS NOT NULL) AS notified"""
+SELECT (SELECT count(*) FROM logged) AS logged"""
 
 # One change: the compare-and-set on the version ($7 the table, $8 the version expected, $1..$6
-# the new summary), then, only if it matched, the log rows ($9..$14) and the notification
-# ($15). ``moved`` 0 means nothing was written: a stale version, or no such table.
+# the new summary), then, only if it matched, the log rows ($9..$14). ``moved`` 0 means nothing
+# was written: a stale version, or no such table.
 _APPEND_HEAD = f"""
 WITH moved AS (
     UPDATE tables SET version = $1, phase = $2, free_seats = $3, finished = $4,
@@ -215,13 +215,12 @@ WITH moved AS (
     WHERE table_id = $7 AND version = $8
     RETURNING table_id
 ), logged AS ({_LOG_ROWS.format(gate="moved", a=9, b=10, c=11, d=12, e=13, f=14)})"""
-_APPEND_TAIL = f"""
+_APPEND_TAIL = """
 SELECT (SELECT count(*) FROM moved) AS moved,
-       (SELECT count(*) FROM logged) AS logged,
-       (SELECT pg_notify('{CHANNEL}', $15) FROM moved WHERE $15 IS NOT NULL) AS notified"""
+       (SELECT count(*) FROM logged) AS logged"""
 _APPEND = _APPEND_HEAD + _APPEND_TAIL
 
-# A change that ends the table also stores its result ($16 version, $17 data, $18 time) under
+# A change that ends the table also stores its result ($15 version, $16 data, $17 time) under
 # the next cursor. The counter row is updated only after ``moved`` (it reads it), so every
 # append takes its table's row lock before the counter's: two ends never wait on each other in
 # opposite orders. The counter's row lock, held to commit, orders the cursors by commit, so a
@@ -231,26 +230,26 @@ _APPEND_ENDING = _APPEND_HEAD + """, counted AS (
     RETURNING last
 ), stored AS (
     INSERT INTO results (cursor, table_id, version, data, finished_at)
-    SELECT last, $7, $16, $17::jsonb, $18 FROM counted
+    SELECT last, $7, $15, $16::jsonb, $17 FROM counted
     RETURNING cursor
-)""" + _APPEND_TAIL + f""",
-       (SELECT pg_notify('{RESULTS_CHANNEL}', cursor::text) FROM stored) AS result_notified"""
+)""" + _APPEND_TAIL + """,
+       (SELECT cursor FROM stored) AS cursor"""
 
 
 # Many changes in one statement, each to a different table (a round of a group commit): the
-# changes as parallel arrays ($1..$8 table, version expected, new summary; $9 the notice), their
-# entries ($10..$16, each with its table) and the results of those that end their table
-# ($17..$20). Each table's compare-and-set and request-id check is its own: only the changes
-# that match are written, with their entries, results (consecutive cursors, in the order
-# given, from the counter row as above) and notifications.
-_APPEND_MANY = f"""
+# changes as parallel arrays ($1..$8 table, version expected, new summary), their entries
+# ($9..$15, each with its table) and the results of those that end their table ($16..$19).
+# Each table's compare-and-set and request-id check is its own: only the changes that match
+# are written, with their entries and results (consecutive cursors, in the order given, from
+# the counter row as above); ``cursor`` is the last of them.
+_APPEND_MANY = """
 WITH change AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::integer[],
-                         $6::boolean[], $7::text[], $8::float8[], $9::text[])
-         AS c(table_id, expected, version, phase, free_seats, finished, seats, deadline, notice)
+                         $6::boolean[], $7::text[], $8::float8[])
+         AS c(table_id, expected, version, phase, free_seats, finished, seats, deadline)
 ), entry AS (
-    SELECT * FROM unnest($10::text[], $11::bigint[], $12::text[], $13::integer[], $14::text[],
-                         $15::text[], $16::float8[])
+    SELECT * FROM unnest($9::text[], $10::bigint[], $11::text[], $12::integer[], $13::text[],
+                         $14::text[], $15::float8[])
          AS e(table_id, version, kind, seat, payload, request_id, created_at)
 ), taken AS (
     SELECT DISTINCT log.table_id FROM log JOIN entry
@@ -262,7 +261,7 @@ WITH change AS (
     FROM change
     WHERE tables.table_id = change.table_id AND tables.version = change.expected
       AND change.table_id NOT IN (SELECT table_id FROM taken)
-    RETURNING tables.table_id, change.notice
+    RETURNING tables.table_id
 ), logged AS (
     INSERT INTO log (table_id, version, kind, seat, payload, request_id, created_at)
     SELECT entry.table_id, entry.version, entry.kind, entry.seat, entry.payload::jsonb,
@@ -271,7 +270,7 @@ WITH change AS (
     ORDER BY entry.table_id, entry.version
     RETURNING table_id
 ), ended AS (
-    SELECT * FROM unnest($17::text[], $18::bigint[], $19::text[], $20::float8[])
+    SELECT * FROM unnest($16::text[], $17::bigint[], $18::text[], $19::float8[])
          WITH ORDINALITY AS r(table_id, version, data, finished_at, n)
     WHERE r.table_id IN (SELECT table_id FROM moved)
 ), counted AS (
@@ -288,10 +287,7 @@ WITH change AS (
 SELECT array(SELECT table_id FROM moved) AS moved,
        array(SELECT table_id FROM taken) AS taken,
        (SELECT count(*) FROM logged) AS logged,
-       (SELECT string_agg(pg_notify('{CHANNEL}', notice)::text, '') FROM moved
-        WHERE notice IS NOT NULL) AS notified,
-       (SELECT string_agg(pg_notify('{RESULTS_CHANNEL}', cursor::text)::text, '')
-        FROM (SELECT cursor FROM stored ORDER BY cursor) AS s) AS result_notified"""
+       (SELECT max(cursor) FROM stored) AS cursor"""
 
 
 def _rounds(batch: Sequence[Append]) -> list[list[int]]:
@@ -318,7 +314,6 @@ def _many_args(appends: Sequence[Append]) -> list[Any]:
             [a.state.version for a in appends], [a.state.phase for a in appends],
             [a.state.free_seats for a in appends], [a.state.finished for a in appends],
             [dumps(a.state.seats) for a in appends], [a.state.deadline for a in appends],
-            [_notice(a.table_id, a.entries) for a in appends],
             [t for t, _ in entries], *_entry_arrays([e for _, e in entries]),
             [a.table_id for a in appends if a.result is not None], [r.version for r in ending],
             [dumps(r.data) for r in ending], [r.finished_at for r in ending]]
@@ -329,11 +324,6 @@ def _entry_arrays(entries: Sequence[LogEntry]) -> tuple[list[Any], ...]:
     return ([e.version for e in entries], [e.kind for e in entries], [e.seat for e in entries],
             [dumps(e.payload) for e in entries], [e.request_id for e in entries],
             [e.created_at for e in entries])
-
-
-def _notice(table_id: str, entries: Sequence[LogEntry]) -> str | None:
-    """The ``bezique_log`` payload for a change (None: nothing appended, nothing to say)."""
-    return f"{table_id}:{entries[-1].version}" if entries else None
 
 
 async def _keep_session(_conn: asyncpg.Connection) -> None:
@@ -357,7 +347,9 @@ class PostgresStore:
         self._pool: asyncpg.Pool | None = None
         self._feed_pool: asyncpg.Pool | None = None
         """Connections of the results feed's reads: they never wait behind the appends."""
-        self._listener: asyncpg.Connection | None = None
+        self.notifier = Notifier(url, connect)
+        """Tells the other replicas what this process committed, after the commit."""
+        self.listener: Listener | None = None
         self._listen_task: asyncio.Task[None] | None = None
         self.group = GroupCommit[Append](self._commit)
 
@@ -400,9 +392,7 @@ class PostgresStore:
             self._listen_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._listen_task
-        if self._listener is not None:
-            with contextlib.suppress(Exception):
-                await self._listener.close()
+        await self.notifier.close()
         for pool in (self._pool, self._feed_pool):
             if pool is not None:
                 with contextlib.suppress(Exception):
@@ -457,10 +447,15 @@ class PostgresStore:
                 dumps(record.options), record.seed, record.commitment, dumps(record.test),
                 record.turn_seconds, record.created_at, state.version, state.phase,
                 state.free_seats, state.finished, dumps(state.seats), state.deadline,
-                *_entry_arrays(entries), _notice(record.table_id, entries))
+                *_entry_arrays(entries))
+
+        async def created() -> None:
+            await self._run(f"create table {record.table_id}", call)
+            if entries:
+                self.notifier.committed(record.table_id, entries[-1].version)
 
         # its commit may wait for the standby: a caller's cancellation must not cut it short
-        await asyncio.shield(self._run(f"create table {record.table_id}", call))
+        await asyncio.shield(created())
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
@@ -475,27 +470,37 @@ class PostgresStore:
         sees what the rounds before it wrote. A request id another transaction stores
         meanwhile (the unique index refuses it), or a deadlock with another replica's batch,
         fails the statement before anything of the batch is committed: its appends are then
-        tried one by one. A lone append runs in its caller's task: shielded, so that a
-        caller cancelled mid-commit never cuts the commit short (see ``COMMAND_TIMEOUT``: a
-        cancel request commits it locally, unreplicated); a batch has a task of its own."""
+        tried one by one. Once a batch committed, the notifier is told what it committed.
+        A lone append runs in its caller's task: shielded, so that a caller cancelled
+        mid-commit never cuts the commit short (see ``COMMAND_TIMEOUT``: a cancel request
+        commits it locally, unreplicated); a batch has a task of its own."""
+        cursors: list[int] = []  # of the results stored
         if len(batch) == 1:
             [append] = batch
-            return [await asyncio.shield(self._run(f"append to table {append.table_id}",
-                                                   lambda conn: self._append_on(conn, append)))]
+
+            async def alone() -> StoreError | None:
+                refusal = await self._run(f"append to table {append.table_id}",
+                                          lambda conn: self._append_on(conn, append, cursors))
+                self._committed(batch, [refusal], cursors)
+                return refusal
+
+            return [await asyncio.shield(alone())]
         rounds = _rounds(batch)
 
         async def call(conn: asyncpg.Connection) -> list[StoreError | None]:
             if len(rounds) == 1:
-                return await self._append_round(conn, batch, rounds[0], [None] * len(batch))
+                return await self._append_round(conn, batch, rounds[0], [None] * len(batch),
+                                                cursors)
             refusals: list[StoreError | None] = [None] * len(batch)
             async with conn.transaction():
                 for indices in rounds:
-                    await self._append_round(conn, batch, indices, refusals)
+                    await self._append_round(conn, batch, indices, refusals, cursors)
             return refusals
 
         try:
             refused: list[StoreError | None] = await self._run(
                 f"append to {len(batch)} tables", call)
+            self._committed(batch, refused, cursors)
             return refused
         except StoreError as exc:
             if not isinstance(exc.__cause__, (asyncpg.UniqueViolationError,
@@ -503,14 +508,25 @@ class PostgresStore:
                 raise
         return [(await self._commit([append]))[0] for append in batch]
 
+    def _committed(self, batch: Sequence[Append], refusals: Sequence[StoreError | None],
+                   cursors: Sequence[int]) -> None:
+        """``batch`` is committed but its ``refusals``: tell the other replicas."""
+        for append, refusal in zip(batch, refusals, strict=True):
+            if refusal is None and append.entries:
+                self.notifier.committed(append.table_id, append.entries[-1].version,
+                                        max(cursors, default=0))
+
     @staticmethod
     async def _append_round(conn: asyncpg.Connection, batch: Sequence[Append],
-                            indices: Sequence[int],
-                            refusals: list[StoreError | None]) -> list[StoreError | None]:
+                            indices: Sequence[int], refusals: list[StoreError | None],
+                            cursors: list[int]) -> list[StoreError | None]:
         """The appends ``indices`` of ``batch`` (each to another table) in one statement; the
-        refusals of those that did not match go into ``refusals`` at their index."""
+        refusals of those that did not match go into ``refusals`` at their index, the cursor
+        of the last result it stored (if any) into ``cursors``."""
         appends = [batch[index] for index in indices]
         row = await conn.fetchrow(_APPEND_MANY, *_many_args(appends))
+        if row["cursor"] is not None:
+            cursors.append(int(row["cursor"]))
         moved, taken = set(row["moved"]), set(row["taken"])
         if row["logged"] != sum(len(a.entries) for a in appends if a.table_id in moved):
             raise StoreError(f"a batch stored {row['logged']} entries of another count")
@@ -534,16 +550,17 @@ class PostgresStore:
                                                   int(at))
         return refusals
 
-    async def _append_on(self, conn: asyncpg.Connection, append: Append) -> StoreError | None:
-        """One append's statement on ``conn``, its own transaction: None when it committed,
-        else why not."""
+    async def _append_on(self, conn: asyncpg.Connection, append: Append,
+                         cursors: list[int]) -> StoreError | None:
+        """One append's statement on ``conn``, its own transaction: None when it committed
+        (the cursor of the result it stored, if any, into ``cursors``), else why not."""
         table_id, expected_version, entries = (append.table_id, append.expected_version,
                                                append.entries)
         state, result = append.state, append.result
         args: list[Any] = [
             state.version, state.phase, state.free_seats, state.finished,
             dumps(state.seats), state.deadline, table_id, expected_version,
-            *_entry_arrays(entries), _notice(table_id, entries)]
+            *_entry_arrays(entries)]
         if result is not None:
             args += [result.version, dumps(result.data), result.finished_at]
         try:
@@ -554,6 +571,8 @@ class PostgresStore:
                 return RequestIdTaken(table_id, taken[0])
             return VersionConflict(table_id, expected_version, expected_version + 1)
         if row["moved"] == 1 and row["logged"] == len(entries):
+            if result is not None and row["cursor"] is not None:
+                cursors.append(int(row["cursor"]))
             return None
         if row["moved"] == 1:  # cannot happen: the rows would have been refused whole
             raise StoreError(f"append to {table_id} stored {row['logged']} of "
@@ -653,41 +672,19 @@ class PostgresStore:
                                                  int(row["variant_version"]),
                                                  bytes(row["state"]))
 
+    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        rows = await self._run("table versions", lambda c: c.fetch(
+            "SELECT table_id, version FROM tables WHERE table_id = ANY($1::text[])",
+            list(table_ids)))
+        return {row["table_id"]: int(row["version"]) for row in rows}
+
     # ---------------------------------------------------------------- fan-out
 
     def listen(self, on_entry: Callable[[str, int], None],
                on_reconnect: Callable[[], None],
                on_result: Callable[[int], None] = lambda cursor: None) -> None:
-        """Call ``on_entry(table_id, version)`` for every entry any replica commits, and
-        ``on_result(cursor)`` for every result; after a lost listener connection is back,
-        call ``on_reconnect`` (notifications may be lost)."""
-        self._listen_task = asyncio.get_running_loop().create_task(
-            self._listen(on_entry, on_reconnect, on_result))
-
-    async def _listen(self, on_entry: Callable[[str, int], None],
-                      on_reconnect: Callable[[], None],
-                      on_result: Callable[[int], None]) -> None:
-        def received(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-            table_id, _, version = payload.rpartition(":")
-            on_entry(table_id, int(version))
-
-        def result(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-            on_result(int(payload))
-
-        first = True
-        while True:
-            try:
-                conn = await connect(self.url)
-                self._listener = conn
-                await conn.add_listener(CHANNEL, received)
-                await conn.add_listener(RESULTS_CHANNEL, result)
-                if not first:
-                    on_reconnect()
-                first = False
-                while not conn.is_closed():
-                    await asyncio.sleep(0.5)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("listener_lost", error=type(exc).__name__)
-            await asyncio.sleep(0.5)
+        """Call ``on_entry(table_id, version)`` for the entries any replica commits, and
+        ``on_result(cursor)`` for its results, when told (service/store/pgnotify.py); call
+        ``on_reconnect`` whenever LISTEN (re)starts: what was committed before was not heard."""
+        self.listener = Listener(self.url, on_entry, on_reconnect, on_result, connect)
+        self._listen_task = asyncio.get_running_loop().create_task(self.listener.run())

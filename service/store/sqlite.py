@@ -595,6 +595,15 @@ class SqliteStore(LocalStore):
             "AND +finished = 0 ORDER BY deadline LIMIT ?", (now, limit))
         return [(str(t), int(v)) for t, v in rows]
 
+    async def table_versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        found = {}
+        for table_id in table_ids:
+            row = self.db.execute(f"SELECT {_VERSION} FROM tables WHERE table_id = ?",
+                                  (table_id,)).fetchone()
+            if row is not None:
+                found[table_id] = int(row[0])
+        return found
+
     async def touch_tables(self, table_ids: Sequence[str], seen_at: float) -> None:
         await self._written(lambda db: presence.sqlite_touch(db, table_ids, seen_at))
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench import (
+    bots,
     browser,
     chance,
     engine,
@@ -199,12 +200,25 @@ def test_pgappend_measures_each_setting_on_a_real_cluster() -> None:
             figures = asyncio.run(pgappend.measure(url, pg_pid, setting, tables=4, per_table=5))
             assert _finite(figures.rate) and _finite(figures.alone), setting
             assert _cpu(figures.client_cpu) and _cpu(figures.store_cpu), setting
-    assert "pg_notify('bezique_log'" in postgres._APPEND  # the statement is restored
+    assert "pg_notify" not in postgres._APPEND + postgres._APPEND_ENDING  # never in the append
+
+
+def test_bots_play_duplicate_matches_and_time_the_search() -> None:
+    config = bots.BotsConfig(bezique_games=2, quart_deals=4, deals_per_table=2,
+                             pairs=(("random", "search-easy"),))
+    section = bots.run(config)
+    bezique = section.figures["bezique-2p"]["random:search-easy"]
+    quart = section.figures["quart-bezique"]["random:search-easy"]
+    assert bezique["games"] == 2 and 0 <= bezique["win_rate"] <= 1
+    assert quart["deals"] >= 2 and math.isfinite(quart["chips_per_deal"])
+    timed = section.figures["decision_ms"]
+    assert {"bezique-2p search-easy", "quart-bezique search-easy"} <= set(timed)
+    assert all(_finite(t["p99"]) and t["decisions"] > 0 for t in timed.values())
 
 
 def test_the_suite_lists_every_benchmark() -> None:
     assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed",
-                           "web", "peers", "layout", "floor"}
+                           "web", "peers", "layout", "floor", "bots"}
     assert "cores" in header([])
 
 

@@ -12,12 +12,13 @@ from bezique.variants.host import resolve_options
 from bezique.variants.registry import load_registry
 
 
-def test_plugin_registers_both_variants_and_the_heuristic() -> None:
+def test_plugin_registers_both_variants_the_heuristic_and_the_search_levels() -> None:
     registry = load_registry(entry_points=False, plugins=[plugin])
     assert {"bezique-2p", "bezique-3p"} <= set(registry.variants)
     for variant_id in ("bezique-2p", "bezique-3p"):
         policies = registry.bot_policies(variant_id)
-        assert list(policies) == [RandomPolicy.name, "heuristic"]
+        assert list(policies) == [RandomPolicy.name, "heuristic", "search-easy", "search",
+                                  "search-hard"]
     assert plugin.bezique_bot_policies(variant_id="quart") == []
 
 

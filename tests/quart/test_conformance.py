@@ -25,14 +25,15 @@ def test_trump_variant_conformance_with_doubled_combinations() -> None:
     check_variant(TRUMP, options=({"deals": 5, "trump_doubles_combinations": True},), games=2)
 
 
-def test_plugin_registers_both_variants_and_the_heuristic() -> None:
+def test_plugin_registers_both_variants_the_heuristic_and_the_search_levels() -> None:
     from bezique.variants.quart import plugin
     from bezique.variants.registry import load_registry
 
     registry = load_registry(entry_points=False, plugins=[plugin])
     assert set(registry.variants) == {"quart-bezique", "trump-quart-bezique"}
     for variant_id in registry.variants:
-        assert list(registry.bot_policies(variant_id)) == ["random", "heuristic"]
+        assert list(registry.bot_policies(variant_id)) == [
+            "random", "heuristic", "search-easy", "search", "search-hard"]
 
 
 def test_the_kit_catches_options_accepted_at_creation_that_cannot_start() -> None:

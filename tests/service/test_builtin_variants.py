@@ -1,5 +1,5 @@
-"""The built-in variants through the gRPC server: whole matches and sessions of server bots,
-then the history verified against the revealed seed.
+"""The built-in variants through the gRPC server: whole matches and sessions of server bots
+(the search bots among them), then the history verified against the revealed seed.
 
 The server's bots draw their choices from the table's id, which no test can fix, so every
 assertion here holds for every game the bots may play (the engine-level tests fix seeds)."""
@@ -7,31 +7,15 @@ assertion here holds for every game the bots may play (the engine-level tests fi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.clients.verify import verify_history
-from bezique.service.server import RunningServer, start_server
+from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
-from bezique.variants.registry import load_registry
-from tests.helpers import server_config
+from tests.helpers import finished
 from tests.quart.helpers import check_session_end
-
-
-@pytest.fixture
-async def builtin_server() -> AsyncIterator[RunningServer]:
-    server = await start_server(server_config(), load_registry())
-    yield server
-    await server.stop()
-
-
-async def finished(client: AsyncTableClient, table_id: str) -> None:
-    async for update in client.watch(table_id):
-        if update.HasField("view") and update.view.HasField("outcome"):
-            return
-    raise AssertionError("the watch ended before the game")
 
 
 def least_bot_moves(variant_id: str, history: pb.GetHistoryResponse, deals: int) -> int:
@@ -55,6 +39,14 @@ def least_bot_moves(variant_id: str, history: pb.GetHistoryResponse, deals: int)
                                         3: "heuristic"}),
     ("trump-quart-bezique", {"players": "3", "deals": "25"},
      {0: "heuristic", 1: "random", 2: "random"}),
+    # the search bots decide from their seat's record, which the server reads from its log and
+    # verify rebuilds from the history: every one of their moves is recomputed
+    ("bezique-2p", {"target": "10", "claims": "false"}, {0: "search-easy", 1: "heuristic"}),
+    ("bezique-3p", {"target": "10", "claims": "false"},
+     {0: "heuristic", 1: "search-easy", 2: "random"}),
+    ("quart-bezique", {"players": "3", "deals": "4"},
+     {0: "search-easy", 1: "heuristic", 2: "search-easy"}),
+    ("trump-quart-bezique", {"players": "2", "deals": "4"}, {0: "search-easy", 1: "random"}),
 ])
 async def test_bots_play_a_whole_match_through_the_server(
         builtin_server: RunningServer, variant_id: str, options: dict[str, str],

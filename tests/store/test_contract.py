@@ -119,6 +119,14 @@ async def test_due_deadlines(store: Store) -> None:
     assert await store.due_deadlines(20.0) == []
 
 
+async def test_table_versions_are_read_for_many_tables_at_once(store: Store) -> None:
+    await store.create_table(record("t1"), state(1), [entry(1)])
+    await store.create_table(record("t2"), state(1), [entry(1)])
+    await store.append("t2", 1, [entry(2), entry(3)], state(3))
+    assert await store.table_versions(["t1", "t2", "nope"]) == {"t1": 1, "t2": 3}
+    assert await store.table_versions([]) == {}
+
+
 async def test_idle_tables_by_last_entry_and_last_touch(store: Store) -> None:
     """Started tables ("play") idle since before 100, unstarted ("waiting") since before 200;
     an entry or a touch (a seat connected on any replica) is activity; finished ones never."""

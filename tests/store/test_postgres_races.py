@@ -75,8 +75,8 @@ async def test_racing_appends_commit_one_per_version_and_notify_only_the_winner(
     """Both replicas append at the same expected version, 60 times over (one or two entries
     each, distinct request ids): exactly one commits each time, the other is told the version
     the winner reached, the log holds the winner's rows only, once, without a gap, and the
-    NOTIFYs are the winners' and nothing else (a loser's statement, refused by the
-    compare-and-set, must not reach pg_notify)."""
+    notices are the winners' and nothing else (a loser, refused by the compare-and-set, must
+    not be announced)."""
     listener, heard = await _heard(postgres_url)
     try:
         first, second = two_replicas
@@ -100,7 +100,9 @@ async def test_racing_appends_commit_one_per_version_and_notify_only_the_winner(
         assert len({e.request_id for e in log if e.request_id}) == len(log) - 1
         await _until_heard(heard, expected_heard[-1])
         await asyncio.sleep(0.2)  # a stray late NOTIFY would land here
-        assert heard == expected_heard
+        # Sent after the commits, coalesced, by each replica: some of the winners' versions,
+        # each once, the last among them (a loser, refused by the compare-and-set, sends none).
+        assert set(heard) <= set(expected_heard) and len(heard) == len(set(heard)), heard
         loaded = await first.load_table("race")
         assert loaded is not None and loaded[1].version == version
     finally:
@@ -111,8 +113,8 @@ async def test_racing_ends_store_one_result_each_and_the_cursors_have_no_gap(
         two_replicas: tuple[PostgresStore, PostgresStore], postgres_url: str) -> None:
     """Both replicas end the same table at the same version, for twelve tables: one result
     per table, the loser's statement neither stores a result nor takes a cursor (the counter
-    is updated only when the compare-and-set matched), so the feed's cursors are 1..12 and
-    each result was announced once."""
+    is updated only when the compare-and-set matched), so the feed's cursors are 1..12; the
+    notices name committed cursors only, each once, the last among them."""
     listener, heard = await _heard(postgres_url)
     try:
         first, second = two_replicas
@@ -135,7 +137,8 @@ async def test_racing_ends_store_one_result_each_and_the_cursors_have_no_gap(
         assert [r.table_id for r in results] == [f"end{n:02d}" for n in range(12)]
         await _until_heard(heard, (RESULTS_CHANNEL, "12"))
         await asyncio.sleep(0.2)
-        assert [p for ch, p in heard if ch == RESULTS_CHANNEL] == [str(n) for n in range(1, 13)]
+        told = [int(p) for ch, p in heard if ch == RESULTS_CHANNEL]  # coalesced, per replica
+        assert set(told) <= set(range(1, 13)) and len(told) == len(set(told)), told
         for result in results:  # the stored result is the winner's, as its log row is
             [_, last] = await first.read_log(result.table_id)
             assert result.data["by"] == last.payload["by"]

@@ -86,11 +86,16 @@ class BeziqueVariant(BaseVariant):
 
     def start(self, options: Options, chance: Chance, first_dealer: int | None = None
               ) -> tuple[BeziqueGame, tuple[Event, ...]]:
+        game = BeziqueGame(self.table_rules(options), chance)
+        return game, game.begin(first_dealer)
+
+    def table_rules(self, options: Options) -> BeziqueRules:
+        """The table's options as the game's rules (the search bots build their sampled
+        games with the same rules)."""
         resolved = resolve_options(self.options, options)
         if "declare_prompt" not in options:  # stored by version 1, which had no such option
             resolved["declare_prompt"] = LEGACY_DECLARE_PROMPT
-        game = BeziqueGame(BeziqueRules.from_options(self.seats, resolved), chance)
-        return game, game.begin(first_dealer)
+        return BeziqueRules.from_options(self.seats, resolved)
 
     def accepts_log_version(self, version: int) -> bool:
         """Version 1 logs replay identically: their stored options lack ``declare_prompt``."""

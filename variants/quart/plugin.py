@@ -1,5 +1,5 @@
-"""Registers the Quart-Bezique variants and their bot policy through the ``bezique`` entry
-points, like any third-party plugin."""
+"""Registers the Quart-Bezique variants and their bot policies (the heuristic, and the search
+bot at three strengths) through the ``bezique`` entry points, like any third-party plugin."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from bezique.variants.api import BotPolicy, Variant
 from bezique.variants.hookspecs import hookimpl
 from bezique.variants.quart.bots import HeuristicPolicy
 from bezique.variants.quart.variant import QuartBezique, TrumpQuartBezique
+from bezique.variants.search import quart_levels
 
 VARIANT_IDS = (QuartBezique.id, TrumpQuartBezique.id)
 
@@ -20,4 +21,7 @@ def bezique_variants() -> Sequence[Variant]:
 
 @hookimpl
 def bezique_bot_policies(variant_id: str) -> Sequence[BotPolicy]:
-    return [HeuristicPolicy()] if variant_id in VARIANT_IDS else []
+    for variant in (QuartBezique(), TrumpQuartBezique()):
+        if variant.id == variant_id:
+            return [HeuristicPolicy(), *quart_levels(variant)]
+    return []
