@@ -479,8 +479,9 @@ class PostgresStore:
             [append] = batch
 
             async def alone() -> StoreError | None:
-                refusal = await self._run(f"append to table {append.table_id}",
-                                          lambda conn: self._append_on(conn, append, cursors))
+                refusal: StoreError | None = await self._run(
+                    f"append to table {append.table_id}",
+                    lambda conn: self._append_on(conn, append, cursors))
                 self._committed(batch, [refusal], cursors)
                 return refusal
 

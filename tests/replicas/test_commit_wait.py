@@ -99,19 +99,27 @@ async def _then_taken_once(client: AsyncTableClient, url: str, seat: SeatHandle,
     assert again.duplicate and again.version == request.expected_version + 1
 
 
+async def _cut_short(client: AsyncTableClient, url: str, base: str, timeout: float,
+                     code: grpc.StatusCode) -> None:
+    """A move whose commit waits for the ghost standby, its call ended after ``timeout``
+    with ``code``: never shown until the standby setting is taken back, then taken once."""
+    table_id, seats = await open_table(client)
+    seat, request = await _next_move(client, table_id, seats)
+    await _wait_for_ghost(base, on=True)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await client.stub.SubmitMove(request, metadata=auth_metadata(seat.token),
+                                     timeout=timeout)
+    assert caught.value.code() == code
+    await _never_visible(url, table_id, request.expected_version, 1.5)
+    await _then_taken_once(client, url, seat, request, base)
+
+
 async def test_a_callers_deadline_never_cuts_a_commits_standby_wait_short(
         server: RunningServer, postgres_url: str, postgres_cluster: Any,
         ghost_standby: None) -> None:
     async with AsyncTableClient(server.address, retries=0) as client:
-        table_id, seats = await open_table(client)
-        seat, request = await _next_move(client, table_id, seats)
-        await _wait_for_ghost(postgres_cluster.url, on=True)
-        with pytest.raises(grpc.aio.AioRpcError) as caught:
-            await client.stub.SubmitMove(request, metadata=auth_metadata(seat.token),
-                                         timeout=0.5)
-        assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-        await _never_visible(postgres_url, table_id, request.expected_version, 1.5)
-        await _then_taken_once(client, postgres_url, seat, request, postgres_cluster.url)
+        await _cut_short(client, postgres_url, postgres_cluster.url, 0.5,
+                         grpc.StatusCode.DEADLINE_EXCEEDED)
 
 
 async def test_the_stores_statement_timeout_never_cuts_a_commits_standby_wait_short(
@@ -131,14 +139,7 @@ async def test_the_stores_statement_timeout_never_cuts_a_commits_standby_wait_sh
     running = await start_server(server_config(store=postgres_url), highcard_registry())
     try:
         async with AsyncTableClient(running.address, retries=0) as client:
-            table_id, seats = await open_table(client)
-            seat, request = await _next_move(client, table_id, seats)
-            await _wait_for_ghost(postgres_cluster.url, on=True)
-            with pytest.raises(grpc.aio.AioRpcError) as caught:
-                await client.stub.SubmitMove(request, metadata=auth_metadata(seat.token),
-                                             timeout=10)
-            assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
-            await _never_visible(postgres_url, table_id, request.expected_version, 1.0)
-            await _then_taken_once(client, postgres_url, seat, request, postgres_cluster.url)
+            await _cut_short(client, postgres_url, postgres_cluster.url, 10,
+                             grpc.StatusCode.UNAVAILABLE)
     finally:
         await running.stop()
