@@ -287,6 +287,10 @@ class TableManager:
             head, current, finished = live.version, live.view_for(viewer), live.finished
             shoe = live.variant.shoe(live.record.options)
         try:
+            if viewer is not None and self.store.shared and self.settings.abandon_check:
+                # A seat back at a table idle for nearly its window is recorded now: another
+                # replica's abandon sweep before this one's next touch must see it connected.
+                await self.store.touch_tables([table_id], time.time())
             last = from_version
             # What a stream waits with is kept to its watcher: the backlog's pages, the view
             # and the update last sent are let go (kept, they cost a few KB a stream).

@@ -131,6 +131,13 @@ became a standby answers read-only), or a connection was left mid-protocol by a 
 short as its primary died (InternalClientError "cannot switch to state"): the pools'
 connections are dropped."""
 _TRANSIENT = (*_LOST, asyncio.TimeoutError)
+COMMAND_TIMEOUT = 10.0
+"""Seconds a store call may take before its connection is dropped (the call then fails,
+its outcome unknown). Dropped, never cancelled: a cancel request that reaches a commit waiting
+for its synchronous standby ends the wait and commits locally, so a retry would be told the
+change was made although no standby has it, to be lost at the next failover. With the
+connection dropped the backend keeps waiting, and the change shows only once replicated (or
+once the formation gives up on its standby)."""
 CONNECT_TIMEOUT = 5.0
 """Seconds to reach one host: a host lost without a reset (a dead machine) costs this much
 before the next host of a multi-host URL is tried (asyncpg's default is 60)."""
@@ -343,10 +350,10 @@ class PostgresStore(PostgresReads):
     async def open(self) -> None:
         try:
             self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=self.pool_size,
-                                                   command_timeout=10, reset=_keep_session,
+                                                   command_timeout=None, reset=_keep_session,
                                                    connect=connect)
             self._feed_pool = await asyncpg.create_pool(self.url, min_size=1, max_size=2,
-                                                        command_timeout=10, reset=_keep_session,
+                                                        command_timeout=None, reset=_keep_session,
                                                         connect=connect)
         except _TRANSIENT as exc:
             raise StoreError(f"cannot reach PostgreSQL: {exc}") from exc
@@ -384,11 +391,24 @@ class PostgresStore(PostgresReads):
                    pool: asyncpg.Pool | None = None) -> Any:
         try:
             async with (pool or self.pool).acquire() as conn:
+                expired: list[bool] = []  # the call took too long: its connection dropped
+
+                def expire() -> None:
+                    expired.append(True)
+                    conn.terminate()
+
+                timer = asyncio.get_running_loop().call_later(COMMAND_TIMEOUT, expire)
                 try:
                     return await call(conn)
                 except asyncpg.InternalClientError:
                     conn.terminate()  # asyncpg no longer trusts it: never hand it out again
                     raise
+                except _LOST:
+                    if expired:
+                        raise TimeoutError() from None
+                    raise
+                finally:
+                    timer.cancel()
         except (VersionConflict, StoreError):
             raise
         except _TRANSIENT as exc:
@@ -417,9 +437,13 @@ class PostgresStore(PostgresReads):
                 state.free_seats, state.finished, dumps(state.seats), state.deadline,
                 *_entry_arrays(entries))
 
-        await self._run(f"create table {record.table_id}", call)
-        if entries:
-            self.notifier.committed(record.table_id, entries[-1].version)
+        async def created() -> None:
+            await self._run(f"create table {record.table_id}", call)
+            if entries:
+                self.notifier.committed(record.table_id, entries[-1].version)
+
+        # its commit may wait for the standby: a caller's cancellation must not cut it short
+        await asyncio.shield(created())
 
     async def append(self, table_id: str, expected_version: int, entries: Sequence[LogEntry],
                      state: TableState, result: TableResult | None = None) -> None:
@@ -434,14 +458,22 @@ class PostgresStore(PostgresReads):
         sees what the rounds before it wrote. A request id another transaction stores
         meanwhile (the unique index refuses it), or a deadlock with another replica's batch,
         fails the statement before anything of the batch is committed: its appends are then
-        tried one by one. Once a batch committed, the notifier is told what it committed."""
+        tried one by one. Once a batch committed, the notifier is told what it committed.
+        A lone append runs in its caller's task: shielded, so that a caller cancelled
+        mid-commit never cuts the commit short (see ``COMMAND_TIMEOUT``: a cancel request
+        commits it locally, unreplicated); a batch has a task of its own."""
         cursors: list[int] = []  # of the results stored
         if len(batch) == 1:
             [append] = batch
-            refusal = await self._run(f"append to table {append.table_id}",
-                                      lambda conn: self._append_on(conn, append, cursors))
-            self._committed(batch, [refusal], cursors)
-            return [refusal]
+
+            async def alone() -> StoreError | None:
+                refusal: StoreError | None = await self._run(
+                    f"append to table {append.table_id}",
+                    lambda conn: self._append_on(conn, append, cursors))
+                self._committed(batch, [refusal], cursors)
+                return refusal
+
+            return [await asyncio.shield(alone())]
         rounds = _rounds(batch)
 
         async def call(conn: asyncpg.Connection) -> list[StoreError | None]:
