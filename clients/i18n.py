@@ -182,9 +182,10 @@ RU: dict[str, str] = {
     "You left table {table}; it stays open on the server, and its turn clock will move for "
     "you when it runs out.": "Вы ушли из-за стола {table}; он остаётся на сервере, и когда "
                              "ваше время выйдет, ход сделают за вас.",
-    "You left table {table}; it stays open on the server, and it waits for your seat's move "
-    "(rejoin with the seat's token).": "Вы ушли из-за стола {table}; он остаётся на сервере "
-                                       "и ждёт вашего хода (вернитесь с токеном места).",
+    "You left table {table}; it stays open on the server, and it waits for your seat's "
+    "move.": "Вы ушли из-за стола {table}; он остаётся на сервере и ждёт вашего хода.",
+    "To go on with `bezique view {table}` and `bezique move`, keep your seat:":
+        "Чтобы продолжить с `bezique view {table}` и `bezique move`, сохраните своё место:",
     "You have no chips left: you are out of this game. The others play on; watch them (press "
     "Enter to go on watching) or type q to leave.":
         "У вас не осталось фишек: вы выбыли. Остальные играют дальше; смотрите (Enter) или "

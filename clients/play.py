@@ -481,8 +481,23 @@ class Game:
                      "will move for you when it runs out.", table=table)
         else:
             said = t("You left table {table}; it stays open on the server, and it waits for "
-                     "your seat's move (rejoin with the seat's token).", table=table)
+                     "your seat's move.", table=table)
         self.console.print(said, markup=False, highlight=False)
+        if not self.embedded and not game_over(self.view) and not self.out_of_chips():
+            self.say_seat(table)
+
+    def say_seat(self, table: str) -> None:
+        """The seat's token and proof, as `bezique join` prints them: the only way back to a
+        seat this program took (`view`, `move`, `verify` read them from the environment)."""
+        self.console.print(t("To go on with `bezique view {table}` and `bezique move`, keep "
+                             "your seat:", table=table), markup=False, highlight=False)
+        self.console.print(f"export BEZIQUE_TOKEN={self.seat.token}", markup=False,
+                           highlight=False, soft_wrap=True)
+        if self.seat.entropy:
+            seen = self.client.pins.get((self.seat.table_id, self.seat.seat), "")
+            self.console.print(f"export BEZIQUE_PROOF={self.seat.seat}:{self.seat.entropy.hex()}"
+                               f":{self.seat.commitment}" + (f":{seen}" if seen else ""),
+                               markup=False, highlight=False, soft_wrap=True)
 
     async def wait(self) -> int | None:
         """Wait for the table while it is not the player's turn, answering q and h (and any
