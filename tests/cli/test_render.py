@@ -203,3 +203,21 @@ def test_quarts_deals_played_reads_in_the_variants_words_for_any_count() -> None
         assert english == f"most chips after the last deal (deals played: {deals})"
         assert russian == f"больше всех фишек после последней сдачи (сыграно сдач: {deals})"
     assert outcome_reason(pb.Outcome(reason="target_reached"), Words()) == "target reached"
+
+
+def test_a_bezique_card_played_says_where_from_once() -> None:
+    """Bezique's play event has the detail ``from``; its English value reads after the key's
+    word ("from: the hand", not "from: from the hand")."""
+    from bezique.variants.bezique.words import VOCABULARY as ENGLISH
+
+    words = Words(events=dict(ENGLISH.events), details=dict(ENGLISH.details),
+                  labels=dict(ENGLISH.labels))
+    said = []
+    for source in ("hand", "table"):
+        event = pb.Event(kind="play", seat=0)
+        event.detail.update({"from": source})
+        out = io.StringIO()
+        Console(file=out, width=200, color_system=None).print(event_text(
+            event, {0: "Seat 0"}, words=words))
+        said.append(out.getvalue().strip())
+    assert said == ["Seat 0 plays  from: the hand", "Seat 0 plays  from: the table"]
