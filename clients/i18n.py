@@ -363,15 +363,15 @@ RU: dict[str, str] = {
         '; вклад каждого места — тот, что вы видели до своего раскрытия',
     'fair against the operator: {seats} contributed entropy by commit-reveal (each fixed '
     'before any was revealed; every reveal matches its commitment)':
-        'честно и против оператора: {seats} внесли энтропию через обязательство и раскрытие '
-        '(каждая зафиксирована до любого раскрытия; каждое раскрытие совпадает с '
+        'честно и против оператора: {seats} — энтропия внесена через обязательство и '
+        'раскрытие (каждая зафиксирована до любого раскрытия; каждое раскрытие совпадает с '
         'обязательством)',
     'also ':
         'также ',
     'fair against the operator only if one of these is honest and joined after every other seat: ':
         'честно против оператора, только если один из них честен и сел последним: ',
     '{seats} contributed entropy in the clear (public from their join)':
-        '{seats} внесли энтропию открыто (видна с момента посадки)',
+        '{seats} — энтропия внесена открыто (видна с момента посадки)',
     'not checkable against the operator: no seat contributed entropy, so the operator alone '
     'chose the seed':
         'против оператора не проверить: ни одно место не внесло энтропию, сид выбрал один оператор',

@@ -396,3 +396,22 @@ def test_a_bot_seat_is_named_in_the_readers_language() -> None:
         assert seat_names(seats)[1] == "Seat 1 (heuristic bot)"
     finally:
         i18n.set_language("en")
+
+
+def test_verify_says_who_contributed_in_russian_for_one_seat_or_several() -> None:
+    """"место 0 внесли" (a plural verb for one seat) is no Russian: the sentence names the
+    seats apart from its verb, right for one seat and for several."""
+    from bezique.clients import cli, i18n
+
+    try:
+        i18n.set_language("ru")
+        for seats in ([0], [0, 1]):
+            for english in ("fair against the operator: {seats} contributed entropy by "
+                            "commit-reveal (each fixed before any was revealed; every reveal "
+                            "matches its commitment)",
+                            "{seats} contributed entropy in the clear (public from their join)"):
+                said = i18n.t(english, seats=cli._seats(seats))
+                assert said.startswith(("честно", "мест")) and "внесли" not in said, said
+                assert "энтропия внесена" in said
+    finally:
+        i18n.set_language("en")
