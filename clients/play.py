@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -105,12 +106,25 @@ def parse_choice(text: str, count: int, pass_at: int | None = None) -> int | str
 
 
 def choose_policy(info: pb.VariantInfo, requested: str | None) -> str:
-    """The requested policy (checked), else the variant's first policy that is not random."""
+    """The requested policy (checked), else the variant's best bot by the web table's rule
+    (clients/web/src/lobby.ts, ``bestBot``), so that both play the same one: "search", else
+    the deepest other search level ("-easy" last), else "heuristic", else the first policy that
+    is not random."""
     if requested:
         check_policy(info, requested)
         return requested
-    better = [p for p in info.bot_policies if p != "random"]
-    return better[0] if better else (list(info.bot_policies) or ["random"])[0]
+    policies = list(info.bot_policies)
+    if "search" in policies:
+        return "search"
+
+    def depth(name: str) -> int:
+        found = re.search(r"\d+", name)
+        return -1 if "easy" in name else int(found.group()) if found else 0
+
+    searching = sorted((p for p in policies if "search" in p), key=depth, reverse=True)
+    fallback = ([p for p in policies if "heuristic" in p]
+                + [p for p in policies if p != "random"] + policies + ["random"])
+    return (searching + fallback)[0]
 
 
 def check_policy(info: pb.VariantInfo, policy: str) -> None:

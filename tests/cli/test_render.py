@@ -77,6 +77,18 @@ def test_choose_policy_prefers_a_real_bot() -> None:
     assert choose_policy(info(id="x", bot_policies=["random", "highest"]), "random") == "random"
 
 
+def test_choose_policy_plays_the_bot_the_web_tables_play_now_plays() -> None:
+    """The terminal's default bot is the web's (lobby.ts bestBot): the default search level,
+    not merely the first policy that is not random."""
+    levels = ["random", "heuristic", "search-easy", "search", "search-hard"]
+    assert choose_policy(info(id="x", bot_policies=levels), None) == "search"
+    assert choose_policy(info(id="x", bot_policies=["random", "heuristic", "search-easy",
+                                                    "search-2", "search-5"]), None) == "search-5"
+    assert choose_policy(info(id="x", bot_policies=["random", "greedy", "my-heuristic"]),
+                         None) == "my-heuristic"
+    assert choose_policy(info(id="x", bot_policies=[]), None) == "random"
+
+
 def test_board_shows_hand_zones_pot_clock_and_numbered_moves() -> None:
     view = pb.View(table_id="t1", version=9, variant_id="demo", viewer_seat=0, phase="play",
                    to_move=[0], hand=[pb.Card(code="AS", id=1), pb.Card(code="TH", id=2)],
