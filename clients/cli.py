@@ -249,10 +249,24 @@ async def cmd_create(args: argparse.Namespace, console: Console) -> int:
         created = await client.create_table(args.variant, options, bots=bots,
                                             turn_seconds=args.turn_seconds,
                                             open_seats=args.open_seats, **test)
+    say_created(console, created)
+    return 0
+
+
+async def cmd_rematch(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        created = await client.rematch(args.table)
+    if created.existed:
+        say(console, t("another player asked first: this is the same rematch"))
+    say_created(console, created)
+    return 0
+
+
+def say_created(console: Console, created: pb.CreateTableResponse) -> None:
+    """What `create` and `rematch` print: the table, its seed commitment and how to join."""
     say(console, t("table: {table}", table=created.table_id))
     say(console, t("seed commitment: {commitment}", commitment=created.seed_commitment))
     say(console, t("free seats: {count}", count=created.table.free_seats) + join_hint(created))
-    return 0
 
 
 async def check_policies(client: AsyncTableClient, variant: str, bots: dict[int, str]) -> None:
@@ -705,6 +719,8 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "variants": (cmd_variants, "list the installed variants, their options and bots"),
     "tables": (cmd_tables, "list the tables that are not finished"),
     "create": (cmd_create, "create a table (prints its id and seed commitment)"),
+    "rematch": (cmd_rematch, "play again: a new table like a finished one (its variant, "
+                             "options, bots and clock), the same for every player who asks"),
     "join": (cmd_join, "take a seat (prints the seat token)"),
     "reissue": (cmd_reissue, "platform: a new token for a seat, revoking the old one"),
     "abort": (cmd_abort, "platform: end a table now (reason aborted, stakes back)"),
@@ -782,7 +798,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="without --follow: stop once no result came for this long")
     results.add_argument("--json", action="store_true",
                          help="one TableResult a line, as protobuf JSON")
-    for name in ("view", "move", "watch", "history", "verify"):
+    for name in ("view", "move", "watch", "history", "verify", "rematch"):
         commands[name].add_argument("table", metavar="TABLE")
     for name in ("view", "move", "watch"):
         commands[name].add_argument(

@@ -413,6 +413,12 @@ RU: dict[str, str] = {
         "список незаконченных столов",
     "create a table (prints its id and seed commitment)":
         "создать стол (печатает его id и обязательство сида)",
+    "play again: a new table like a finished one (its variant, options, bots and clock), the "
+    "same for every player who asks":
+        "сыграть ещё: новый стол как законченный (та же игра, настройки, боты и часы), один и "
+        "тот же для каждого игрока, кто попросит",
+    "another player asked first: this is the same rematch":
+        "другой игрок попросил раньше: это тот же новый стол",
     "take a seat (prints the seat token)":
         "занять место (печатает токен места)",
     "platform: a new token for a seat, revoking the old one":
