@@ -26,7 +26,7 @@ from rich.text import Text
 from bezique.clients import render
 from bezique.clients.i18n import count, entry_kind_name, language_of, set_language, t
 from bezique.clients.safe import visible
-from bezique.clients.sdk import AsyncTableClient, SeatHandle, legal_moves_now
+from bezique.clients.sdk import AsyncTableClient, SeatHandle, error_reason, legal_moves_now
 from bezique.clients.sdk import with_amount as sdk_with_amount
 from bezique.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
@@ -168,6 +168,11 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
         return t("{server} is the HTTP port (Connect/gRPC-Web, for browsers); the gRPC port is "
                  "the server's --address (default {default})", server=server,
                  default=DEFAULT_SERVER)
+    store_down = error_reason(error) == pb.ERROR_REASON_STORE_UNAVAILABLE
+    if code == grpc.StatusCode.UNAVAILABLE and store_down:  # the server answered: not "start one"
+        return t("the server at {server} answers, but its table store is unavailable for a "
+                 "moment (a database failover, or the database down): try again shortly",
+                 server=server)
     if code == grpc.StatusCode.UNAVAILABLE:
         return t("cannot reach a bezique server at {server} ({details}); start one with "
                  "`bezique-server` or point --server / BEZIQUE_SERVER at it", server=server,

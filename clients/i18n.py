@@ -259,6 +259,10 @@ RU: dict[str, str] = {
     # --------------------------------------------------------------- the command line
     "no port given: using {target} (the server's default port)":
         "порт не указан: {target} (порт сервера по умолчанию)",
+    "the server at {server} answers, but its table store is unavailable for a moment (a "
+    "database failover, or the database down): try again shortly":
+        "сервер {server} отвечает, но его хранилище столов ненадолго недоступно (переключение "
+        "базы данных или база не работает): повторите чуть позже",
     "cannot reach a bezique server at {server} ({details}); start one with `bezique-server` "
     "or point --server / BEZIQUE_SERVER at it":
         "нет сервера bezique по адресу {server} ({details}); запустите `bezique-server` или "
