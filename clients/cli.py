@@ -26,7 +26,7 @@ from rich.text import Text
 from bezique.clients import render
 from bezique.clients.i18n import count, entry_kind_name, language_of, set_language, t
 from bezique.clients.safe import visible
-from bezique.clients.sdk import AsyncTableClient, SeatHandle, legal_moves_now
+from bezique.clients.sdk import AsyncTableClient, SeatHandle, error_reason, legal_moves_now
 from bezique.clients.sdk import with_amount as sdk_with_amount
 from bezique.terms import EntryKind
 from bezique.v1 import table_service_pb2 as pb
@@ -168,6 +168,11 @@ def describe_rpc_error(error: grpc.RpcError, server: str) -> str:
         return t("{server} is the HTTP port (Connect/gRPC-Web, for browsers); the gRPC port is "
                  "the server's --address (default {default})", server=server,
                  default=DEFAULT_SERVER)
+    store_down = error_reason(error) == pb.ERROR_REASON_STORE_UNAVAILABLE
+    if code == grpc.StatusCode.UNAVAILABLE and store_down:  # the server answered: not "start one"
+        return t("the server at {server} answers, but its table store is unavailable for a "
+                 "moment (a database failover, or the database down): try again shortly",
+                 server=server)
     if code == grpc.StatusCode.UNAVAILABLE:
         return t("cannot reach a bezique server at {server} ({details}); start one with "
                  "`bezique-server` or point --server / BEZIQUE_SERVER at it", server=server,
@@ -249,10 +254,24 @@ async def cmd_create(args: argparse.Namespace, console: Console) -> int:
         created = await client.create_table(args.variant, options, bots=bots,
                                             turn_seconds=args.turn_seconds,
                                             open_seats=args.open_seats, **test)
+    say_created(console, created)
+    return 0
+
+
+async def cmd_rematch(args: argparse.Namespace, console: Console) -> int:
+    async with client_of(args) as client:
+        created = await client.rematch(args.table)
+    if created.existed:
+        say(console, t("another player asked first: this is the same rematch"))
+    say_created(console, created)
+    return 0
+
+
+def say_created(console: Console, created: pb.CreateTableResponse) -> None:
+    """What `create` and `rematch` print: the table, its seed commitment and how to join."""
     say(console, t("table: {table}", table=created.table_id))
     say(console, t("seed commitment: {commitment}", commitment=created.seed_commitment))
     say(console, t("free seats: {count}", count=created.table.free_seats) + join_hint(created))
-    return 0
 
 
 async def check_policies(client: AsyncTableClient, variant: str, bots: dict[int, str]) -> None:
@@ -705,6 +724,8 @@ COMMANDS: dict[str, tuple[Handler, str]] = {
     "variants": (cmd_variants, "list the installed variants, their options and bots"),
     "tables": (cmd_tables, "list the tables that are not finished"),
     "create": (cmd_create, "create a table (prints its id and seed commitment)"),
+    "rematch": (cmd_rematch, "play again: a new table like a finished one (its variant, "
+                             "options, bots and clock), the same for every player who asks"),
     "join": (cmd_join, "take a seat (prints the seat token)"),
     "reissue": (cmd_reissue, "platform: a new token for a seat, revoking the old one"),
     "abort": (cmd_abort, "platform: end a table now (reason aborted, stakes back)"),
@@ -782,7 +803,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="without --follow: stop once no result came for this long")
     results.add_argument("--json", action="store_true",
                          help="one TableResult a line, as protobuf JSON")
-    for name in ("view", "move", "watch", "history", "verify"):
+    for name in ("view", "move", "watch", "history", "verify", "rematch"):
         commands[name].add_argument("table", metavar="TABLE")
     for name in ("view", "move", "watch"):
         commands[name].add_argument(

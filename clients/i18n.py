@@ -182,9 +182,10 @@ RU: dict[str, str] = {
     "You left table {table}; it stays open on the server, and its turn clock will move for "
     "you when it runs out.": "Вы ушли из-за стола {table}; он остаётся на сервере, и когда "
                              "ваше время выйдет, ход сделают за вас.",
-    "You left table {table}; it stays open on the server, and it waits for your seat's move "
-    "(rejoin with the seat's token).": "Вы ушли из-за стола {table}; он остаётся на сервере "
-                                       "и ждёт вашего хода (вернитесь с токеном места).",
+    "You left table {table}; it stays open on the server, and it waits for your seat's "
+    "move.": "Вы ушли из-за стола {table}; он остаётся на сервере и ждёт вашего хода.",
+    "To go on with `bezique view {table}` and `bezique move`, keep your seat:":
+        "Чтобы продолжить с `bezique view {table}` и `bezique move`, сохраните своё место:",
     "You have no chips left: you are out of this game. The others play on; watch them (press "
     "Enter to go on watching) or type q to leave.":
         "У вас не осталось фишек: вы выбыли. Остальные играют дальше; смотрите (Enter) или "
@@ -258,6 +259,10 @@ RU: dict[str, str] = {
     # --------------------------------------------------------------- the command line
     "no port given: using {target} (the server's default port)":
         "порт не указан: {target} (порт сервера по умолчанию)",
+    "the server at {server} answers, but its table store is unavailable for a moment (a "
+    "database failover, or the database down): try again shortly":
+        "сервер {server} отвечает, но его хранилище столов ненадолго недоступно (переключение "
+        "базы данных или база не работает): повторите чуть позже",
     "cannot reach a bezique server at {server} ({details}); start one with `bezique-server` "
     "or point --server / BEZIQUE_SERVER at it":
         "нет сервера bezique по адресу {server} ({details}); запустите `bezique-server` или "
@@ -362,15 +367,15 @@ RU: dict[str, str] = {
         '; вклад каждого места — тот, что вы видели до своего раскрытия',
     'fair against the operator: {seats} contributed entropy by commit-reveal (each fixed '
     'before any was revealed; every reveal matches its commitment)':
-        'честно и против оператора: {seats} внесли энтропию через обязательство и раскрытие '
-        '(каждая зафиксирована до любого раскрытия; каждое раскрытие совпадает с '
+        'честно и против оператора: {seats} — энтропия внесена через обязательство и '
+        'раскрытие (каждая зафиксирована до любого раскрытия; каждое раскрытие совпадает с '
         'обязательством)',
     'also ':
         'также ',
     'fair against the operator only if one of these is honest and joined after every other seat: ':
         'честно против оператора, только если один из них честен и сел последним: ',
     '{seats} contributed entropy in the clear (public from their join)':
-        '{seats} внесли энтропию открыто (видна с момента посадки)',
+        '{seats} — энтропия внесена открыто (видна с момента посадки)',
     'not checkable against the operator: no seat contributed entropy, so the operator alone '
     'chose the seed':
         'против оператора не проверить: ни одно место не внесло энтропию, сид выбрал один оператор',
@@ -412,6 +417,12 @@ RU: dict[str, str] = {
         "список незаконченных столов",
     "create a table (prints its id and seed commitment)":
         "создать стол (печатает его id и обязательство сида)",
+    "play again: a new table like a finished one (its variant, options, bots and clock), the "
+    "same for every player who asks":
+        "сыграть ещё: новый стол как законченный (та же игра, настройки, боты и часы), один и "
+        "тот же для каждого игрока, кто попросит",
+    "another player asked first: this is the same rematch":
+        "другой игрок попросил раньше: это тот же новый стол",
     "take a seat (prints the seat token)":
         "занять место (печатает токен места)",
     "platform: a new token for a seat, revoking the old one":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -105,12 +106,25 @@ def parse_choice(text: str, count: int, pass_at: int | None = None) -> int | str
 
 
 def choose_policy(info: pb.VariantInfo, requested: str | None) -> str:
-    """The requested policy (checked), else the variant's first policy that is not random."""
+    """The requested policy (checked), else the variant's best bot by the web table's rule
+    (clients/web/src/lobby.ts, ``bestBot``), so that both play the same one: "search", else
+    the deepest other search level ("-easy" last), else "heuristic", else the first policy that
+    is not random."""
     if requested:
         check_policy(info, requested)
         return requested
-    better = [p for p in info.bot_policies if p != "random"]
-    return better[0] if better else (list(info.bot_policies) or ["random"])[0]
+    policies = list(info.bot_policies)
+    if "search" in policies:
+        return "search"
+
+    def depth(name: str) -> int:
+        found = re.search(r"\d+", name)
+        return -1 if "easy" in name else int(found.group()) if found else 0
+
+    searching = sorted((p for p in policies if "search" in p), key=depth, reverse=True)
+    fallback = ([p for p in policies if "heuristic" in p]
+                + [p for p in policies if p != "random"] + policies + ["random"])
+    return (searching + fallback)[0]
 
 
 def check_policy(info: pb.VariantInfo, policy: str) -> None:
@@ -481,8 +495,23 @@ class Game:
                      "will move for you when it runs out.", table=table)
         else:
             said = t("You left table {table}; it stays open on the server, and it waits for "
-                     "your seat's move (rejoin with the seat's token).", table=table)
+                     "your seat's move.", table=table)
         self.console.print(said, markup=False, highlight=False)
+        if not self.embedded and not game_over(self.view) and not self.out_of_chips():
+            self.say_seat(table)
+
+    def say_seat(self, table: str) -> None:
+        """The seat's token and proof, as `bezique join` prints them: the only way back to a
+        seat this program took (`view`, `move`, `verify` read them from the environment)."""
+        self.console.print(t("To go on with `bezique view {table}` and `bezique move`, keep "
+                             "your seat:", table=table), markup=False, highlight=False)
+        self.console.print(f"export BEZIQUE_TOKEN={self.seat.token}", markup=False,
+                           highlight=False, soft_wrap=True)
+        if self.seat.entropy:
+            seen = self.client.pins.get((self.seat.table_id, self.seat.seat), "")
+            self.console.print(f"export BEZIQUE_PROOF={self.seat.seat}:{self.seat.entropy.hex()}"
+                               f":{self.seat.commitment}" + (f":{seen}" if seen else ""),
+                               markup=False, highlight=False, soft_wrap=True)
 
     async def wait(self) -> int | None:
         """Wait for the table while it is not the player's turn, answering q and h (and any

@@ -216,10 +216,18 @@ def seat_names(seats: Iterable[pb.SeatState], viewer: int | None = None) -> dict
             names[state.seat] = t("Seat {seat} (you)", seat=state.seat)
         elif state.display_name:
             names[state.seat] = t("Seat {seat} ({name})", seat=state.seat,
-                                  name=visible(state.display_name))
+                                  name=visible(bot_name(state)))
         else:
             names[state.seat] = t("Seat {seat}", seat=state.seat)
     return names
+
+
+def bot_name(state: pb.SeatState) -> str:
+    """A seat's display name, with the server's label of a bot seat ("heuristic bot") in the
+    reader's language; a name someone chose stays as it is."""
+    if state.bot_policy and state.display_name == f"{state.bot_policy} bot":
+        return t("{policy} bot", policy=state.bot_policy)
+    return state.display_name
 
 
 def who(names: Mapping[int, str], seat: int | None) -> str:
@@ -734,7 +742,7 @@ def variants_table(variants: Sequence[pb.VariantInfo]) -> Group:
 def _seat_label(state: pb.SeatState) -> str:
     if not state.occupied:
         return "-"
-    name = state.display_name or f"seat {state.seat}"
+    name = bot_name(state) or f"seat {state.seat}"
     if state.bot_policy and state.bot_policy not in name:
         name += " (" + t("{policy} bot", policy=state.bot_policy) + ")"
     return name

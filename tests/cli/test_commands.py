@@ -197,3 +197,24 @@ def test_move_by_index_takes_any_amount_in_the_offered_range(run: Run) -> None:
     assert "raises, putting in 37" in moved.out and "level: 37" in moved.out
     for result in (outside, by_kind, moved):
         no_traceback(result)
+
+
+def test_rematch_of_a_finished_game_is_one_table_for_everyone(run: Run, server: str) -> None:
+    table, token = new_highcard(run, "-o", "hand_size=1")
+    early = run("rematch", table)
+    assert early.code != 0 and "FAILED_PRECONDITION" in early.err
+    asyncio.run(finish(server, table, token))
+    again = run("rematch", table)
+    assert again.code == 0, again.err
+    new = field(again, "table")
+    assert new != table and f"bezique join {new}" in again.out
+    assert "another player asked first" not in again.out
+    # the other player asks too: the same table, said so
+    second = run("rematch", table)
+    assert second.code == 0 and field(second, "table") == new
+    assert "another player asked first" in second.out
+    # its settings are the finished table's: highcard, the bot at seat 1
+    joined = run("join", new, "--name", "alice")
+    assert joined.code == 0 and field(joined, "seat") == "0"
+    shown = run("view", new, f"--token={field(joined, 'token')}")
+    assert shown.code == 0 and "High card" in shown.out and "highest bot" in shown.out

@@ -242,12 +242,22 @@ def test_q_in_embedded_play_says_the_table_is_gone() -> None:
     assert child.exitstatus == 0
 
 
-def test_q_against_a_server_says_what_happens_to_the_table(server: str) -> None:
+def test_q_against_a_server_says_what_happens_to_the_table(run: Run, server: str) -> None:
     child = spawn("--server", server, "play", "highcard")
+    child.expect(r"Table (\w+) ")
+    table = child.match.group(1)
     child.expect(PROMPT)
     child.sendline("q")
     child.expect(r"it stays open on the server, and it waits for your seat's move")
     child.expect(pexpect.EOF)
+    # The seat is not lost with the program: its token and proof are printed, and they take
+    # the seat's turn with `bezique move`.
+    token = re.search(r"export BEZIQUE_TOKEN=(\S+)", child.before)
+    proof = re.search(r"export BEZIQUE_PROOF=(\S+)", child.before)
+    assert token is not None and proof is not None
+    assert proof.group(1).startswith("0:")
+    moved = run("move", table, "1", f"--token={token.group(1)}", f"--proof={proof.group(1)}")
+    assert moved.code == 0 and "move accepted" in moved.out
 
 
 def test_no_not_your_turn_after_the_end_or_while_waiting(run: Run, server: str) -> None:

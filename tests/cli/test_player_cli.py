@@ -7,6 +7,7 @@ program in a pseudo-terminal."""
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 import re
 import socket
@@ -17,8 +18,10 @@ from collections.abc import Iterator
 
 import pexpect
 import pytest
+from rich.console import Console
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
+from bezique.v1 import table_service_pb2 as pb
 from tests.cli.helpers import AMOUNT, ANSI, BIN, PROMPT, clean_env, default_interrupt
 from tests.helpers import ROOT
 
@@ -369,3 +372,46 @@ def test_watch_and_the_replay_speak_russian(server: str) -> None:
     code, told = output("--server", server, "history", table.group(1), "--replay",
                         columns=200)
     assert "── Deal 1 ── dealer: Seat" in told and "(deals played: 1)" in told, told
+
+
+def test_a_bot_seat_is_named_in_the_readers_language() -> None:
+    """The server labels a bot seat "heuristic bot"; a Russian reader sees "бот heuristic",
+    while a name a person chose stays as given."""
+    from bezique.clients import i18n
+    from bezique.clients.render import seat_names, tables_table
+
+    seats = [pb.SeatState(seat=0, occupied=True, display_name="ann"),
+             pb.SeatState(seat=1, occupied=True, display_name="heuristic bot",
+                          bot_policy="heuristic"),
+             pb.SeatState(seat=2, occupied=True, display_name="random bot")]
+    summary = pb.TableSummary(table_id="t1", variant_id="highcard", seats=seats)
+    try:
+        i18n.set_language("ru")
+        assert seat_names(seats, 0) == {0: "Место 0 (вы)", 1: "Место 1 (бот heuristic)",
+                                        2: "Место 2 (random bot)"}
+        out = io.StringIO()
+        Console(file=out, width=80).print(tables_table([summary]))
+        assert "бот heuristic" in out.getvalue() and "heuristic bot" not in out.getvalue()
+        i18n.set_language("en")
+        assert seat_names(seats)[1] == "Seat 1 (heuristic bot)"
+    finally:
+        i18n.set_language("en")
+
+
+def test_verify_says_who_contributed_in_russian_for_one_seat_or_several() -> None:
+    """"место 0 внесли" (a plural verb for one seat) is no Russian: the sentence names the
+    seats apart from its verb, right for one seat and for several."""
+    from bezique.clients import cli, i18n
+
+    try:
+        i18n.set_language("ru")
+        for seats in ([0], [0, 1]):
+            for english in ("fair against the operator: {seats} contributed entropy by "
+                            "commit-reveal (each fixed before any was revealed; every reveal "
+                            "matches its commitment)",
+                            "{seats} contributed entropy in the clear (public from their join)"):
+                said = i18n.t(english, seats=cli._seats(seats))
+                assert said.startswith(("честно", "мест")) and "внесли" not in said, said
+                assert "энтропия внесена" in said
+    finally:
+        i18n.set_language("en")

@@ -77,6 +77,18 @@ def test_choose_policy_prefers_a_real_bot() -> None:
     assert choose_policy(info(id="x", bot_policies=["random", "highest"]), "random") == "random"
 
 
+def test_choose_policy_plays_the_bot_the_web_tables_play_now_plays() -> None:
+    """The terminal's default bot is the web's (lobby.ts bestBot): the default search level,
+    not merely the first policy that is not random."""
+    levels = ["random", "heuristic", "search-easy", "search", "search-hard"]
+    assert choose_policy(info(id="x", bot_policies=levels), None) == "search"
+    assert choose_policy(info(id="x", bot_policies=["random", "heuristic", "search-easy",
+                                                    "search-2", "search-5"]), None) == "search-5"
+    assert choose_policy(info(id="x", bot_policies=["random", "greedy", "my-heuristic"]),
+                         None) == "my-heuristic"
+    assert choose_policy(info(id="x", bot_policies=[]), None) == "random"
+
+
 def test_board_shows_hand_zones_pot_clock_and_numbered_moves() -> None:
     view = pb.View(table_id="t1", version=9, variant_id="demo", viewer_seat=0, phase="play",
                    to_move=[0], hand=[pb.Card(code="AS", id=1), pb.Card(code="TH", id=2)],
@@ -203,3 +215,21 @@ def test_quarts_deals_played_reads_in_the_variants_words_for_any_count() -> None
         assert english == f"most chips after the last deal (deals played: {deals})"
         assert russian == f"больше всех фишек после последней сдачи (сыграно сдач: {deals})"
     assert outcome_reason(pb.Outcome(reason="target_reached"), Words()) == "target reached"
+
+
+def test_a_bezique_card_played_says_where_from_once() -> None:
+    """Bezique's play event has the detail ``from``; its English value reads after the key's
+    word ("from: the hand", not "from: from the hand")."""
+    from bezique.variants.bezique.words import VOCABULARY as ENGLISH
+
+    words = Words(events=dict(ENGLISH.events), details=dict(ENGLISH.details),
+                  labels=dict(ENGLISH.labels))
+    said = []
+    for source in ("hand", "table"):
+        event = pb.Event(kind="play", seat=0)
+        event.detail.update({"from": source})
+        out = io.StringIO()
+        Console(file=out, width=200, color_system=None).print(event_text(
+            event, {0: "Seat 0"}, words=words))
+        said.append(out.getvalue().strip())
+    assert said == ["Seat 0 plays  from: the hand", "Seat 0 plays  from: the table"]

@@ -314,3 +314,26 @@ def test_a_quart_table_on_a_phone_in_russian(browser: Browser, web_server: WebSe
         assert not re.search(r"koronka-\d|three-of-a-kind|two-beziques", combos)
     tab.assert_no_errors()
     phone.close()
+
+
+def test_the_lobby_names_open_tables_seats_as_the_table_does(context: BrowserContext,
+                                                             web_server: WebServer) -> None:
+    """A bot seat by its policy in the page's language and a seat joined without a name by
+    its number, not the server's labels ("heuristic bot", "seat 0")."""
+    created = web_server.stub.CreateTable(pb.CreateTableRequest(
+        variant_id="bezique-2p", bots=[pb.BotSeat(seat=1, policy="heuristic")]))
+    table_id = created.table_id
+    web_server.stub.JoinTable(pb.JoinTableRequest(table_id=table_id, seat=0,
+                                                  entropy=bytes(range(32))))
+    assert [seat.display_name for seat in web_server.view(table_id).seats] == [
+        "seat 0", "heuristic bot"]
+    tab = open_tab(context, web_server)
+    page = tab.page
+    players = page.locator(f"#tables tr[data-table='{table_id}'] td.players")
+    players.wait_for()
+    assert players.inner_text() == "Seat 1, heuristic bot"
+    switch_language(page, "ru")
+    page.wait_for_function("id => document.querySelector(`#tables tr[data-table='${id}'] "
+                           "td.players`)?.textContent.includes('бот')", arg=table_id)
+    assert players.inner_text() == "Место 1, бот «эвристика»"
+    tab.assert_no_errors()

@@ -17,7 +17,7 @@ import {
   OptionType, type OptionSchema, type TableSummary, type VariantInfo,
 } from "./gen/bezique/v1/table_service_pb.js";
 import type { Navigator } from "./table.js";
-import { label, variantTitle, variantWords, words } from "./words.js";
+import { label, seatNames, variantTitle, variantWords, words } from "./words.js";
 
 /** How often the list of tables is read again while the lobby is shown. */
 const REFRESH_MS = 3000;
@@ -348,7 +348,9 @@ export class LobbyPage {
     const rows = found.map((table) => {
       const id = table.tableId;
       const held = heldSeat(id);
-      const seats = table.seats.map((seat) => (seat.occupied ? clean(seat.displayName) || t("seatN", { n: seat.seat + 1 }) : t("free"))).join(", ");
+      // Named as at the table: a bot by its policy in the page's language, no "seat 0".
+      const names = seatNames(table.seats);
+      const seats = table.seats.map((seat) => (seat.occupied ? names.get(seat.seat) ?? t("seatN", { n: seat.seat + 1 }) : t("free"))).join(", ");
       const actions = el("td", { class: "actions" });
       if (held) actions.append(button(t("backToSeat"), () => this.nav.go(`#/table/${encodeURIComponent(id)}`), { class: "back" }));
       else if (table.freeSeats > 0) actions.append(button(t("join"), () => void this.join(id, table.variantId), { class: "join" }));
