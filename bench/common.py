@@ -242,8 +242,11 @@ def _server_command() -> list[str]:
 
 
 def server_argv(*args: str) -> list[str]:
+    """This engine's server for a benchmark: its load is one address opening thousands of
+    connections (a channel per seat), so the per-port connection cap (#26) is lifted."""
     return [*_server_command(), "--address", "127.0.0.1:0", "--log-level", "warning",
-            "--log-format", "json", "--bot-delay", "0", *args]
+            "--log-format", "json", "--bot-delay", "0",
+            *server_flag("--max-connections", "1000000"), *args]
 
 
 _HELP_TEXT: list[str] = []
