@@ -7,6 +7,7 @@ it never waits behind the appends.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,15 +41,16 @@ def entry_of(row: asyncpg.Record) -> LogEntry:
                     row["request_id"], row["created_at"])
 
 
-class PostgresReads:
+class PostgresReads(ABC):
     """The read half of :class:`~bezique.service.store.postgres.PostgresStore`, a mixin: it
     needs the store's ``_run`` and its results feed's pool."""
 
     _feed_pool: asyncpg.Pool | None
 
+    @abstractmethod
     async def _run(self, what: str, call: Callable[[asyncpg.Connection], Any],
                    pool: asyncpg.Pool | None = None) -> Any:
-        raise NotImplementedError
+        """Run ``call`` on a pooled connection, store errors made StoreError (the store's)."""
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = await self._run("read results", lambda c: c.fetch(

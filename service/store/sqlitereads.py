@@ -8,6 +8,7 @@ WAL mode a read sees only what committed.
 from __future__ import annotations
 
 import sqlite3
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from bezique.service.store import presence
@@ -34,13 +35,14 @@ def row_to_table(row: sqlite3.Row | tuple[object, ...]) -> tuple[TableRecord, Ta
     return record, state
 
 
-class SqliteReads:
+class SqliteReads(ABC):
     """The read half of :class:`~bezique.service.store.sqlite.SqliteStore`, a mixin: it needs
     the store's open connection (``db``) and nothing else."""
 
     @property
+    @abstractmethod
     def db(self) -> sqlite3.Connection:
-        raise NotImplementedError
+        """The store's open connection (the store provides it)."""
 
     async def read_results(self, after: int = 0, limit: int = 100) -> list[TableResult]:
         rows = self.db.execute(
