@@ -26,6 +26,7 @@ from bezique.service.store import (
 )
 from bezique.service.store.postgres import PostgresStore
 from bezique.service.store.sqlite import SqliteStore
+from tests.store.helpers import store_listener
 
 Grouped = SqliteStore | PostgresStore
 
@@ -257,12 +258,8 @@ async def test_a_postgres_batch_notifies_what_it_committed_and_nothing_else(
 
     store = PostgresStore(postgres_url)
     await store.open()
-    heard: list[tuple[str, str]] = []
-    listener = await asyncpg.connect(postgres_url)
+    listener, heard = await store_listener(postgres_url)
     try:
-        for channel in (CHANNEL, RESULTS_CHANNEL):
-            await listener.add_listener(channel, lambda _c, _p, ch, payload: heard.append(
-                (ch, payload)))
         await tables(store, "a", "b", "c")
         async with asyncio.timeout(10):  # the creations' notices, sent after their commits
             while not {(CHANNEL, f"{t}:1") for t in ("lead", "a", "b", "c")} <= set(heard):

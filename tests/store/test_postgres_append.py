@@ -11,7 +11,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
 
-import asyncpg
 import pytest
 
 from bezique.service.store import (
@@ -23,6 +22,7 @@ from bezique.service.store import (
     VersionConflict,
 )
 from bezique.service.store.postgres import CHANNEL, RESULTS_CHANNEL, PostgresStore
+from tests.store.helpers import store_listener
 
 
 class CountingProxy:
@@ -104,12 +104,8 @@ async def test_an_append_is_one_round_trip(
 async def test_notifications_only_for_what_committed(postgres_url: str) -> None:
     store = PostgresStore(postgres_url)
     await store.open()
-    heard: list[tuple[str, str]] = []
-    listener = await asyncpg.connect(postgres_url)
+    listener, heard = await store_listener(postgres_url)
     try:
-        for channel in (CHANNEL, RESULTS_CHANNEL):
-            await listener.add_listener(channel, lambda _c, _p, ch, payload: heard.append(
-                (ch, payload)))
         await store.create_table(record("t1"), state(1), [entry(1)])
         await store.append("t1", 1, [entry(2, "taken")], state(2))
         with pytest.raises(VersionConflict) as stale:  # a stale version writes nothing
