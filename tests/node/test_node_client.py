@@ -249,7 +249,11 @@ const joined = await json.joinTable({ tableId: created.tableId, displayName: "we
 const headers = { authorization: `Bearer ${joined.seatToken}` };
 let moves = 0;
 let outcome = null;
-for await (const update of grpcWeb.watchTable({ tableId: created.tableId }, { headers })) {
+// A raw connect client cancels its own stream: leaving the loop alone does not always close
+// an HTTP/1.1 response (and an open one keeps Node.js running). The SDK's watch does this.
+const watching = new AbortController();
+for await (const update of grpcWeb.watchTable({ tableId: created.tableId },
+                                              { headers, signal: watching.signal })) {
   const view = update.view;
   if (!view) continue;
   if (view.outcome) { outcome = view.outcome; break; }
@@ -264,6 +268,7 @@ for await (const update of grpcWeb.watchTable({ tableId: created.tableId }, { he
     }
   }
 }
+watching.abort();
 const errors = {};
 for (const [name, client] of [["connect", json], ["grpc-web", grpcWeb]]) {
   try {
