@@ -92,7 +92,7 @@ lint: $(GEN) $(NPM_OK)
 	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard examples/highcard/tests examples/platform/bezique_platform bench tools
 
 test: lint
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25 $(PYTEST_ARGS)
 
 # `make flaky` (not part of `make test`): the whole suite COUNT times in a row on a loaded
 # machine, a CPU hog (HOGS of them; 0 for none) spinning beside each run and killed after it,

@@ -60,6 +60,9 @@ class FloorConfig:
     reps: int = 5
     warmup_moves: int = 2_000
     idle_tables: int = 500
+    settle_seconds: float = 2.0
+    """How long the server is left alone before its RSS is read (half that before the first
+    reading)."""
 
 
 # --------------------------------------------------------------------------- the server
@@ -291,10 +294,10 @@ async def _idle_memory(workdir: Path, config: FloorConfig, shape: str, server_co
     try:
         dialer = Dialer(server.address)
         opened = await open_tables(50, shape, dialer)
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(config.settle_seconds / 2)
         before = server.rss()
         opened += await open_tables(config.idle_tables, shape, dialer, 50)
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(config.settle_seconds)
         grown = server.rss() - before
         for table in opened:
             await table.close()

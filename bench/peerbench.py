@@ -76,6 +76,9 @@ class PeersConfig:
     warmup_moves: int = 1_500
     idle_tables: int = 1_000
     subjects: tuple[str, ...] = SUBJECTS
+    settle_seconds: float = 2.0
+    """How long the server is left alone before its RSS is read (half that before the first
+    reading): its allocator returns what it is going to."""
 
 
 @dataclass
@@ -302,11 +305,11 @@ def measure_idle(name: str, config: PeersConfig, workdir: Path, bare: bool = Fal
     subject = start(name, folder, watch=not bare)
     try:
         subject.load.ask({"cmd": "prepare", "tables": 50, "connect": not bare})
-        time.sleep(1.0)
+        time.sleep(config.settle_seconds / 2)
         before = subject.server.rss()
         subject.load.ask({"cmd": "prepare", "tables": config.idle_tables,
                           "connect": not bare})
-        time.sleep(2.0)
+        time.sleep(config.settle_seconds)
         return (subject.server.rss() - before) / config.idle_tables
     finally:
         subject.stop()

@@ -135,7 +135,7 @@ def test_peers_plays_this_engine_with_every_seat_watching() -> None:
     belong to ``make bench``): closed and open loop, CPU of both processes, idle memory."""
     section = peerbench.run(peerbench.PeersConfig(
         moves=96, reps=1, concurrency=4, open_seconds=0.3, open_reps=1, warmup_moves=32,
-        idle_tables=20, subjects=("memory", "sqlite")))
+        idle_tables=20, settle_seconds=0.2, subjects=("memory", "sqlite")))
     _check(section)
     for store in ("memory", "sqlite"):
         figures = section.figures[store]
@@ -168,7 +168,7 @@ def test_floor_measures_both_shapes_of_a_move_on_a_bare_server() -> None:
     """The transport floor: a move as a unary call + four stream pushes, and as one message on
     the mover's bidirectional stream + four pushes; CPU per move and idle memory of each."""
     section = floor.run(floor.FloorConfig(concurrency=4, moves=200, reps=2, warmup_moves=40,
-                                          idle_tables=10))
+                                          idle_tables=10, settle_seconds=0.2))
     _check(section)
     for shape in floor.SHAPES:
         figures = section.figures[shape]

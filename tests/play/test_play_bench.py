@@ -11,7 +11,7 @@ from bench import peerbench
 def test_peers_plays_this_engine_over_play_beside_the_unary_subject() -> None:
     section = peerbench.run(peerbench.PeersConfig(
         moves=96, reps=1, concurrency=4, open_seconds=0.3, open_reps=1, warmup_moves=32,
-        idle_tables=20, subjects=("memory", "memory-play")))
+        idle_tables=20, settle_seconds=0.2, subjects=("memory", "memory-play")))
     playing = section.figures["memory-play"]
     for key in ("rate", "open_p99", "per_table"):
         assert math.isfinite(playing[key]) and playing[key] > 0, key
