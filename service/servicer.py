@@ -174,10 +174,11 @@ async def _end_with(context: ServicerContext[Req, Resp], answer: ServiceError | 
     await context.abort(grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE)
 
 
-def unary(method: Method[Req, Resp]) -> Method[Req, Resp]:
-    """Map ServiceError to its status and hide unexpected errors behind INTERNAL."""
+def unary(method: Method[Req, Resp], name: str = "") -> Method[Req, Resp]:
+    """Map ServiceError to its status and hide unexpected errors behind INTERNAL. ``name``:
+    the RPC's, when the method's own is not (metrics, limits)."""
 
-    name = method.__name__
+    name = name or method.__name__
 
     @functools.wraps(method)
     async def wrapper(self: TableServicer, request: Req, context: ServicerContext[Req, Resp]
@@ -460,6 +461,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
         result = await self._submit(request.table_id, _seat_token(context), request)
         return translate.submit_move_response(result)
 
+    async def _submit_move_wire(
+            self, request: pb.SubmitMoveRequest,
+            context: ServicerContext[pb.SubmitMoveRequest, bytes]) -> bytes:
+        result = await self._submit(request.table_id, _seat_token(context), request)
+        return translate.submit_move_wire(result)
+
+    submit_move_wire = unary(_submit_move_wire, "SubmitMove")
+    """SubmitMove as grpc serves it: the answer's bytes (``translate.submit_move_wire``: the
+    view's bytes, rendered once, appended) sent as they are (:data:`WIRE_UNARY`)."""
+
     async def _submit(self, table_id: str, token: str,
                       request: pb.SubmitMoveRequest | pb.PlayMove) -> MoveResult:
         """A move, sent by SubmitMove or on a Play stream."""
@@ -585,6 +596,8 @@ Parse = Callable[[bytes], Message]
 
 WIRE_STREAMS = {"WatchTable": "watch_table_wire"}
 """Server streams grpc serves from a method yielding serialised messages (sent as they are)."""
+WIRE_UNARY = {"SubmitMove": "submit_move_wire"}
+"""Unary methods grpc serves from a method returning its serialised answer."""
 
 
 def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[bytes, Message]:
@@ -603,6 +616,10 @@ def generic_handler(servicer: TableServicer) -> grpc.GenericRpcHandler[bytes, Me
         elif method.name in WIRE_STREAMS:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 _streaming(getattr(servicer, WIRE_STREAMS[method.name]), parse),
+                response_serializer=_serialized)
+        elif method.name in WIRE_UNARY:
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                _unary(getattr(servicer, WIRE_UNARY[method.name]), parse),
                 response_serializer=_serialized)
         elif method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(

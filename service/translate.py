@@ -416,17 +416,26 @@ def get_view_response(view: ViewResult) -> pb.GetViewResponse:
     return response
 
 
-def submit_move_response(result: MoveResult, into: pb.SubmitMoveResponse | None = None
-                         ) -> pb.SubmitMoveResponse:
-    """The move's events as its seat may see them, and the seat's view after it."""
+def submit_move_response(result: MoveResult) -> pb.SubmitMoveResponse:
+    """The move's answer as a message (for the HTTP API, which may send it as JSON): parsed
+    from its bytes (:func:`submit_move_wire`), so both ports send the same answer."""
+    return pb.SubmitMoveResponse.FromString(submit_move_wire(result))
+
+
+def submit_move_wire(result: MoveResult) -> bytes:
+    """The move's answer, serialised: the move's events as its seat may see them, and the
+    seat's view after it. The view is appended as the bytes its watch streams are sent
+    (:func:`view_wire`, rendered once), not parsed into a message and serialised again."""
     live = result.after.live
-    shoe = live.variant.shoe(live.record.options)
-    response = pb.SubmitMoveResponse() if into is None else into
-    response.version = result.version
-    response.duplicate = result.duplicate
-    add_events(response.events, shoe, result.version, result.events)
-    view_to_pb(result.after, into=response.view)
-    return response
+    head = pb.SubmitMoveResponse(version=result.version, duplicate=result.duplicate)
+    add_events(head.events, live.variant.shoe(live.record.options), result.version,
+               result.events)
+    return _field(head.SerializeToString(), _SUBMIT_VIEW, view_wire(result.after))
+
+
+def _field(before: bytes, tag: bytes, message: bytes) -> bytes:
+    """``before`` with a serialised sub-message appended as the field of ``tag``."""
+    return before + tag + _varint(len(message)) + message
 
 
 def watch_table_response(update: Update) -> pb.WatchTableResponse:
@@ -451,7 +460,7 @@ def watch_update_wire(update: Update) -> bytes:
     data = _watch_head(update)
     if update.view is not None:
         view = view_wire(update.view)
-        data += _WATCH_VIEW + _varint(len(view)) + view
+        data = _field(data, _WATCH_VIEW, view)
     if broadcast is not None:
         broadcast.wire[viewer] = data
     return data
@@ -481,6 +490,12 @@ def _watch_head(update: Update) -> bytes:
 _WATCH_VIEW = b"\x2a"
 """The key of WatchTableResponse.view (field 5, length-delimited)."""
 _PLAY_UPDATE_TAG = b"\x0a"
+_PLAY_RESULT_TAG = b"\x12"
+"""PlayResponse.result: field 2, length-delimited."""
+_PLAY_ACCEPTED = b"\x12"
+"""PlayResult.accepted: field 2, length-delimited."""
+_SUBMIT_VIEW = b"\x12"
+"""SubmitMoveResponse.view: field 2, length-delimited."""
 """PlayResponse.update's tag: field 1, length-delimited."""
 
 
@@ -493,7 +508,7 @@ def play_update_bytes(version: int, update: bytes) -> tuple[int, bytes]:
     """A serialized WatchTableResponse as a serialized PlayResponse{update}: its own bytes
     behind the field's tag and length, so an update serialized once is never copied into a
     new message."""
-    return version, _PLAY_UPDATE_TAG + _varint(len(update)) + update
+    return version, _field(b"", _PLAY_UPDATE_TAG, update)
 
 
 def _varint(value: int) -> bytes:
@@ -506,10 +521,11 @@ def _varint(value: int) -> bytes:
 
 
 def play_accepted(request_id: str, result: MoveResult) -> tuple[bytes, int]:
-    """A taken move's result on a Play stream (serialized), and the version it reached."""
-    answer = pb.PlayResponse(result=pb.PlayResult(request_id=request_id))
-    submit_move_response(result, into=answer.result.accepted)
-    return answer.SerializeToString(), result.version
+    """A taken move's result on a Play stream (serialized: SubmitMove's answer's bytes in
+    it, not copied into a message), and the version it reached."""
+    answer = _field(pb.PlayResult(request_id=request_id).SerializeToString(), _PLAY_ACCEPTED,
+                    submit_move_wire(result))
+    return _field(b"", _PLAY_RESULT_TAG, answer), result.version
 
 
 def play_refused(request_id: str, code: int, message: str, details: bytes) -> bytes:
