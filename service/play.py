@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from bezique.service.errors import InvalidArgument
@@ -120,7 +120,7 @@ def _wake(waiter: asyncio.Future[None] | None) -> None:
 
 
 async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[Update],
-               answer: Answer, from_version: int) -> AsyncIterator[bytes]:
+               answer: Answer, from_version: int) -> AsyncGenerator[bytes, None]:
     """The stream's messages, serialized: ``updates`` (version, bytes, after
     ``from_version``) as they come, each move's answer in turn. Ends when ``updates`` does
     (after answering a move in hand), or with the error that ended them, or with the error
