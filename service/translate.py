@@ -490,13 +490,13 @@ def _watch_head(update: Update) -> bytes:
 _WATCH_VIEW = b"\x2a"
 """The key of WatchTableResponse.view (field 5, length-delimited)."""
 _PLAY_UPDATE_TAG = b"\x0a"
+"""PlayResponse.update's tag: field 1, length-delimited."""
 _PLAY_RESULT_TAG = b"\x12"
 """PlayResponse.result: field 2, length-delimited."""
 _PLAY_ACCEPTED = b"\x12"
 """PlayResult.accepted: field 2, length-delimited."""
 _SUBMIT_VIEW = b"\x12"
 """SubmitMoveResponse.view: field 2, length-delimited."""
-"""PlayResponse.update's tag: field 1, length-delimited."""
 
 
 def play_update(update: pb.WatchTableResponse) -> tuple[int, bytes]:
