@@ -1,0 +1,160 @@
+"""A Play stream's two tasks (the pump, the reader) and its watcher, when the call ends every
+way it can: the client cancels (idle, mid-move, after half-closing), the game ends with a
+move in hand, the seat's token is replaced with a move in hand, the server shuts down."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+import pytest
+
+from bezique.clients.sdk import AsyncTableClient
+from bezique.service.server import RunningServer
+from bezique.v1 import table_service_pb2 as pb
+from tests.helpers import until
+from tests.play.helpers import RawPlay, movers_stream
+from tests.service.helpers import STARTED, serving
+
+KEY = "platform-key"
+
+
+def play_tasks() -> list[asyncio.Task[Any]]:
+    """The pump and reader tasks of every Play stream in this loop."""
+    return [t for t in asyncio.all_tasks() if not t.done()
+            and getattr(t.get_coro(), "__qualname__", "") in ("_pump", "_Reader._run")]
+
+
+async def watchers(server: RunningServer, table_id: str) -> int:
+    async with server.manager.repo.hold(table_id) as live:
+        return len(live.watchers)
+
+
+async def settled(server: RunningServer, table_id: str, expect_watchers: int = 0) -> None:
+    """The stream's tasks end and its watcher is gone (without a cyclic GC run)."""
+    await until(lambda: asyncio.sleep(0, play_tasks()), lambda ts: not ts,
+                "the Play stream's tasks to end", timeout=5)
+    await until(lambda: watchers(server, table_id), lambda n: n == expect_watchers,
+                "the Play stream's watcher to be unsubscribed", timeout=5)
+
+
+class Gate:
+    """Holds every move the manager is asked for until ``open``; ``entered``: one is held."""
+
+    def __init__(self, server: RunningServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.entered = asyncio.Event()
+        self.opened = asyncio.Event()
+        submit = server.manager.submit
+
+        async def held(*args: Any, **kwargs: Any) -> Any:
+            self.entered.set()
+            await self.opened.wait()
+            return await submit(*args, **kwargs)
+
+        monkeypatch.setattr(server.manager, "submit", held)
+
+
+@pytest.fixture
+async def keyed() -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
+    async with serving(api_key=KEY) as (server, _):
+        async with AsyncTableClient(server.address, api_key=KEY, retries=0) as client:
+            yield server, client
+
+
+@pytest.fixture
+def no_gc() -> Any:
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+async def test_a_cancel_while_idle_ends_the_tasks_and_the_watcher(
+        keyed: tuple[RunningServer, AsyncTableClient], no_gc: None) -> None:
+    server, client = keyed
+    table_id, _, stream, _ = await movers_stream(client)
+    assert play_tasks() and await watchers(server, table_id) == 1
+    stream.close()
+    await settled(server, table_id)
+
+
+async def test_a_cancel_mid_move_ends_the_tasks_and_the_watcher(
+        keyed: tuple[RunningServer, AsyncTableClient], monkeypatch: pytest.MonkeyPatch,
+        no_gc: None) -> None:
+    server, client = keyed
+    table_id, _, stream, view = await movers_stream(client)
+    gate = Gate(server, monkeypatch)
+    stream.move(view.legal_moves[0], view.version, "held")
+    await asyncio.wait_for(gate.entered.wait(), 5)
+    stream.close()
+    await settled(server, table_id)
+    gate.opened.set()
+
+
+async def test_a_half_closed_stream_still_gets_updates_and_answers_then_cancel_cleans_up(
+        keyed: tuple[RunningServer, AsyncTableClient], no_gc: None) -> None:
+    server, client = keyed
+    table_id, _, stream, view = await movers_stream(client)
+    stream.move(view.legal_moves[0], view.version, "last-before-close")
+    stream.half_close()
+    result = await stream.result()
+    assert result.request_id == "last-before-close" and result.code == 0
+    assert stream.updates[-1].version == result.accepted.version
+    # the other seat's move still arrives on the half-closed stream
+    table = await client.view(table_id)
+    assert table.version == view.version + 1
+    stream.call.cancel()
+    await settled(server, table_id)
+
+
+async def test_the_game_ending_with_a_move_in_hand_still_answers_it(
+        keyed: tuple[RunningServer, AsyncTableClient], monkeypatch: pytest.MonkeyPatch,
+        no_gc: None) -> None:
+    server, client = keyed
+    table_id, _, stream, view = await movers_stream(client)
+    gate = Gate(server, monkeypatch)
+    stream.move(view.legal_moves[0], view.version, "in-hand")
+    await asyncio.wait_for(gate.entered.wait(), 5)
+    final = await client.abort_table(table_id, "ended by the platform")
+    await stream.until_version(final)
+    gate.opened.set()
+    result = await stream.result()
+    assert result.request_id == "in-hand" and result.code != 0  # refused: the game is over
+    assert await stream.next() is None  # then the stream ends OK
+    stream.half_close()
+    await settled(server, table_id)
+
+
+async def test_a_reissued_token_with_a_move_in_hand(
+        keyed: tuple[RunningServer, AsyncTableClient], monkeypatch: pytest.MonkeyPatch,
+        no_gc: None) -> None:
+    """The move in hand is refused (its token is gone): what the client learns of it."""
+    server, client = keyed
+    table_id, mover, stream, view = await movers_stream(client)
+    gate = Gate(server, monkeypatch)
+    stream.move(view.legal_moves[0], view.version, "in-hand")
+    await asyncio.wait_for(gate.entered.wait(), 5)
+    await client.reissue(table_id, mover.seat)
+    error = await stream.error()
+    gate.opened.set()
+    assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.PERMISSION_DENIED,
+                            grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.FAILED_PRECONDITION)
+    await settled(server, table_id, expect_watchers=0)
+
+
+async def test_many_cancelled_streams_leave_no_tasks(
+        keyed: tuple[RunningServer, AsyncTableClient], no_gc: None) -> None:
+    server, client = keyed
+    table_id, mover, stream, view = await movers_stream(client)
+    stream.close()
+    for n in range(20):
+        again = RawPlay(client.stub, mover.token, table_id)
+        await again.until_version(STARTED)
+        if n % 2:
+            again.move(pb.Move(kind="play"), 0, f"bad{n}")  # a refusal
+            await again.result()
+        again.close()
+    await settled(server, table_id)
