@@ -175,12 +175,23 @@ async def _pump(updates: AsyncIterator[Update], queue: _Queue) -> None:
             queue.put(update)
             del update
             await queue.wait_for_room()
-    except asyncio.CancelledError:
-        raise
+    except asyncio.CancelledError as error:
+        if _cancelled_here():
+            raise
+        queue.put(_Failed(error))  # from inside the source: the stream ends with it
+        return
     except Exception as error:  # handed to the stream, which raises it
         queue.put(_Failed(error))
         return
     queue.put(_OVER)
+
+
+def _cancelled_here() -> bool:
+    """Whether the running task itself is being cancelled (the stream ending it), not an
+    awaited thing inside it that raised CancelledError: that one must reach the stream, or
+    it would wait for a source that has gone."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 class _Reader:
@@ -239,7 +250,9 @@ class _Reader:
                 queue.put(answered)
                 _wake(self._answered)
                 await self._sent
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as error:
+            if _cancelled_here():
+                raise
+            queue.put(_Failed(error))
         except Exception as error:  # handed to the stream, which raises it
             queue.put(_Failed(error))

@@ -188,3 +188,30 @@ async def test_closing_the_stream_ends_both_of_its_tasks() -> None:
     await stream.aclose()
     await _settle()
     assert len(asyncio.all_tasks()) == before and updates.closed
+
+
+async def test_a_cancelled_error_from_inside_the_updates_ends_the_stream() -> None:
+    """A source's own CancelledError (an awaited future someone cancelled), not the stream
+    cancelling its pump: it reaches the stream, which would otherwise wait forever."""
+    async def updates() -> AsyncIterator[tuple[int, bytes]]:
+        yield 1, b"u1"
+        raise asyncio.CancelledError
+
+    moves = Moves()
+    stream = play.play(moves.requests(), updates(), moves.answer, 0)
+    assert await _next(stream) == b"u1"
+    with pytest.raises(asyncio.CancelledError):
+        await _next(stream)
+
+
+async def test_a_cancelled_error_from_inside_an_answer_ends_the_stream() -> None:
+    """The move would otherwise never be answered, and the stream go on as if it were."""
+    async def answer(move: pb.PlayMove) -> play.Answered:
+        raise asyncio.CancelledError
+
+    updates, moves = Updates(), Moves()
+    stream = play.play(moves.requests(), updates.iterate(), answer, 0)
+    moves.send("m1")
+    with pytest.raises(asyncio.CancelledError):
+        await _next(stream)
+    assert updates.closed

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from bezique.clients.play import PlaySettings, play_at
 from bezique.service.servicer import TableServicer
-from tests.service.helpers import serving
+from tests.service.helpers import STACK, serving, two_seats
 
 
 @pytest.fixture
@@ -27,8 +27,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
             return await method(*args, **kwargs)
         return wrapper
 
-    monkeypatch.setattr(TableServicer, "SubmitMove",
-                        counting("SubmitMove", TableServicer.SubmitMove))
+    for served in ("SubmitMove", "submit_move_wire"):  # the HTTP port's, and grpc's
+        monkeypatch.setattr(TableServicer, served,
+                            counting("SubmitMove", getattr(TableServicer, served)))
     monkeypatch.setattr(TableServicer, "_play_move",
                         counting("Play", TableServicer._play_move))
     return counts
@@ -49,3 +50,14 @@ async def test_the_terminal_game_moves_over_play(calls: dict[str, int]) -> None:
     assert code == 0, out.getvalue()
     assert "Game over" in out.getvalue()
     assert calls == {"SubmitMove": 0, "Play": 3}
+
+
+async def test_the_counter_sees_a_submit_move_over_grpc(calls: dict[str, int]) -> None:
+    """The guard above guards: grpc serves SubmitMove from ``submit_move_wire``."""
+    async with serving() as (_, client):
+        table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
+        view = await client.view(table_id)
+        mover = ann if view.to_move[0] == ann.seat else bob
+        own = await client.view(table_id, mover.token)
+        await client.submit(mover, own.legal_moves[0], own.version)
+    assert calls == {"SubmitMove": 1, "Play": 0}

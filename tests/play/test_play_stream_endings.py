@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -59,9 +59,9 @@ class Gate:
 
 @pytest.fixture
 async def keyed() -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
-    async with serving(api_key=KEY) as (server, _):
-        async with AsyncTableClient(server.address, api_key=KEY, retries=0) as client:
-            yield server, client
+    async with (serving(api_key=KEY) as (server, _),
+                AsyncTableClient(server.address, api_key=KEY, retries=0) as client):
+        yield server, client
 
 
 @pytest.fixture
@@ -148,7 +148,7 @@ async def test_a_reissued_token_with_a_move_in_hand(
 async def test_many_cancelled_streams_leave_no_tasks(
         keyed: tuple[RunningServer, AsyncTableClient], no_gc: None) -> None:
     server, client = keyed
-    table_id, mover, stream, view = await movers_stream(client)
+    table_id, mover, stream, _ = await movers_stream(client)
     stream.close()
     for n in range(20):
         again = RawPlay(client.stub, mover.token, table_id)

@@ -7,15 +7,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
-from typing import Any
 
 import grpc
 
-from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from tests.helpers import until
 from tests.play.helpers import RawPlay
-from tests.play.test_play_attack_life import play_tasks, watchers
+from tests.play.test_play_stream_endings import play_tasks, watchers
 from tests.service.helpers import serving
 
 SMALL_WINDOW = [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
@@ -30,7 +28,8 @@ async def test_a_client_that_never_reads_is_ended_behind_and_cleaned_up() -> Non
         bob = await client.join(table.table_id, name="bob")
         seats = {ann.seat: ann, bob.seat: bob}
         async with grpc.aio.insecure_channel(server.address, options=SMALL_WINDOW) as channel:
-            stream = RawPlay(pb_grpc.TableServiceStub(channel), ann.token, table.table_id)
+            stream = RawPlay(pb_grpc.TableServiceStub(channel),  # type: ignore[no-untyped-call]
+                             ann.token, table.table_id)
             await until(lambda: watchers(server, table.table_id), lambda n: n == 1,
                         "the stream's watcher")
             gc.collect()
@@ -54,6 +53,3 @@ async def test_a_client_that_never_reads_is_ended_behind_and_cleaned_up() -> Non
             assert behind, "no BEHIND: a stream that never reads kept its watcher"
             assert await watchers(server, table.table_id) == 0
 
-
-def _unused(*_: Any) -> pb.PlayRequest:  # pragma: no cover
-    return pb.PlayRequest()
