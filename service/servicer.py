@@ -134,16 +134,18 @@ def _failure(error: ServiceError | StoreError) -> ServiceError:
     return error
 
 
-async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[Item], int]
-                    ) -> AsyncIterator[Item]:
-    """A watch stream's items; a stream the store cuts (its primary lost, say) ends UNAVAILABLE
-    and, like every stream that ends UNAVAILABLE, says where to resume: ``resume_from``, the
-    ``position`` of the last item sent (``first`` before any)."""
+async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[Item], int],
+                    render: Callable[[Item], T]) -> AsyncIterator[T]:
+    """A watch stream's items, each rendered by ``render``; a stream the store cuts (its
+    primary lost, say) ends UNAVAILABLE and, like every stream that ends UNAVAILABLE, says
+    where to resume: ``resume_from``, the ``position`` of the last item sent (``first`` before
+    any). One generator for both, not one wrapping another: a waiting stream keeps a frame
+    per layer."""
     last = first
     try:
         async for item in items:
             last = position(item)
-            yield item
+            yield render(item)
             del item
     except (StoreError, Unavailable) as error:
         answer = _failure(error)
@@ -479,23 +481,20 @@ class TableServicer(pb_grpc.TableServiceServicer):
                                          request.expected_version, request.request_id)
 
     @streaming
-    async def WatchTable(
+    def WatchTable(
             self, request: pb.WatchTableRequest,
             context: ServicerContext[pb.WatchTableRequest, pb.WatchTableResponse]
     ) -> AsyncIterator[pb.WatchTableResponse]:
         """The messages, for the HTTP API (which may send JSON); grpc sends the bytes."""
-        async for update in self._updates(request.table_id, _token(context),
-                                          request.from_version, translate.watch_table_response):
-            yield update
+        return self._updates(request.table_id, _token(context), request.from_version,
+                             translate.watch_table_response)
 
-    async def _updates(self, table_id: str, token: str | None, from_version: int,
-                       render: Callable[[Update], T]) -> AsyncIterator[T]:
+    def _updates(self, table_id: str, token: str | None, from_version: int,
+                 render: Callable[[Update], T]) -> AsyncIterator[T]:
         """The one update loop of WatchTable and Play: every update the caller may see after
         ``from_version``, each rendered by ``render``."""
-        updates = self.manager.watch(table_id, token, from_version)
-        async for update in _resuming(updates, from_version, lambda u: u.version):
-            yield render(update)
-            del update
+        return _resuming(self.manager.watch(table_id, token, from_version), from_version,
+                         _version, render)
 
     @streaming
     async def Play(
@@ -539,15 +538,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
                 self.metrics.observe_rpc("Play.move", code, time.perf_counter() - start)
         return play.Answered(*translate.play_accepted(move.request_id, result))
 
-    async def _watch_table_wire(
+    def _watch_table_wire(
             self, request: pb.WatchTableRequest,
             context: ServicerContext[pb.WatchTableRequest, bytes]) -> AsyncIterator[bytes]:
         token = _token(context)
         _CALL_METADATA.set(None)  # read: an open stream keeps no copy of its metadata
-        async for update in self._updates(request.table_id, token, request.from_version,
-                                          translate.watch_update_wire):
-            yield update
-            del update  # a waiting stream keeps nothing of the update it sent
+        return self._updates(request.table_id, token, request.from_version,
+                             translate.watch_update_wire)
 
     watch_table_wire = streaming(_watch_table_wire, "WatchTable")
     """WatchTable as grpc serves it: each update's bytes, serialised once per audience
@@ -570,8 +567,9 @@ class TableServicer(pb_grpc.TableServiceServicer):
     ) -> AsyncIterator[pb.WatchResultsResponse]:
         self._check_api_key(context)
         rows = self.manager.watch_results(request.from_cursor)
-        async for row in _resuming(rows, request.from_cursor, lambda r: r.cursor):
-            yield translate.watch_results_response(row)
+        async for response in _resuming(rows, request.from_cursor, lambda r: r.cursor,
+                                        translate.watch_results_response):
+            yield response
 
     @unary
     async def GetHistory(
@@ -581,6 +579,10 @@ class TableServicer(pb_grpc.TableServiceServicer):
         page = await self.manager.history(request.table_id, _token(context), request.page_size,
                                           request.page_token)
         return translate.get_history_response(page)
+
+
+def _version(update: Update) -> int:
+    return update.version
 
 
 def _play_update(update: Update) -> tuple[int, bytes]:

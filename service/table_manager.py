@@ -37,7 +37,6 @@ from bezique.service.live import (
     Seat,
     StreamEnd,
     ViewResult,
-    Watcher,
 )
 from bezique.service.metrics import Metrics
 from bezique.service.redaction import events_for, parsed_events, redacted
@@ -301,7 +300,13 @@ class TableManager:
                 del update
             del current
             while not finished:
-                item = await self._next(watcher)
+                # The stream's next item; a seat's stream whose token expires meanwhile gets
+                # its end at the expiry, with nothing sent after it (awaited here, not in a
+                # coroutine of its own: a waiting stream keeps a frame per layer).
+                item = await watcher.queue.get(None if watcher.expires is None
+                                               else watcher.expires - time.time())
+                if item is None:
+                    item = StreamEnd(TOKEN_EXPIRED)
                 if isinstance(item, StreamEnd):
                     raise _stream_end(item.why, last)
                 if item.entry.version <= last:
@@ -330,14 +335,6 @@ class TableManager:
                 last = entry.version
                 yield self._update(entry, viewer, shoe, finished,
                                    current if last == head else None, None)
-
-    @staticmethod
-    async def _next(watcher: Watcher) -> Broadcast | StreamEnd:
-        """The stream's next item; a seat's stream whose token expires meanwhile gets its
-        end at the expiry, with nothing sent after it."""
-        found = await watcher.queue.get(None if watcher.expires is None
-                                        else watcher.expires - time.time())
-        return StreamEnd(TOKEN_EXPIRED) if found is None else found
 
     @staticmethod
     def _update(entry: LogEntry, viewer: int | None, shoe: Shoe, finished: bool,
