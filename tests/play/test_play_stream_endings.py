@@ -57,6 +57,15 @@ class Gate:
         monkeypatch.setattr(server.manager, "submit", held)
 
 
+async def hold_a_move(server: RunningServer, monkeypatch: pytest.MonkeyPatch,
+                      stream: RawPlay, view: pb.View, request_id: str) -> Gate:
+    """Send the seat's first legal move on ``stream``; returns once the manager holds it."""
+    gate = Gate(server, monkeypatch)
+    stream.move(view.legal_moves[0], view.version, request_id)
+    await asyncio.wait_for(gate.entered.wait(), 5)
+    return gate
+
+
 @pytest.fixture
 async def keyed() -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
     async with (serving(api_key=KEY) as (server, _),
@@ -86,9 +95,7 @@ async def test_a_cancel_mid_move_ends_the_tasks_and_the_watcher(
         no_gc: None) -> None:
     server, client = keyed
     table_id, _, stream, view = await movers_stream(client)
-    gate = Gate(server, monkeypatch)
-    stream.move(view.legal_moves[0], view.version, "held")
-    await asyncio.wait_for(gate.entered.wait(), 5)
+    gate = await hold_a_move(server, monkeypatch, stream, view, "held")
     stream.close()
     await settled(server, table_id)
     gate.opened.set()
@@ -103,7 +110,7 @@ async def test_a_half_closed_stream_still_gets_updates_and_answers_then_cancel_c
     result = await stream.result()
     assert result.request_id == "last-before-close" and result.code == 0
     assert stream.updates[-1].version == result.accepted.version
-    # the other seat's move still arrives on the half-closed stream
+    # the move was taken: the table is one version on
     table = await client.view(table_id)
     assert table.version == view.version + 1
     stream.call.cancel()
@@ -115,9 +122,7 @@ async def test_the_game_ending_with_a_move_in_hand_still_answers_it(
         no_gc: None) -> None:
     server, client = keyed
     table_id, _, stream, view = await movers_stream(client)
-    gate = Gate(server, monkeypatch)
-    stream.move(view.legal_moves[0], view.version, "in-hand")
-    await asyncio.wait_for(gate.entered.wait(), 5)
+    gate = await hold_a_move(server, monkeypatch, stream, view, "in-hand")
     final = await client.abort_table(table_id, "ended by the platform")
     await stream.until_version(final)
     gate.opened.set()
@@ -134,9 +139,7 @@ async def test_a_reissued_token_with_a_move_in_hand(
     """The move in hand is refused (its token is gone): what the client learns of it."""
     server, client = keyed
     table_id, mover, stream, view = await movers_stream(client)
-    gate = Gate(server, monkeypatch)
-    stream.move(view.legal_moves[0], view.version, "in-hand")
-    await asyncio.wait_for(gate.entered.wait(), 5)
+    gate = await hold_a_move(server, monkeypatch, stream, view, "in-hand")
     await client.reissue(table_id, mover.seat)
     error = await stream.error()
     gate.opened.set()
