@@ -561,15 +561,13 @@ class TableServicer(pb_grpc.TableServiceServicer):
         return translate.abort_table_response(version)
 
     @streaming
-    async def WatchResults(
+    def WatchResults(
             self, request: pb.WatchResultsRequest,
             context: ServicerContext[pb.WatchResultsRequest, pb.WatchResultsResponse]
     ) -> AsyncIterator[pb.WatchResultsResponse]:
         self._check_api_key(context)
-        rows = self.manager.watch_results(request.from_cursor)
-        async for response in _resuming(rows, request.from_cursor, lambda r: r.cursor,
-                                        translate.watch_results_response):
-            yield response
+        return _resuming(self.manager.watch_results(request.from_cursor), request.from_cursor,
+                         lambda row: row.cursor, translate.watch_results_response)
 
     @unary
     async def GetHistory(
