@@ -8,7 +8,6 @@ import asyncio
 import random
 from collections.abc import AsyncIterator
 
-import asyncpg
 import pytest
 
 from bezique.service.store import (
@@ -19,6 +18,7 @@ from bezique.service.store import (
     VersionConflict,
 )
 from bezique.service.store.postgres import CHANNEL, RESULTS_CHANNEL, PostgresStore
+from tests.store.helpers import store_listener
 
 
 def _record(table_id: str) -> TableRecord:
@@ -42,15 +42,6 @@ async def two_replicas(postgres_url: str) -> AsyncIterator[tuple[PostgresStore, 
     yield stores
     for store in stores:
         await store.close()
-
-
-async def _heard(url: str) -> tuple[asyncpg.Connection, list[tuple[str, str]]]:
-    heard: list[tuple[str, str]] = []
-    listener = await asyncpg.connect(url)
-    for channel in (CHANNEL, RESULTS_CHANNEL):
-        await listener.add_listener(channel, lambda _c, _p, ch, payload: heard.append(
-            (ch, payload)))
-    return listener, heard
 
 
 async def _until_heard(heard: list[tuple[str, str]], last: tuple[str, str]) -> None:
@@ -77,7 +68,7 @@ async def test_racing_appends_commit_one_per_version_and_notify_only_the_winner(
     the winner reached, the log holds the winner's rows only, once, without a gap, and the
     notices are the winners' and nothing else (a loser, refused by the compare-and-set, must
     not be announced)."""
-    listener, heard = await _heard(postgres_url)
+    listener, heard = await store_listener(postgres_url)
     try:
         first, second = two_replicas
         await first.create_table(_record("race"), _state(1), [_entry(1, "a", None)])
@@ -115,7 +106,7 @@ async def test_racing_ends_store_one_result_each_and_the_cursors_have_no_gap(
     per table, the loser's statement neither stores a result nor takes a cursor (the counter
     is updated only when the compare-and-set matched), so the feed's cursors are 1..12; the
     notices name committed cursors only, each once, the last among them."""
-    listener, heard = await _heard(postgres_url)
+    listener, heard = await store_listener(postgres_url)
     try:
         first, second = two_replicas
         for number in range(12):
