@@ -137,8 +137,7 @@ class BrowserApp:
             return
         context = HttpContext(_metadata(scope["headers"]), _peer(scope.get("client")))
         if rpc.streaming:
-            await calls.stream(send, receive, protocol, rpc, calls.responses(rpc, request, context),
-                          context, timeout, cors)
+            await calls.stream(send, receive, protocol, rpc, request, context, timeout, cors)
             return
         answer = await calls.call_unary(rpc, request, context, timeout)
         if isinstance(answer, calls.Failure):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,41 +69,13 @@ async def call_unary(rpc: Rpc, request: Message, context: HttpContext,
         return Failure(status_of_failure(exc, rpc.name))
 
 
-async def responses(rpc: Rpc, request: Message, context: HttpContext
-                     ) -> AsyncIterator[Message]:
-    """The messages of a server-streaming call, whichever way grpc.aio lets a servicer write
-    them: yielded by an async generator, or passed to ``context.write`` by a coroutine."""
-    result = rpc.implementation(request, context)
-    if hasattr(result, "__aiter__"):
-        async for message in result:
-            yield message
-        return
-    written: asyncio.Queue[Message | None] = asyncio.Queue(maxsize=16)
-    context.writer = written.put
-
-    async def run() -> None:
-        try:
-            await result
-        finally:
-            await written.put(None)
-
-    task = asyncio.ensure_future(run())
-    try:
-        while (message := await written.get()) is not None:
-            yield message
-        await task  # its failure (an abort) ends the stream
-    finally:
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-
-
 async def stream(send: Send, receive: Receive, protocol: wire.Protocol, rpc: Rpc,
-                 messages: AsyncIterator[Message], context: HttpContext,
-                 timeout: float | None, cors: Headers) -> None:
+                 request: Message, context: HttpContext, timeout: float | None,
+                 cors: Headers) -> None:
     """A server stream: one envelope per message as it comes (chunked over HTTP/1.1), then
-    the end of the stream with its status. A client that goes away cancels the call."""
+    the end of the stream with its status. A client that goes away cancels the call. The
+    servicer's messages are sent as it writes them (``context.write``, as grpc.aio serves a
+    coroutine: service.servicer.streaming)."""
     started = False
 
     async def start() -> None:
@@ -113,15 +85,17 @@ async def stream(send: Send, receive: Receive, protocol: wire.Protocol, rpc: Rpc
                    *((k.encode(), v.encode()) for k, v in context.headers), *cors]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
 
+    async def write(message: Message) -> None:
+        if not started:
+            await start()
+        frame = wire.envelope(0, wire.encode(protocol.codec, message))
+        await send({"type": "http.response.body",
+                    "body": text(frame) if protocol.text else frame, "more_body": True})
+
     async def pump() -> None:
         async with asyncio.timeout(timeout):
-            async for message in messages:
-                if not started:
-                    await start()
-                frame = wire.envelope(0, wire.encode(protocol.codec, message))
-                await send({"type": "http.response.body",
-                            "body": text(frame) if protocol.text else frame,
-                            "more_body": True})
+            context.writer = write
+            await rpc.implementation(request, context)
 
     pumping = asyncio.ensure_future(pump())
     gone = asyncio.ensure_future(disconnected(receive))

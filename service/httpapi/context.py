@@ -89,7 +89,7 @@ class HttpContext(grpc.aio.ServicerContext[Message, Message]):
                                   "in the HTTP body")
 
     async def write(self, message: Message) -> None:
-        """A message of a server stream whose servicer writes rather than yields."""
+        """A message of a server stream (the servicer writes them, as grpc.aio serves it)."""
         if self.writer is None:
             raise grpc.aio.UsageError("write() is for server-streaming calls")
         await self.writer(message)
