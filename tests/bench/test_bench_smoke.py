@@ -21,6 +21,7 @@ from bench import (
     engine,
     feed,
     floor,
+    instructions,
     layers,
     layout,
     memory,
@@ -214,6 +215,16 @@ def test_bots_play_duplicate_matches_and_time_the_search() -> None:
     timed = section.figures["decision_ms"]
     assert {"bezique-2p search-easy", "quart-bezique search-easy"} <= set(timed)
     assert all(_finite(t["p99"]) and t["decisions"] > 0 for t in timed.values())
+
+
+def test_instructions_counts_a_servers_instructions_per_move() -> None:
+    """bench.instructions: the server under callgrind, instrumented for the measured run
+    only; a Play move costs this engine millions of instructions, most of them CPython's."""
+    section = instructions.bench_in_scratch(instructions.InstructionsConfig(
+        subjects=("memory-play",), moves=40, reps=1, by_object=True, warmup_moves=8))
+    (per_move,) = section.figures["memory-play"]["per_move"]
+    assert 100_000 < per_move < 100_000_000
+    assert "libpython" in section.notes[0]
 
 
 def test_the_suite_lists_every_benchmark() -> None:
