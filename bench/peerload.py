@@ -205,7 +205,8 @@ class Load:
             if self.playing:
                 outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
                 outbox.put_nowait(pb.PlayRequest(open=pb.PlayOpen(
-                    table_id=table.table_id, from_version=version - 1)))
+                    table_id=table.table_id, from_version=version - 1,
+                    answers_with_updates=True)))
                 table.outboxes.append(outbox)
                 stub = stubs[seat]
                 if not isinstance(stub, pb_grpc.TableServiceStub):
@@ -227,7 +228,13 @@ class Load:
                     if message.HasField("result"):
                         table.answered(message.result)
                         continue
+                    answer = message.answer if message.HasField("answer") else None
                     message = message.update
+                    if message.HasField("view"):
+                        table.update(seat, seat_state(message.view, seat))
+                    if answer is not None:  # its move's answer, sent with its update
+                        table.answered(answer)
+                    continue
                 if message.HasField("view"):
                     table.update(seat, seat_state(message.view, seat))
         except grpc.aio.AioRpcError as error:

@@ -617,7 +617,8 @@ class PlaySession:
                 # a fresh outbox per call: the open, then every move not answered yet
                 outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
                 outbox.put_nowait(pb.PlayRequest(open=pb.PlayOpen(
-                    table_id=self.seat.table_id, from_version=self.last)))
+                    table_id=self.seat.table_id, from_version=self.last,
+                    answers_with_updates=True)))
                 for request, future in self._pending.values():
                     if not future.done():
                         outbox.put_nowait(pb.PlayRequest(move=request))
@@ -653,8 +654,12 @@ class PlaySession:
                     self.view = update.view
                     await self.client.reveal_owed(update.view)
                 self._updates.put_nowait(update)
+            if message.HasField("answer"):  # a move's answer sent with its update
+                self._answer(message.answer)
             return
-        result = message.result
+        self._answer(message.result)
+
+    def _answer(self, result: pb.PlayResult) -> None:
         future = self._pending.get(result.request_id, (None, None))[1]
         if future is None or future.done():
             return  # answered before the stream was cut, or a move this session gave up

@@ -114,17 +114,37 @@ class _Queue:
         return [item.data for item in self.items if isinstance(item, Answered)]
 
 
+_RESULT_TAG = 0x12
+"""PlayResponse.result: field 2, length-delimited (how an answer is serialized)."""
+_ANSWER_TAG = b"\x1a"
+"""PlayResponse.answer: field 3, length-delimited."""
+
+
+def with_update(result: bytes) -> bytes:
+    """A serialized PlayResponse{result} as the bytes of PlayResponse.answer, to append to an
+    update's message: the same PlayResult behind field 3's tag (a parser merges the fields of
+    concatenated messages)."""
+    if not result or result[0] != _RESULT_TAG:
+        raise ValueError("not a serialized PlayResponse with only `result`")
+    return _ANSWER_TAG + result[1:]
+
+
 def _wake(waiter: asyncio.Future[None] | None) -> None:
     if waiter is not None and not waiter.done():
         waiter.set_result(None)
 
 
 async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[Update],
-               answer: Answer, from_version: int) -> AsyncGenerator[bytes, None]:
+               answer: Answer, from_version: int, *, answers_with_updates: bool = False
+               ) -> AsyncGenerator[bytes, None]:
     """The stream's messages, serialized: ``updates`` (version, bytes, after
     ``from_version``) as they come, each move's answer in turn. Ends when ``updates`` does
     (after answering a move in hand), or with the error that ended them, or with the error
-    of a malformed request (answers already worked out are sent first)."""
+    of a malformed request (answers already worked out are sent first).
+
+    ``answers_with_updates`` (the client asked for it in ``open``): a taken move's answer
+    that waits for its update goes out in the update's message (``PlayResponse.answer``),
+    one message where there were two."""
     queue = _Queue()
     reader = _Reader(requests, answer, queue)
     pump = asyncio.ensure_future(_pump(updates, queue))
@@ -135,11 +155,16 @@ async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[U
             item = await queue.get()
             if isinstance(item, tuple):
                 shown, data = item
-                yield data
                 if held is not None and held.version <= shown:
-                    yield held.data
+                    if answers_with_updates:
+                        yield data + with_update(held.data)
+                    else:
+                        yield data
+                        yield held.data
                     held = None
                     reader.sent()
+                else:
+                    yield data
             elif isinstance(item, Answered):
                 if item.version > shown:
                     held = item  # rare: its update is not in the queue yet

@@ -522,7 +522,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         answer = functools.partial(self._play_move, context, opened.table_id, token)
         updates = self._updates(opened.table_id, token, opened.from_version, _play_update)
         write = context.write
-        async for message in play.play(request, updates, answer, opened.from_version):
+        async for message in play.play(request, updates, answer, opened.from_version,
+                                       answers_with_updates=opened.answers_with_updates):
             await write(message)
             del message
 

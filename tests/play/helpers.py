@@ -23,11 +23,13 @@ class RawPlay:
     """One Play call: ``send`` puts a request on it, ``next`` reads the next message."""
 
     def __init__(self, stub: pb_grpc.TableServiceStub, token: str | None,
-                 table_id: str | None = None, from_version: int = 0) -> None:
+                 table_id: str | None = None, from_version: int = 0,
+                 answers_with_updates: bool = False) -> None:
         self.outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
         if table_id is not None:
-            self.send(pb.PlayRequest(open=pb.PlayOpen(table_id=table_id,
-                                                      from_version=from_version)))
+            self.send(pb.PlayRequest(open=pb.PlayOpen(
+                table_id=table_id, from_version=from_version,
+                answers_with_updates=answers_with_updates)))
         metadata = (("authorization", f"Bearer {token}"),) if token else ()
         self.call = stub.Play(self._requests(), metadata=metadata)
         self.messages: list[pb.PlayResponse] = []
@@ -67,13 +69,16 @@ class RawPlay:
         return message
 
     async def result(self) -> pb.PlayResult:
-        """The next result (updates before it are kept)."""
+        """The next result, on its own or sent with an update (updates before it are
+        kept)."""
         while True:
             message = await self.next()
             if message is None:
                 raise AssertionError("the stream ended before a result")
             if message.HasField("result"):
                 return message.result
+            if message.HasField("answer"):
+                return message.answer
 
     async def until_version(self, version: int) -> pb.WatchTableResponse:
         """Read until the update of ``version``."""

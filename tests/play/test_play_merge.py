@@ -93,6 +93,39 @@ async def test_a_taken_moves_answer_waits_for_the_update_of_its_version() -> Non
     assert updates.closed
 
 
+async def test_with_answers_with_updates_the_waiting_answer_goes_in_its_updates_message(
+        ) -> None:
+    """The answer's serialized PlayResponse{result} is appended as field 3: one message that
+    parses as the update and the answer; an answer whose update went out first comes alone."""
+    updates, moves = Updates(), Moves()
+    stream = play.play(moves.requests(), updates.iterate(), moves.answer, 0,
+                       answers_with_updates=True)
+    update = pb.PlayResponse(update=pb.WatchTableResponse(version=1)).SerializeToString()
+    result = pb.PlayResult(request_id="m1", accepted=pb.SubmitMoveResponse(version=1))
+    first = asyncio.ensure_future(_next(stream))
+    moves.send("m1")
+    await _settle()
+    moves.answers["m1"].set_result(play.Answered(
+        pb.PlayResponse(result=result).SerializeToString(), 1))
+    await _settle()
+    assert not first.done()
+    updates.queue.put_nowait((1, update))
+    both = pb.PlayResponse.FromString(await first)
+    assert both.update.version == 1 and both.answer == result
+    assert not both.HasField("result")
+    updates.put(2)
+    assert await _next(stream) == b"u2"
+    moves.send("m2")
+    moves.answer_with("m2", 2)  # its update is out already: the answer comes alone
+    assert await _next(stream) == b"a:m2"
+    await stream.aclose()
+
+
+def test_only_a_result_can_ride_an_update() -> None:
+    with pytest.raises(ValueError, match="only `result`"):
+        play.with_update(pb.PlayResponse(update=pb.WatchTableResponse()).SerializeToString())
+
+
 async def test_answers_go_out_in_move_order_and_the_next_move_waits_for_the_last_answer(
         ) -> None:
     updates, moves = Updates(), Moves()

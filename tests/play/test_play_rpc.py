@@ -69,6 +69,42 @@ async def test_every_seat_plays_a_whole_game_over_play(client: AsyncTableClient)
         assert [u.version for u in stream.updates] == list(range(1, final.version + 1))
         # the updates WatchTable sent the seat meanwhile
         assert stream.updates == watched[seat]
+        # a stream not opened with answers_with_updates gets every answer on its own
+        assert not any(m.HasField("answer") for m in stream.messages)
+
+
+async def test_answers_with_updates_sends_a_taken_moves_answer_in_its_updates_message(
+        client: AsyncTableClient) -> None:
+    """Opened with answers_with_updates, a taken move's answer rides the message of the
+    update it led to (one message fewer), unless that update went out first; a refusal still
+    comes on its own. Every answer comes once, after the update of its version."""
+    table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
+    streams = {s.seat: RawPlay(client.stub, s.token, table_id, answers_with_updates=True)
+               for s in (ann, bob)}
+    view = await client.view(table_id)
+    stale = streams[view.to_move[0]]
+    mine = await stale.turn(view.version)
+    refused_id = stale.move(mine.legal_moves[0], mine.version - 1)
+    refused = await stale.result()
+    assert refused.request_id == refused_id and refused.code == grpc.StatusCode.ABORTED.value[0]
+    assert stale.messages[-1].HasField("result")  # a refusal: a message of its own
+    final = await play_game(client, table_id, streams)
+    ridden = 0
+    for stream in streams.values():
+        await stream.rest()
+        assert [u.version for u in stream.updates] == list(range(1, final.version + 1))
+        for message in stream.messages:
+            if message.HasField("answer"):
+                ridden += 1
+                answer = message.answer
+                assert answer.code == 0 and not message.HasField("result")
+                assert message.update.version >= answer.accepted.version
+                assert message.update.view == answer.accepted.view
+    moves = final.version - STARTED
+    answers = sum(m.HasField("answer") or (m.HasField("result") and m.result.code == 0)
+                  for s in streams.values() for m in s.messages)
+    assert answers == moves  # each once
+    assert ridden > moves // 2  # most ride their update: its update is rarely out first
 
 
 async def test_refusals_come_in_results_and_the_stream_goes_on(client: AsyncTableClient) -> None:

@@ -202,7 +202,10 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
     const forward = (): void => abort.abort();
     this.stop.signal.addEventListener("abort", forward, { once: true });
     requests.push(create(PlayRequestSchema, {
-      kind: { case: "open", value: { tableId: this.tableId, fromVersion: this.last } },
+      kind: {
+        case: "open",
+        value: { tableId: this.tableId, fromVersion: this.last, answersWithUpdates: true },
+      },
     }));
     for (const pending of this.pending) requests.push(pending.request);
     this.requests = requests;
@@ -210,8 +213,10 @@ export class PlaySession implements AsyncIterable<WatchTableResponse> {
     try {
       for await (const response of this.rpc.play(requests, this.settings.callOptions(abort.signal))) {
         received.any = true;
-        if (response.kind.case === "update") await this.update(response.kind.value);
-        else if (response.kind.case === "result") this.answer(response.kind.value);
+        if (response.kind.case === "update") {
+          await this.update(response.kind.value);
+          if (response.answer !== undefined) this.answer(response.answer);  // sent with it
+        } else if (response.kind.case === "result") this.answer(response.kind.value);
       }
     } finally {
       if (this.requests === requests) this.requests = undefined;
