@@ -224,19 +224,18 @@ class Load:
     async def watch(self, table: Table, seat: int, call: Any) -> None:
         try:
             async for message in call:
+                answer = None
                 if isinstance(message, pb.PlayResponse):
                     if message.HasField("result"):
                         table.answered(message.result)
                         continue
-                    answer = message.answer if message.HasField("answer") else None
+                    if message.HasField("answer"):  # its move's answer, with its update
+                        answer = message.answer
                     message = message.update
-                    if message.HasField("view"):
-                        table.update(seat, seat_state(message.view, seat))
-                    if answer is not None:  # its move's answer, sent with its update
-                        table.answered(answer)
-                    continue
                 if message.HasField("view"):
                     table.update(seat, seat_state(message.view, seat))
+                if answer is not None:
+                    table.answered(answer)
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 self.errors.append(f"{table.table_id}/{seat}: {error.code()} {error.details()}")

@@ -167,7 +167,8 @@ async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[U
                     yield data
             elif isinstance(item, Answered):
                 if item.version > shown:
-                    held = item  # rare: its update is not in the queue yet
+                    held = item  # its update is not in the queue yet (the reader
+                    # usually answers before the pump has taken the update)
                 else:
                     yield item.data
                     reader.sent()
