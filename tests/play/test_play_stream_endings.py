@@ -5,6 +5,7 @@ move in hand, the seat's token is replaced with a move in hand, the server shuts
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 from collections.abc import AsyncIterator
 from typing import Any
@@ -17,7 +18,7 @@ from bezique.service.server import RunningServer
 from bezique.v1 import table_service_pb2 as pb
 from tests.helpers import until
 from tests.play.helpers import RawPlay, movers_stream
-from tests.service.helpers import STARTED, serving
+from tests.service.helpers import STACK, STARTED, serving, two_seats
 
 KEY = "platform-key"
 
@@ -146,6 +147,35 @@ async def test_a_reissued_token_with_a_move_in_hand(
     assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.PERMISSION_DENIED,
                             grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.FAILED_PRECONDITION)
     await settled(server, table_id, expect_watchers=0)
+
+
+@pytest.mark.parametrize("answers_with_updates", [False, True])
+async def test_a_taken_moves_answer_comes_alone_when_its_stream_ends_before_its_update(
+        keyed: tuple[RunningServer, AsyncTableClient], monkeypatch: pytest.MonkeyPatch,
+        answers_with_updates: bool) -> None:
+    """The mover's stream is ended BEHIND when its own move is published (its queue full):
+    the update of the move's version never comes on it, so the answer waiting for that update
+    goes out as a `result` of its own, then the stream's end; with answers_with_updates too
+    (there is no update to send it with)."""
+    server, client = keyed
+    table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
+    mover = ann if (await client.view(table_id)).to_move[0] == ann.seat else bob
+    mine = await client.view(table_id, mover.token)
+    stream = RawPlay(client.stub, mover.token, table_id, from_version=STARTED,
+                     answers_with_updates=answers_with_updates)
+    await until(lambda: watchers(server, table_id), lambda n: n == 1,
+                "the Play stream's watcher", timeout=5)
+    hub = server.manager.hub
+    monkeypatch.setattr(hub, "limits", dataclasses.replace(hub.limits, watch_queue=0))
+    request_id = stream.move(mine.legal_moves[0], mine.version)
+    error = await stream.error()
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert [(m.WhichOneof("kind"), m.HasField("answer")) for m in stream.messages] == [
+        ("result", False)]
+    result = stream.messages[0].result
+    assert result.request_id == request_id and result.code == 0
+    assert result.accepted.version == mine.version + 1
+    await settled(server, table_id)
 
 
 async def test_many_cancelled_streams_leave_no_tasks(
