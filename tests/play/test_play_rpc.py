@@ -330,15 +330,19 @@ async def test_play_moves_are_charged_as_submit_move_is() -> None:
         stream.close()
 
 
+@pytest.mark.parametrize("answers_with_updates", [False, True])
 async def test_no_play_stream_shows_a_card_its_seat_may_not_see(
-        client: AsyncTableClient) -> None:
+        client: AsyncTableClient, answers_with_updates: bool) -> None:
     """Seat 0 holds AS 7S KH and seat 1 8H QD 9D: no message of a seat's Play stream names a
-    card of the other's hand before the version at which it was played, and the spectator's
-    stream shows no hand at all before it is played."""
+    card of the other's hand before the version at which it was played (an answer sent with
+    an update is checked at its own version), and the spectator's stream shows no hand at all
+    before it is played."""
     table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
     seats: dict[int, SeatHandle] = {ann.seat: ann, bob.seat: bob}
     hands = {ann.seat: {"AS", "7S", "KH"}, bob.seat: {"8H", "QD", "9D"}}
-    streams = {s: RawPlay(client.stub, h.token, table_id) for s, h in seats.items()}
+    streams = {s: RawPlay(client.stub, h.token, table_id,
+                          answers_with_updates=answers_with_updates)
+               for s, h in seats.items()}
     spectator: list[pb.WatchTableResponse] = []
 
     async def watch() -> None:
@@ -356,10 +360,14 @@ async def test_no_play_stream_shows_a_card_its_seat_may_not_see(
     assert set(played) >= hands[0] | hands[1]  # every card was played in the end
     for seat, stream in streams.items():
         others = set().union(*(h for s, h in hands.items() if s != seat))
-        for message in stream.messages:
-            version = (message.update.version if message.HasField("update")
-                       else message.result.accepted.version)
-            for card in cards_in(message):
+        parts = [(m.update, m.update.version) for m in stream.messages if m.HasField("update")]
+        parts += [(m.result, m.result.accepted.version) for m in stream.messages
+                  if m.HasField("result")]
+        parts += [(m.answer, m.answer.accepted.version) for m in stream.messages
+                  if m.HasField("answer")]
+        assert any(m.HasField("answer") for m in stream.messages) == answers_with_updates
+        for part, version in parts:
+            for card in cards_in(part):
                 if card.code in others:
                     assert version >= played[card.code], (
                         f"seat {seat} saw {card.code} at version {version}, played at "
@@ -384,21 +392,51 @@ async def test_a_request_that_is_not_protobuf_ends_the_stream(client: AsyncTable
     assert "bezique.v1.PlayRequest" in (caught.value.details() or "")
 
 
+@pytest.mark.parametrize("answers_with_updates", [False, True])
 async def test_a_resent_move_taken_before_the_cut_is_answered_at_once(
-        client: AsyncTableClient) -> None:
+        client: AsyncTableClient, answers_with_updates: bool) -> None:
     """A client resumes from the last version it received and sends again a move whose result
     it missed: the move was taken at that version, so its answer (duplicate) comes without
-    waiting for any later update (the table is idle: the other seat is to move)."""
+    waiting for any later update (the table is idle: the other seat is to move), as a
+    `result` of its own even with answers_with_updates (its update went out before)."""
     table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
     view = await client.view(table_id)
     mover = ann if view.to_move[0] == ann.seat else bob
     mine = await client.view(table_id, mover.token)
     taken = await client.submit(mover, mine.legal_moves[0], mine.version, "missed")
-    stream = RawPlay(client.stub, mover.token, table_id, from_version=taken.version)
+    stream = RawPlay(client.stub, mover.token, table_id, from_version=taken.version,
+                     answers_with_updates=answers_with_updates)
     stream.move(mine.legal_moves[0], mine.version, "missed")
     result = await stream.result()
     assert result.accepted.duplicate and result.accepted.version == taken.version
     assert stream.updates == []  # nothing after the version it resumed from
+    assert stream.messages[-1].HasField("result")
+    stream.close()
+
+
+async def test_a_resent_move_whose_update_is_sent_again_is_answered_once(
+        client: AsyncTableClient) -> None:
+    """With answers_with_updates, a stream resumed from before a taken move's version, the
+    move sent again under its request id: its answer (duplicate) comes once, with or after
+    the update of its version, never before it, never again."""
+    table_id, ann, bob = await two_seats(client, stacked_shoe=STACK)
+    view = await client.view(table_id)
+    mover = ann if view.to_move[0] == ann.seat else bob
+    mine = await client.view(table_id, mover.token)
+    taken = await client.submit(mover, mine.legal_moves[0], mine.version, "cut")
+    stream = RawPlay(client.stub, mover.token, table_id, from_version=STARTED,
+                     answers_with_updates=True)
+    stream.move(mine.legal_moves[0], mine.version, "cut")
+    result = await stream.result()
+    assert result.accepted.duplicate and result.accepted.version == taken.version
+    assert stream.updates[-1].version >= taken.version  # its update came first, or with it
+    stream.move(pb.Move(kind="play"), 0, "after")  # a refusal: the stream reads on
+    refused = await stream.result()
+    assert refused.request_id == "after" and refused.code != 0
+    answers = [m for m in stream.messages if m.HasField("result") or m.HasField("answer")]
+    assert [(m.result if m.HasField("result") else m.answer).request_id
+            for m in answers] == ["cut", "after"]
+    assert stream.messages[-1].HasField("result")  # a refusal comes on its own
     stream.close()
 
 
