@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 from bezique.clients.sdk import AsyncTableClient, SeatHandle
@@ -360,7 +361,8 @@ async def test_no_play_stream_shows_a_card_its_seat_may_not_see(
     assert set(played) >= hands[0] | hands[1]  # every card was played in the end
     for seat, stream in streams.items():
         others = set().union(*(h for s, h in hands.items() if s != seat))
-        parts = [(m.update, m.update.version) for m in stream.messages if m.HasField("update")]
+        parts: list[tuple[Message, int]] = [
+            (m.update, m.update.version) for m in stream.messages if m.HasField("update")]
         parts += [(m.result, m.result.accepted.version) for m in stream.messages
                   if m.HasField("result")]
         parts += [(m.answer, m.answer.accepted.version) for m in stream.messages
