@@ -251,6 +251,12 @@ def streaming(method: StreamMethod[Incoming, Req, Resp], name: str = ""
             raise
         except (grpc.aio.AbortError, grpc.aio.UsageError):
             raise
+        except grpc.aio.BaseError:
+            # grpc.aio's own failure of a write (the client cancelled with a message in
+            # flight, the server stopped): the call is over and grpc.aio ends it, as it did
+            # when it wrote the messages itself; not the stream's failure (no INTERNAL)
+            code = "CANCELLED"
+            raise
         except Exception as error:
             answer = _answer_for(error, name)
             code = answer.code if answer is not None else "INTERNAL"
