@@ -159,6 +159,15 @@ async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[
         raise answer from error
 
 
+async def _close(messages: AsyncIterator[object]) -> None:
+    """End a stream's messages now, however the stream ended: a write that failed or was
+    cancelled leaves them suspended, their watcher subscribed, for as long as anything holds
+    the call's traceback (the HTTP port does while it sends the end of the stream)."""
+    aclose = getattr(messages, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
 def _answer_for(error: Exception, name: str) -> ServiceError | None:
     """The service error a failed call ends with; ``None`` for an unexpected one, which is
     logged here (with its traceback: call it while handling ``error``)."""
@@ -243,9 +252,12 @@ def streaming(method: StreamMethod[Incoming, Req, Resp], name: str = ""
                 await messages  # it writes its messages itself
                 return
             write = context.write
-            async for message in messages:
-                await write(message)
-                del message  # a waiting stream keeps nothing of what it sent
+            try:
+                async for message in messages:
+                    await write(message)
+                    del message  # a waiting stream keeps nothing of what it sent
+            finally:
+                await _close(messages)
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
@@ -528,10 +540,14 @@ class TableServicer(pb_grpc.TableServiceServicer):
         answer = functools.partial(self._play_move, context, opened.table_id, token)
         updates = self._updates(opened.table_id, token, opened.from_version, _play_update)
         write = context.write
-        async for message in play.play(request, updates, answer, opened.from_version,
-                                       answers_with_updates=opened.answers_with_updates):
-            await write(message)
-            del message
+        messages = play.play(request, updates, answer, opened.from_version,
+                             answers_with_updates=opened.answers_with_updates)
+        try:
+            async for message in messages:
+                await write(message)
+                del message
+        finally:
+            await _close(messages)
 
     async def _play_move(self, context: ServicerContext[pb.PlayRequest, bytes], table_id: str,
                          token: str, move: pb.PlayMove) -> play.Answered:

@@ -4,6 +4,8 @@ the servicer's status, and count against the same per-peer stream cap as gRPC st
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
 from collections.abc import AsyncIterator
 
 import grpc
@@ -11,12 +13,13 @@ import httpx
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
+from bezique.service.httpapi.protocol import BoundedHttpToolsProtocol
 from bezique.service.server import start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.helpers import eventually, highcard_registry, server_config, summary
+from tests.helpers import eventually, highcard_registry, server_config, summary, until
 from tests.http.helpers import base_url, http_config
 from tests.http.web import Failure, Web
-from tests.service.helpers import STACK, play_out, two_seats
+from tests.service.helpers import STACK, play_out, two_seats, watchers
 
 
 async def follow(stream: AsyncIterator[pb.WatchTableResponse]) -> list[pb.WatchTableResponse]:
@@ -123,3 +126,51 @@ async def test_shutdown_tells_http_watchers_where_to_resume() -> None:
     finally:
         if not stopped:
             await running.stop()
+
+
+async def test_a_deadline_that_ends_a_stream_blocked_in_a_write_lets_its_watcher_go(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream whose client reads nothing is blocked in a write when its deadline comes:
+    its slot was freed, but the table kept its watcher (the watch was never closed, and the
+    port, still sending the stream's end to that client, held the failed call's traceback
+    and with it the suspended watch) for as long as the client kept the connection open."""
+    def small_buffers(self: BoundedHttpToolsProtocol, transport: asyncio.Transport) -> None:
+        transport.set_write_buffer_limits(high=2048)  # a few updates fill them
+        transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
+        made(self, transport)
+
+    made = BoundedHttpToolsProtocol.connection_made
+    monkeypatch.setattr(BoundedHttpToolsProtocol, "connection_made", small_buffers)
+    running = await start_server(server_config(**http_config()), highcard_registry())
+    loop = asyncio.get_running_loop()
+    try:
+        async with AsyncTableClient(running.address, retries=0) as sdk:
+            table = await sdk.create_table("highcard", {"players": 4, "hand_size": 8})
+            seats = {s.seat: s for s in [await sdk.join(table.table_id, name=name)
+                                         for name in ("ann", "bob", "cat", "dan")]}
+            request = pb.WatchTableRequest(table_id=table.table_id).SerializeToString()
+            with socket.socket() as client:  # reads nothing, ever
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+                client.setblocking(False)
+                assert running.http is not None
+                await loop.sock_connect(client, ("127.0.0.1", running.http.port))
+                await loop.sock_sendall(client, (
+                    "POST /bezique.v1.TableService/WatchTable HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+                    "content-type: application/connect+proto\r\nconnect-timeout-ms: 2000\r\n"
+                    f"content-length: {len(request) + 5}\r\n\r\n").encode()
+                    + struct.pack(">BI", 0, len(request)) + request)
+                await until(lambda: watchers(running, table.table_id), lambda n: n == 1,
+                            "the stream's watcher")
+                for _ in range(24):  # more than the buffers hold: the stream is blocked
+                    view = await sdk.view(table.table_id)
+                    seat = seats[view.to_move[0]]
+                    own = await sdk.view(table.table_id, seat.token)
+                    await sdk.submit(seat, own.legal_moves[0], own.version)
+                registry = running.metrics.registry
+                await eventually(lambda: registry.get_sample_value(
+                    "bezique_rpcs_total", {"method": "WatchTable", "code": "CANCELLED"}) == 1,
+                    what="the deadline to end the stream")
+                await until(lambda: watchers(running, table.table_id), lambda n: n == 0,
+                            "the table to let the stream's watcher go", timeout=5)
+    finally:
+        await running.stop()

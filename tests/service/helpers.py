@@ -85,6 +85,12 @@ async def stream_end(client: AsyncTableClient, seat: SeatHandle,
     raise AssertionError("the stream ended without an error")
 
 
+async def watchers(server: RunningServer, table_id: str) -> int:
+    """The watchers the table has (one per open stream on it, until the hub lets it go)."""
+    async with server.manager.repo.hold(table_id) as live:
+        return len(live.watchers)
+
+
 @asynccontextmanager
 async def serving(**overrides: object) -> AsyncIterator[tuple[RunningServer, AsyncTableClient]]:
     """An in-process server (``server_config`` with ``overrides``) and a client of it."""

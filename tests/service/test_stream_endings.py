@@ -15,17 +15,12 @@ from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from tests.helpers import eventually, until
 from tests.play.helpers import RawPlay
-from tests.service.helpers import serving
+from tests.service.helpers import serving, watchers
 
 SMALL_WINDOW = [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
 """A client channel whose flow-control window a few updates fill."""
 STREAMS = 4
 """Streams cut at once (and the caller's cap): one cut is enough to fail, four make it sure."""
-
-
-async def watchers(server: RunningServer, table_id: str) -> int:
-    async with server.manager.repo.hold(table_id) as live:
-        return len(live.watchers)
 
 
 def opened(stub: pb_grpc.TableServiceStub, rpc: str, table_id: str, token: str
