@@ -159,7 +159,7 @@ async def _resuming(items: AsyncIterator[Item], first: int, position: Callable[[
         raise answer from error
 
 
-async def _close(messages: AsyncIterator[object]) -> None:
+async def _close(messages: object) -> None:
     """End a stream's messages now, however the stream ended: a write that failed or was
     cancelled leaves them suspended, their watcher subscribed, for as long as anything holds
     the call's traceback (the HTTP port does while it sends the end of the stream)."""

@@ -6,6 +6,7 @@ must not start."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import subprocess
 import time
@@ -83,6 +84,22 @@ async def stream_end(client: AsyncTableClient, seat: SeatHandle,
     except grpc.aio.AioRpcError as error:
         return error
     raise AssertionError("the stream ended without an error")
+
+
+SMALL_WINDOW = [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
+"""Options of a client channel whose flow-control window a few updates fill."""
+
+
+async def slow_table(server: RunningServer, client: AsyncTableClient
+                     ) -> tuple[str, dict[int, SeatHandle]]:
+    """A two-seat highcard table of 8 cards a hand (its id, its seats by number), on a server
+    whose watch queues hold 2 updates: a stream whose client reads nothing falls behind
+    after a few moves."""
+    hub = server.manager.hub
+    hub.limits = dataclasses.replace(hub.limits, watch_queue=2)
+    table = await client.create_table("highcard", {"players": 2, "hand_size": 8})
+    seats = [await client.join(table.table_id, name=name) for name in ("ann", "bob")]
+    return table.table_id, {seat.seat: seat for seat in seats}
 
 
 async def watchers(server: RunningServer, table_id: str) -> int:

@@ -4,8 +4,6 @@ Such a stream is cancelled, not failed: counted CANCELLED, its caller's slot fre
 
 from __future__ import annotations
 
-import dataclasses
-
 import grpc
 import pytest
 
@@ -15,10 +13,8 @@ from bezique.v1 import table_service_pb2 as pb
 from bezique.v1 import table_service_pb2_grpc as pb_grpc
 from tests.helpers import eventually, until
 from tests.play.helpers import RawPlay
-from tests.service.helpers import serving, watchers
+from tests.service.helpers import SMALL_WINDOW, serving, slow_table, watchers
 
-SMALL_WINDOW = [("grpc.http2.lookahead_bytes", 1024), ("grpc.http2.bdp_probe", 0)]
-"""A client channel whose flow-control window a few updates fill."""
 STREAMS = 4
 """Streams cut at once (and the caller's cap): one cut is enough to fail, four make it sure."""
 
@@ -55,18 +51,14 @@ async def test_a_cancel_with_a_write_in_flight_is_a_cancel_not_an_internal_error
     stream was counted INTERNAL, logged as ``rpc_failed`` with a traceback, and aborted a
     second time: an ERROR line for every client that merely went away mid-write."""
     async with serving(max_watchers_per_caller=STREAMS) as (server, client):
-        hub = server.manager.hub
-        hub.limits = dataclasses.replace(hub.limits, watch_queue=2)
-        table = await client.create_table("highcard", {"players": 2, "hand_size": 8})
-        ann = await client.join(table.table_id, name="ann")
-        bob = await client.join(table.table_id, name="bob")
-        seats = {ann.seat: ann, bob.seat: bob}
+        table_id, seats = await slow_table(server, client)
+        token = seats[0].token
         async with grpc.aio.insecure_channel(server.address, options=SMALL_WINDOW) as channel:
             stub = pb_grpc.TableServiceStub(channel)  # type: ignore[no-untyped-call]
-            calls = [opened(stub, rpc, table.table_id, ann.token) for _ in range(STREAMS)]
-            await until(lambda: watchers(server, table.table_id), lambda n: n == STREAMS,
+            calls = [opened(stub, rpc, table_id, token) for _ in range(STREAMS)]
+            await until(lambda: watchers(server, table_id), lambda n: n == STREAMS,
                         "the streams' watchers")
-            await all_behind(server, client, table.table_id, seats)
+            await all_behind(server, client, table_id, seats)
             for call in calls:
                 call.cancel()
             registry = server.metrics.registry
@@ -77,7 +69,7 @@ async def test_a_cancel_with_a_write_in_flight_is_a_cancel_not_an_internal_error
                  for code in ("CANCELLED", "INTERNAL")}
         assert ended == {"CANCELLED": STREAMS, "INTERNAL": None}
         # the caller's slots are free: as many streams open again
-        again = [client.watch(table.table_id, ann.token, 0, resume=False)
+        again = [client.watch(table_id, token, 0, resume=False)
                  for _ in range(STREAMS)]
         for stream in again:
             assert (await anext(stream)).version == 1  # type: ignore[call-overload]
