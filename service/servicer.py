@@ -51,8 +51,9 @@ Item = TypeVar("Item")
 Incoming = TypeVar("Incoming")  # a call's request, or the iterator of a two-way stream's
 Method = Callable[["TableServicer", Req, ServicerContext[Req, Resp]], Awaitable[Resp]]
 StreamMethod = Callable[["TableServicer", Incoming, ServicerContext[Req, Resp]],
-                        AsyncIterator[Resp] | Awaitable[None]]
-"""A stream's messages, as a method of the servicer returns them (or writes them itself)."""
+                        AsyncIterator[Resp] | Awaitable[AsyncIterator[Resp]]]
+"""A stream's messages, as a method of the servicer returns them (a coroutine returns them
+once it has set the stream up: Play reads its ``open`` first)."""
 StreamWriter = Callable[["TableServicer", Incoming, ServicerContext[Req, Resp]], Awaitable[None]]
 """A stream as grpc.aio serves it from a coroutine: each message passed to ``context.write``."""
 
@@ -223,10 +224,10 @@ def streaming(method: StreamMethod[Incoming, Req, Resp], name: str = ""
     held while the stream is open (``--max-watchers-per-caller``, every kind counted).
     ``name``: the RPC's, when the method's own is not (metrics, limits).
 
-    The stream is served by a coroutine that passes each message of ``method`` (an async
-    iterator, or a coroutine writing them itself) to ``context.write``, as grpc.aio and the
-    HTTP port both take it, not by async generators wrapping one another: a waiting stream
-    keeps fewer frames (5 KiB less a Play table, 3 KiB a WatchTable one; the same CPU)."""
+    The stream is served by a coroutine that passes each message of ``method`` to
+    ``context.write``, as grpc.aio and the HTTP port both take it, not by async generators
+    wrapping one another: a waiting stream keeps fewer frames (5 KiB less a Play table, 3 KiB
+    a WatchTable one; the same CPU)."""
 
     name = name or method.__name__
 
@@ -247,10 +248,8 @@ def streaming(method: StreamMethod[Incoming, Req, Resp], name: str = ""
                 raise ResourceExhausted(f"at most {self.streams.limit} open watch streams per "
                                         "caller", reason="TOO_MANY_STREAMS")
             counted = True
-            messages = method(self, request, context)
-            if not hasattr(messages, "__aiter__"):
-                await messages  # it writes its messages itself
-                return
+            found = method(self, request, context)
+            messages = found if isinstance(found, AsyncIterator) else await found
             write = context.write
             try:
                 async for message in messages:
@@ -531,23 +530,16 @@ class TableServicer(pb_grpc.TableServiceServicer):
     async def Play(
             self, request: AsyncIterator[pb.PlayRequest],
             context: ServicerContext[pb.PlayRequest, bytes]
-    ) -> None:
+    ) -> AsyncIterator[bytes]:
         """WatchTable's updates and, for each move sent up, SubmitMove's answer (see
-        service/play.py). The stream's messages go out serialized: an update is wrapped, not
-        copied."""
+        service/play.py), once the stream's ``open`` is read. The stream's messages go out
+        serialized: an update is wrapped, not copied."""
         token = _seat_token(context)
         opened = await play.opening(request)
         answer = functools.partial(self._play_move, context, opened.table_id, token)
         updates = self._updates(opened.table_id, token, opened.from_version, _play_update)
-        write = context.write
-        messages = play.play(request, updates, answer, opened.from_version,
-                             answers_with_updates=opened.answers_with_updates)
-        try:
-            async for message in messages:
-                await write(message)
-                del message
-        finally:
-            await _close(messages)
+        return play.play(request, updates, answer, opened.from_version,
+                         answers_with_updates=opened.answers_with_updates)
 
     async def _play_move(self, context: ServicerContext[pb.PlayRequest, bytes], table_id: str,
                          token: str, move: pb.PlayMove) -> play.Answered:
