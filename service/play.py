@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
+from bezique.service import translate
 from bezique.service.errors import InvalidArgument
 from bezique.v1 import table_service_pb2 as pb
 
@@ -114,21 +115,6 @@ class _Queue:
         return [item.data for item in self.items if isinstance(item, Answered)]
 
 
-_RESULT_TAG = 0x12
-"""PlayResponse.result: field 2, length-delimited (how an answer is serialized)."""
-_ANSWER_TAG = b"\x1a"
-"""PlayResponse.answer: field 3, length-delimited."""
-
-
-def with_update(result: bytes) -> bytes:
-    """A serialized PlayResponse{result} as the bytes of PlayResponse.answer, to append to an
-    update's message: the same PlayResult behind field 3's tag (a parser merges the fields of
-    concatenated messages)."""
-    if not result or result[0] != _RESULT_TAG:
-        raise ValueError("not a serialized PlayResponse with only `result`")
-    return _ANSWER_TAG + result[1:]
-
-
 def _wake(waiter: asyncio.Future[None] | None) -> None:
     if waiter is not None and not waiter.done():
         waiter.set_result(None)
@@ -157,7 +143,7 @@ async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[U
                 shown, data = item
                 if held is not None and held.version <= shown:
                     if answers_with_updates:
-                        yield data + with_update(held.data)
+                        yield data + translate.answer_beside_update(held.data)
                     else:
                         yield data
                         yield held.data

@@ -493,6 +493,8 @@ _PLAY_UPDATE_TAG = b"\x0a"
 """PlayResponse.update's tag: field 1, length-delimited."""
 _PLAY_RESULT_TAG = b"\x12"
 """PlayResponse.result: field 2, length-delimited."""
+_PLAY_ANSWER_TAG = b"\x1a"
+"""PlayResponse.answer: field 3, length-delimited."""
 _PLAY_ACCEPTED = b"\x12"
 """PlayResult.accepted: field 2, length-delimited."""
 _SUBMIT_VIEW = b"\x12"
@@ -526,6 +528,15 @@ def play_accepted(request_id: str, result: MoveResult) -> tuple[bytes, int]:
     answer = _field(pb.PlayResult(request_id=request_id).SerializeToString(), _PLAY_ACCEPTED,
                     submit_move_wire(result))
     return _field(b"", _PLAY_RESULT_TAG, answer), result.version
+
+
+def answer_beside_update(result: bytes) -> bytes:
+    """A serialized PlayResponse{result} (:func:`play_accepted`) as PlayResponse.answer's
+    bytes, to append to an update's message: the same PlayResult behind field 3's tag (a
+    parser merges the fields of concatenated messages)."""
+    if not result.startswith(_PLAY_RESULT_TAG):
+        raise ValueError("not a serialized PlayResponse with only `result`")
+    return _PLAY_ANSWER_TAG + result[1:]
 
 
 def play_refused(request_id: str, code: int, message: str, details: bytes) -> bytes:

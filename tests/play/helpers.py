@@ -19,6 +19,13 @@ WAIT = 10.0
 """How long a test waits for one message."""
 
 
+async def drained(queue: asyncio.Queue[pb.PlayRequest | None]
+                  ) -> AsyncIterator[pb.PlayRequest]:
+    """A Play call's requests as a test puts them in ``queue``, until it puts ``None``."""
+    while (request := await queue.get()) is not None:
+        yield request
+
+
 class RawPlay:
     """One Play call: ``send`` puts a request on it, ``next`` reads the next message."""
 
@@ -35,12 +42,8 @@ class RawPlay:
         self.messages: list[pb.PlayResponse] = []
         self.updates: list[pb.WatchTableResponse] = []
 
-    async def _requests(self) -> AsyncIterator[pb.PlayRequest]:
-        while True:
-            request = await self.outbox.get()
-            if request is None:
-                return
-            yield request
+    def _requests(self) -> AsyncIterator[pb.PlayRequest]:
+        return drained(self.outbox)
 
     def send(self, request: pb.PlayRequest) -> None:
         self.outbox.put_nowait(request)

@@ -9,9 +9,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bezique.service import play
+from bezique.service import play, translate
 from bezique.service.errors import InvalidArgument, Unavailable
 from bezique.v1 import table_service_pb2 as pb
+from tests.play.helpers import drained
 
 
 class Updates:
@@ -54,12 +55,8 @@ class Moves:
         self.answers.setdefault(request_id, asyncio.get_running_loop().create_future()
                                 ).set_result(play.Answered(f"a:{request_id}".encode(), version))
 
-    async def requests(self) -> AsyncIterator[pb.PlayRequest]:
-        while True:
-            request = await self.queue.get()
-            if request is None:
-                return
-            yield request
+    def requests(self) -> AsyncIterator[pb.PlayRequest]:
+        return drained(self.queue)
 
     async def answer(self, move: pb.PlayMove) -> play.Answered:
         self.read.append(move.request_id)
@@ -123,7 +120,7 @@ async def test_with_answers_with_updates_the_waiting_answer_goes_in_its_updates_
 
 def test_only_a_result_can_ride_an_update() -> None:
     with pytest.raises(ValueError, match="only `result`"):
-        play.with_update(pb.PlayResponse(update=pb.WatchTableResponse()).SerializeToString())
+        translate.answer_beside_update(pb.PlayResponse(update=pb.WatchTableResponse()).SerializeToString())
 
 
 async def test_answers_go_out_in_move_order_and_the_next_move_waits_for_the_last_answer(
