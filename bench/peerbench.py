@@ -55,12 +55,15 @@ LABELS = {
     "sqlite": "this engine, sqlite (durable)",
     "memory-play": "this engine, memory store, over Play",
     "sqlite-play": "this engine, sqlite (durable), over Play",
+    "sqlite-play-separate": "this engine, sqlite, over Play, each answer a message of its own",
     "bgio": "boardgame.io, in memory (socket.io)",
     "bgio-flatfile": "boardgame.io, FlatFile storage",
     "colyseus": "Colyseus (WebSocket, schema patches)",
 }
-PLAYING = ("memory-play", "sqlite-play")
-"""This engine with every seat on a Play stream (a subject by name; sqlite-play by default)."""
+PLAYING = ("memory-play", "sqlite-play", "sqlite-play-separate")
+"""This engine with every seat on a Play stream (a subject by name; sqlite-play by default).
+``-separate``: the streams do not ask for answers beside their updates (each answer is a
+message of its own), to measure what ``PlayOpen.answers_with_updates`` saves."""
 OURS = ("memory", "sqlite", *PLAYING)
 LOAD_BOUND = 0.90
 """A load process busier than this share of its core may be what limits the rate."""
@@ -259,7 +262,9 @@ def start(name: str, workdir: Path, *, watch: bool = True, under: tuple[str, ...
                        ready=r"listening on (\S+:\d+)", timeout=ready_seconds)
         load_argv = python_module_argv("bench.peerload", "--target", server.address,
                                        *([] if watch else ["--no-watch", "--channels", "1"]),
-                                       *(["--play"] if name in PLAYING and watch else []))
+                                       *(["--play"] if name in PLAYING and watch else []),
+                                       *(["--separate-answers"] if name.endswith("-separate")
+                                         else []))
     else:
         port, api_port = free_port(), free_port()
         script = "colyseus-server.mjs" if name == "colyseus" else "bgio-server.mjs"
@@ -404,7 +409,7 @@ def report(config: PeersConfig, subjects: list[Subject]) -> Section:
         ])
     peers = [s.name for s in subjects if s.name not in OURS]
     ours = [s.name for s in subjects if s.name in OURS]
-    for playing in (name for name in ours if name in PLAYING):
+    for playing in (name for name in ours if name.endswith("-play")):
         unary = playing.removesuffix("-play")
         if unary in figs:
             mine, base = figs[playing], figs[unary]

@@ -155,9 +155,11 @@ class Load:
     """The pool of tables and the loop that plays them."""
 
     def __init__(self, target: str, channels: int, watch: bool = True,
-                 transport: str = "grpc", play: bool = False) -> None:
+                 transport: str = "grpc", play: bool = False,
+                 answers_beside_updates: bool = True) -> None:
         self.target = target
         self.playing = play
+        self.answers_beside_updates = answers_beside_updates
         self.transport = transport
         self.connect_stubs: list[ConnectStub] = []
         self.watching = watch
@@ -206,7 +208,7 @@ class Load:
                 outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
                 outbox.put_nowait(pb.PlayRequest(open=pb.PlayOpen(
                     table_id=table.table_id, from_version=version - 1,
-                    answers_with_updates=True)))
+                    answers_with_updates=self.answers_beside_updates)))
                 table.outboxes.append(outbox)
                 stub = stubs[seat]
                 if not isinstance(stub, pb_grpc.TableServiceStub):
@@ -371,11 +373,11 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None
 
 
 async def main_async(target: str, channels: int, watch: bool, transport: str,
-                     play: bool = False) -> None:
+                     play: bool = False, answers_beside_updates: bool = True) -> None:
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
     threading.Thread(target=_read_stdin, args=(loop, lines), daemon=True).start()
-    await serve(Load(target, channels, watch, transport, play), lines)
+    await serve(Load(target, channels, watch, transport, play, answers_beside_updates), lines)
 
 
 def main() -> None:
@@ -390,12 +392,15 @@ def main() -> None:
                              " --target is then the HTTP address)")
     parser.add_argument("--play", action="store_true",
                         help="every seat holds a Play stream: updates down, its moves up")
+    parser.add_argument("--separate-answers", action="store_true",
+                        help="with --play: each answer a message of its own (the streams do "
+                             "not set answers_with_updates)")
     args = parser.parse_args()
     if args.play and args.transport != "grpc":
         parser.error("--play needs --transport grpc (HTTP/1.1 carries no two-way stream)")
     raise_fd_limit()
     asyncio.run(main_async(args.target, args.channels, not args.no_watch, args.transport,
-                           args.play))
+                           args.play, not args.separate_answers))
 
 
 if __name__ == "__main__":
