@@ -57,6 +57,7 @@ class Config:
     abandon_unstarted_after: float = Settings.abandon_unstarted_after
     snapshot_every: int = Settings.snapshot_every
     idle_seconds: float = 300.0
+    views_kept_seconds: float = 0.5
     replica_poll_seconds: float = Settings.results_poll
     max_tables: int = Limits.max_tables
     max_watchers_per_table: int = Limits.max_watchers_per_table
@@ -320,6 +321,10 @@ _OPTIONS: dict[str, _Option] = {
                               "moves between snapshots of a table's state (faster rebuilds)"),
     "idle_seconds": _Option(_seconds(False), "drop a table unused this long from memory "
                                              "(rebuilt on use; 0: never)"),
+    "views_kept_seconds": _Option(_seconds(True),
+                                  "seconds a watched table keeps the views of its current "
+                                  "version (its streams and its mover's answer share them); "
+                                  "then they are let go, and rendered again if asked for"),
     "replica_poll_seconds": _Option(_seconds(True),
                                     "over PostgreSQL, seconds between looks at the store for "
                                     "changes other replicas made that this one was not told of "

@@ -287,6 +287,18 @@ class TableRepository:
         except StoreError as exc:
             log.warning("snapshot_failed", table_id=live.table_id, error=str(exc))
 
+    def forget_stale_views(self, keep: float, now: float | None = None) -> int:
+        """Let go of the views each table in memory has kept ``keep`` seconds or longer (its
+        streams were sent them long since; a table waiting for a move then keeps none).
+        Returns how many tables let theirs go."""
+        now = time.monotonic() if now is None else now
+        forgot = 0
+        for live in self._tables.values():
+            if live.view_cache.stale(now, keep):
+                live.forget_views()
+                forgot += 1
+        return forgot
+
     async def evict_idle(self, idle_seconds: float, busy: Callable[[str], bool],
                          now: float | None = None) -> int:
         """Drop tables nobody has used for ``idle_seconds`` (no watcher, no bot, no call in

@@ -102,10 +102,11 @@ def _credentials(config: Config) -> grpc.ServerCredentials | None:
 
 
 async def _housekeeping(manager: TableManager, interval: float, idle_seconds: float,
-                        poll_seconds: float) -> None:
+                        poll_seconds: float, views_kept: float) -> None:
     """Fire the turn deadlines that passed, end abandoned tables, let idle tables go from
-    memory, and look for changes other replicas made that this one was not told of."""
-    swept = abandoned = polled = time.monotonic()
+    memory and idle tables' views go, and look for changes other replicas made that this one
+    was not told of."""
+    swept = abandoned = polled = viewed = time.monotonic()
     check = manager.settings.abandon_check
     while True:
         try:
@@ -113,6 +114,9 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
             if check and time.monotonic() - abandoned >= check:
                 abandoned = time.monotonic()
                 await manager.sweep_abandoned()
+            if time.monotonic() - viewed >= views_kept:
+                viewed = time.monotonic()
+                manager.forget_stale_views(views_kept, viewed)
             if time.monotonic() - polled >= poll_seconds:
                 polled = time.monotonic()
                 await manager.poll_replicas()
@@ -282,7 +286,7 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     clock = asyncio.get_running_loop().create_task(
         _housekeeping(manager, config.clock_interval, config.idle_seconds,
-                      config.replica_poll_seconds))
+                      config.replica_poll_seconds, config.views_kept_seconds))
     for variant_id, origin in registry.origins.items():
         log.info("variant_loaded", variant=variant_id, distribution=origin.name,
                  distribution_version=origin.version)

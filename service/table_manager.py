@@ -360,6 +360,9 @@ class TableManager:
     async def sweep_abandoned(self, now: float | None = None) -> int:
         return await self.scheduler.sweep_abandoned(now)
 
+    def forget_stale_views(self, keep: float, now: float | None = None) -> int:
+        return self.repo.forget_stale_views(keep, now)
+
     async def evict_idle(self, idle_seconds: float, now: float | None = None) -> int:
         return await self.repo.evict_idle(idle_seconds, self.scheduler.busy, now)
 

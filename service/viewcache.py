@@ -3,11 +3,15 @@
 Every entry moves a table's version, so what is kept for a version is what its committed log
 shows: the views given out (the watchers of a viewer, the mover's answer and GetView share
 one), the bytes that views render alike, and the census that :class:`BaseGame` derives each
-view from. An unwatched table keeps none of it (an idle table costs no memory for views).
+view from. An unwatched table keeps none of it, and a watched one only for a moment after it
+began keeping a version (``--views-kept-seconds``): its streams have been sent that version by
+then, so a table waiting for a player's next move costs no memory for views (the server's
+housekeeping lets them go, :meth:`ViewCache.stale`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
@@ -20,7 +24,7 @@ if TYPE_CHECKING:
 class ViewCache:
     """The views of one version of a table (``at``), its shared bytes and its census."""
 
-    __slots__ = ("at", "census", "views", "wire")
+    __slots__ = ("at", "census", "kept_at", "views", "wire")
 
     def __init__(self) -> None:
         self.views: dict[int | None, ViewResult] = {}
@@ -30,13 +34,21 @@ class ViewCache:
         self.census: Census | None = None
         """The census at ``at`` of a game whose views are derived from it."""
         self.at = -1
+        self.kept_at = 0.0
+        """``time.monotonic()`` when ``at`` began to be kept."""
 
     def of(self, version: int) -> dict[int | None, ViewResult]:
         """The views kept of ``version``; what was kept of another version is let go."""
         if self.at != version:
             self.clear()
             self.at = version
+            self.kept_at = time.monotonic()
         return self.views
+
+    def stale(self, now: float, keep: float) -> bool:
+        """Whether what is kept began to be kept ``keep`` seconds ago or longer (then the
+        server lets it go; a view asked for later is rendered again)."""
+        return self.at >= 0 and now - self.kept_at >= keep
 
     def clear(self) -> None:
         """Let go of all that is kept (the table moved on, is discarded, or is unwatched)."""

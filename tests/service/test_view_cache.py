@@ -1,7 +1,8 @@
 """The service keeps each view it gives out per (table version, viewer) while the table is
 watched, over a real port: a table's watchers, its mover's answer and GetView share one, a move
-or an abort starts afresh, a draft whose append fails takes its views with it, and a table
-nobody watches keeps none (the rules core keeps none either: tests/core/test_no_caches.py)."""
+or an abort starts afresh, a draft whose append fails takes its views with it, a table nobody
+watches keeps none, and a watched table lets them go ``--views-kept-seconds`` after its last
+change (the rules core keeps none either: tests/core/test_no_caches.py)."""
 
 from __future__ import annotations
 
@@ -66,8 +67,10 @@ class CountedCard(HighCard):
 
 
 @asynccontextmanager
-async def serving(tmp_path: Path, variant: CountedCard
+async def serving(tmp_path: Path, variant: CountedCard, views_kept_seconds: float = 3600.0
                   ) -> AsyncIterator[tuple[RunningServer, FaultyStore]]:
+    """A server of ``variant`` over a sqlite file; its views are kept an hour unless asked
+    otherwise, so that the tests of what is shared never see them let go."""
     class Plugin:
         @hookimpl
         def bezique_variants(self) -> list[Any]:
@@ -75,7 +78,8 @@ async def serving(tmp_path: Path, variant: CountedCard
 
     url = f"sqlite:{tmp_path / 'tables.sqlite'}"
     store = FaultyStore(open_store(url))
-    server = await start_server(server_config(store=url),
+    server = await start_server(server_config(store=url,
+                                              views_kept_seconds=views_kept_seconds),
                                 load_registry(entry_points=False, plugins=[Plugin()]),
                                 store=store)  # type: ignore[arg-type]
     try:
@@ -187,3 +191,38 @@ async def test_a_derived_view_takes_one_census_a_version_while_watched(tmp_path:
         for token in tokens:
             await client.view(table_id, token)
         assert variant.rendered == [-1, -1, -1]
+
+
+async def test_a_watched_table_lets_its_views_go_once_its_streams_have_them(
+        tmp_path: Path) -> None:
+    """A table waiting for a move keeps no views, though every seat still watches: they go
+    ``--views-kept-seconds`` after the version that made them; the streams stay open, a
+    view asked for then is rendered again and is the one the streams were sent, and the
+    next move keeps (and later lets go) its own."""
+    variant = CountedCard()
+    async with serving(tmp_path, variant, views_kept_seconds=0.2) as (server, _), \
+            AsyncTableClient(server.address, retries=0) as client:
+        table_id, first, second = await two_seats(client, stacked_shoe=STACK)
+        streams: list[list[pb.WatchTableResponse]] = [[], []]
+        tasks = [asyncio.create_task(collect(client, table_id, token, seen))
+                 for token, seen in zip((first.token, second.token), streams, strict=True)]
+        await eventually(lambda: all(len(seen) == STARTED for seen in streams),
+                         what="the backlogs")
+        live = await server.manager.table(table_id)
+        mine = await client.view(table_id, first.token)
+        mover = first if mine.legal_moves else second
+        if mover is second:
+            mine = await client.view(table_id, second.token)
+        answer = await client.submit(mover, mine.legal_moves[0], mine.version)
+        await eventually(_at(streams, answer.version), what="the move")
+        assert live.view_cache.at == answer.version
+        await eventually(lambda: not live.view_cache.views and live.view_cache.at == -1,
+                         what="the views to be let go")
+        assert live.watchers and all(not task.done() for task in tasks)
+        variant.rendered.clear()
+        again = await client.view(table_id, first.token)
+        assert again == streams[0][-1].view and variant.rendered == [0]
+        assert set(live.view_cache.views) == {0}  # kept again, for as long
+        await eventually(lambda: not live.view_cache.views, what="the view to be let go")
+        for task in tasks:
+            await _stop(task)
