@@ -249,15 +249,15 @@ def check_game(name: str, server: Child, targets: list[str]) -> None:
 
 
 def start(name: str, workdir: Path, *, watch: bool = True, under: tuple[str, ...] = (),
-          ready_seconds: float = 60.0) -> Subject:
+          ready_seconds: float = 60.0, flags: tuple[str, ...] = ()) -> Subject:
     """``name``'s server on the server core and its load on the other; this engine's server
-    run ``under`` a tool when given (bench/instructions.py: valgrind)."""
+    run ``under`` a tool when given (bench/instructions.py: valgrind), with ``flags`` added."""
     server_core, load_core = cores()
     if name in OURS:
         store = ("memory:" if name.startswith("memory")
                  else f"sqlite:{workdir / (name + '.sqlite')}")
         argv = server_argv("--store", store, "--max-tables", "10000000", "--idle-seconds",
-                           "0", "--max-watchers-per-caller", "0")
+                           "0", "--max-watchers-per-caller", "0", *flags)
         server = spawn(pinned(server_core, [*under, *argv]), workdir, f"server-{name}",
                        ready=r"listening on (\S+:\d+)", timeout=ready_seconds)
         load_argv = python_module_argv("bench.peerload", "--target", server.address,

@@ -323,8 +323,9 @@ _OPTIONS: dict[str, _Option] = {
                                              "(rebuilt on use; 0: never)"),
     "views_kept_seconds": _Option(_seconds(True),
                                   "seconds a watched table keeps the views of its current "
-                                  "version (its streams and its mover's answer share them); "
-                                  "then they are let go, and rendered again if asked for"),
+                                  "version (its streams, its mover's answer and GetView share "
+                                  "them); then they are let go, and rendered again if asked "
+                                  "for"),
     "replica_poll_seconds": _Option(_seconds(True),
                                     "over PostgreSQL, seconds between looks at the store for "
                                     "changes other replicas made that this one was not told of "

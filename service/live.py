@@ -346,8 +346,9 @@ class LiveTable:
         so a view of this version is the view of its committed log (a draft moves the
         version too, and a table whose draft failed is discarded with its views). The
         watchers of a viewer, the mover's answer and GetView share one, rendered once
-        (``ViewResult.wire``). An unwatched table keeps none (an idle table costs no memory
-        for them); the game keeps nothing between views. A game whose views
+        (``ViewResult.wire``). An unwatched table keeps none, nor a watched one waiting for
+        a move (the housekeeping lets them go after ``--views-kept-seconds``); the game
+        keeps nothing between views. A game whose views
         :class:`BaseGame` derives from its census has its census taken once a version for
         every viewer (:meth:`ViewCache.derived`)."""
         views = self.view_cache.of(self.version)
@@ -366,7 +367,8 @@ class LiveTable:
         return self.view_cache.shared(version, key, render, bool(self.watchers))
 
     def forget_views(self) -> None:
-        """Let go of the views kept (the table is discarded, or its last watcher left)."""
+        """Let go of the views kept (the table is discarded, its last watcher left, or the
+        housekeeping found them kept ``--views-kept-seconds``)."""
         self.view_cache.clear()
 
     def _new_view(self, viewer: int | None) -> ViewResult:

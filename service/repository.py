@@ -290,7 +290,7 @@ class TableRepository:
     def forget_stale_views(self, keep: float, now: float | None = None) -> int:
         """Let go of the views each table in memory has kept ``keep`` seconds or longer (its
         streams were sent them long since; a table waiting for a move then keeps none).
-        Returns how many tables let theirs go."""
+        Returns how many tables let a version go."""
         now = time.monotonic() if now is None else now
         forgot = 0
         for live in self._tables.values():

@@ -114,7 +114,7 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
             if check and time.monotonic() - abandoned >= check:
                 abandoned = time.monotonic()
                 await manager.sweep_abandoned()
-            if time.monotonic() - viewed >= views_kept:
+            if time.monotonic() - viewed >= views_kept / 2:  # let go by 1.5x views_kept
                 viewed = time.monotonic()
                 manager.forget_stale_views(views_kept, viewed)
             if time.monotonic() - polled >= poll_seconds:

@@ -1,8 +1,8 @@
 """The service keeps each view it gives out per (table version, viewer) while the table is
 watched, over a real port: a table's watchers, its mover's answer and GetView share one, a move
 or an abort starts afresh, a draft whose append fails takes its views with it, a table nobody
-watches keeps none, and a watched table lets them go ``--views-kept-seconds`` after its last
-change (the rules core keeps none either: tests/core/test_no_caches.py)."""
+watches keeps none, and a watched table lets them go ``--views-kept-seconds`` after it began
+keeping them (the rules core keeps none either: tests/core/test_no_caches.py)."""
 
 from __future__ import annotations
 
