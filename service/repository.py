@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 
@@ -24,6 +25,7 @@ from bezique.service.errors import (
 )
 from bezique.service.live import LiveTable, Watcher, rebuild
 from bezique.service.store import LogEntry, Store, StoreError
+from bezique.service.viewcache import Kept, ViewCache
 from bezique.service.watch import RELOADED, WatchHub
 from bezique.terms import SEAT_KINDS, EntryKind
 from bezique.variants.api import LogVersionError
@@ -43,6 +45,8 @@ class TableRepository:
         self.store = store
         self.hub = hub
         self._tables: dict[str, LiveTable] = {}
+        self._kept: Kept = deque()
+        """The versions the tables' view caches began to keep (``forget_stale_views``)."""
         self._loading: dict[str, asyncio.Lock] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._seat_hashes: dict[str, frozenset[str]] = {}
@@ -96,6 +100,7 @@ class TableRepository:
                     orphans = self._orphans.pop(table_id, [])
                     missed = await self._missed(live, orphans)
                     self._tables[table_id] = live
+                    live.view_cache.kept = self._kept
                     self.on_remote_entry(table_id, self._heard.pop(table_id, 0))
                     for token_hash, why in live.revoked.items():
                         if why == "left":
@@ -149,6 +154,7 @@ class TableRepository:
     def add(self, live: LiveTable) -> None:
         """A table just created (its first entries are committed)."""
         self._tables[live.table_id] = live
+        live.view_cache.kept = self._kept
         self.index(live)
 
     def index(self, live: LiveTable) -> None:
@@ -291,13 +297,7 @@ class TableRepository:
         """Let go of the views each table in memory has kept ``keep`` seconds or longer (its
         streams were sent them long since; a table waiting for a move then keeps none).
         Returns how many tables let a version go."""
-        now = time.monotonic() if now is None else now
-        forgot = 0
-        for live in self._tables.values():
-            if live.view_cache.stale(now, keep):
-                live.forget_views()
-                forgot += 1
-        return forgot
+        return ViewCache.let_go(self._kept, time.monotonic() if now is None else now, keep)
 
     async def evict_idle(self, idle_seconds: float, busy: Callable[[str], bool],
                          now: float | None = None) -> int:

@@ -106,17 +106,16 @@ async def _housekeeping(manager: TableManager, interval: float, idle_seconds: fl
     """Fire the turn deadlines that passed, end abandoned tables, let idle tables go from
     memory and idle tables' views go, and look for changes other replicas made that this one
     was not told of."""
-    swept = abandoned = polled = viewed = time.monotonic()
+    swept = abandoned = polled = time.monotonic()
     check = manager.settings.abandon_check
     while True:
         try:
+            # first: no store call, so a failing store never keeps views kept
+            manager.forget_stale_views(views_kept)  # a step per version kept, not per table
             await manager.fire_due_deadlines()
             if check and time.monotonic() - abandoned >= check:
                 abandoned = time.monotonic()
                 await manager.sweep_abandoned()
-            if time.monotonic() - viewed >= views_kept / 2:  # let go by 1.5x views_kept
-                viewed = time.monotonic()
-                manager.forget_stale_views(views_kept, viewed)
             if time.monotonic() - polled >= poll_seconds:
                 polled = time.monotonic()
                 await manager.poll_replicas()

@@ -12,6 +12,7 @@ housekeeping lets them go, :meth:`ViewCache.stale`).
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
@@ -21,10 +22,16 @@ if TYPE_CHECKING:
     from bezique.service.live import ViewResult
 
 
+Kept = deque[tuple[float, "ViewCache", int]]
+"""The versions caches began to keep, oldest first: (``time.monotonic()``, cache, version).
+The server's one queue of them (:meth:`ViewCache.let_go`), so letting them go costs a step
+per version kept, not a walk over every table in memory."""
+
+
 class ViewCache:
     """The views of one version of a table (``at``), its shared bytes and its census."""
 
-    __slots__ = ("at", "census", "kept_at", "views", "wire")
+    __slots__ = ("at", "census", "kept", "kept_at", "views", "wire")
 
     def __init__(self) -> None:
         self.views: dict[int | None, ViewResult] = {}
@@ -36,6 +43,8 @@ class ViewCache:
         self.at = -1
         self.kept_at = 0.0
         """``time.monotonic()`` when ``at`` began to be kept."""
+        self.kept: Kept | None = None
+        """The server's queue of kept versions, once the table is in its memory."""
 
     def of(self, version: int) -> dict[int | None, ViewResult]:
         """The views kept of ``version``; what was kept of another version is let go."""
@@ -43,12 +52,22 @@ class ViewCache:
             self.clear()
             self.at = version
             self.kept_at = time.monotonic()
+            if self.kept is not None:
+                self.kept.append((self.kept_at, self, version))
         return self.views
 
-    def stale(self, now: float, keep: float) -> bool:
-        """Whether what is kept began to be kept ``keep`` seconds ago or longer (then the
-        server lets it go; a view asked for later is rendered again)."""
-        return self.at >= 0 and now - self.kept_at >= keep
+    @staticmethod
+    def let_go(kept: Kept, now: float, keep: float) -> int:
+        """Let go of what each cache of ``kept`` began to keep ``keep`` seconds before ``now``
+        or earlier, unless it moved on since (a view asked for later is rendered again).
+        Returns how many caches let a version go."""
+        forgot = 0
+        while kept and now - kept[0][0] >= keep:
+            since, cache, version = kept.popleft()
+            if cache.at == version and cache.kept_at == since:
+                cache.clear()
+                forgot += 1
+        return forgot
 
     def clear(self) -> None:
         """Let go of all that is kept (the table moved on, is discarded, or is unwatched)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from bezique.service.server import RunningServer, start_server
@@ -226,3 +227,57 @@ async def test_a_watched_table_lets_its_views_go_once_its_streams_have_them(
         await eventually(lambda: not live.view_cache.views, what="the view to be let go")
         for task in tasks:
             await _stop(task)
+
+
+async def test_the_sweep_of_kept_views_looks_only_at_tables_that_keep_some(
+        tmp_path: Path) -> None:
+    """Tables waiting for a move (most of them) cost the sweep of kept views nothing: it reads
+    the versions kept since, oldest first, not every table in memory (a walk stalled the loop
+    ~10-40 ms a pass at 100k tables). Only the table that moved is noted, and its views go."""
+    variant = CountedCard()
+    async with serving(tmp_path, variant, views_kept_seconds=0.3) as (server, _), \
+            AsyncTableClient(server.address, retries=0) as client:
+        idle = [await two_seats(client, stacked_shoe=STACK) for _ in range(6)]
+        table_id, first, second = await two_seats(client, stacked_shoe=STACK)
+        kept = server.manager.repo._kept  # the sweep's queue itself
+        tables = [await server.manager.table(table_id) for table_id, _, _ in idle]
+        seen: list[pb.WatchTableResponse] = []
+        task = asyncio.create_task(collect(client, table_id, first.token, seen))
+        await eventually(lambda: len(seen) == STARTED, what="the backlog")
+        live = await server.manager.table(table_id)
+        await eventually(lambda: not kept and live.view_cache.at == -1,
+                         what="the views of the joins and the backlog to be let go")
+        mine = await client.view(table_id, first.token)
+        mover = first if mine.legal_moves else second
+        if mover is second:
+            mine = await client.view(table_id, second.token)
+        answer = await client.submit(mover, mine.legal_moves[0], mine.version)
+        assert kept and {id(cache) for _, cache, _ in kept} == {id(live.view_cache)}
+        await eventually(lambda: bool(seen) and seen[-1].version == answer.version,
+                         what="the move")
+        await eventually(lambda: not kept and live.view_cache.at == -1,
+                         what="the move's views to go")
+        assert all(table.view_cache.at == -1 for table in tables)
+        await _stop(task)
+
+
+async def test_views_go_while_the_store_fails_the_turn_clocks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The housekeeping lets views go before it asks the store anything: a store that fails
+    every look for due turn clocks (a sqlite file that errs) must not keep them kept."""
+    variant = CountedCard()
+    async with serving(tmp_path, variant, views_kept_seconds=0.05) as (server, store), \
+            AsyncTableClient(server.address, retries=0) as client:
+        async def failing(*args: object) -> list[tuple[str, int]]:
+            raise StoreError("injected failure")
+
+        monkeypatch.setattr(store, "due_deadlines", failing)
+        table_id, first, _ = await two_seats(client, stacked_shoe=STACK)
+        seen: list[pb.WatchTableResponse] = []
+        task = asyncio.create_task(collect(client, table_id, first.token, seen))
+        await eventually(lambda: len(seen) == STARTED, what="the backlog")
+        live = await server.manager.table(table_id)
+        assert live.watchers
+        await eventually(lambda: live.view_cache.at == -1, timeout=5.0,
+                         what="the views to be let go")
+        await _stop(task)
