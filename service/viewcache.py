@@ -6,7 +6,7 @@ one), the bytes that views render alike, and the census that :class:`BaseGame` d
 view from. An unwatched table keeps none of it, and a watched one only for a moment after it
 began keeping a version (``--views-kept-seconds``): its streams have been sent that version by
 then, so a table waiting for a player's next move costs no memory for views (the server's
-housekeeping lets them go, :meth:`ViewCache.stale`).
+housekeeping lets them go, :meth:`ViewCache.let_go`).
 """
 
 from __future__ import annotations
