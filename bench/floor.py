@@ -40,13 +40,13 @@ from bench.common import (
     spawn,
 )
 from bench.players import channel
+from bench.seats import PUSH as PUSH
+from bench.seats import Tables as Tables
 
 SERVICE = "bench.Floor"
 SEATS = 4
 ANSWER = b"a" * 276
 """A SubmitMove answer's size (the mover's view) in the measured server."""
-PUSH = b"p" * 300
-"""A WatchTable update's size in the measured server."""
 SHAPES = ("unary + 4 streams", "bidi: 1 in, 4 out")
 Context = grpc.aio.ServicerContext[bytes, bytes]
 GRPC_EXPERIMENTS = "-event_engine_listener"
@@ -66,30 +66,6 @@ class FloorConfig:
 
 
 # --------------------------------------------------------------------------- the server
-
-
-class Tables:
-    """Every table's four seat queues on the bare server; a move pushes to all four."""
-
-    def __init__(self) -> None:
-        self.seats: dict[bytes, list[asyncio.Queue[bytes]]] = {}
-
-    def join(self, request: bytes) -> tuple[bytes, asyncio.Queue[bytes]]:
-        table = request.split(b":", 1)[0]
-        queue: asyncio.Queue[bytes] = asyncio.Queue()
-        self.seats.setdefault(table, []).append(queue)
-        return table, queue
-
-    def leave(self, table: bytes, queue: asyncio.Queue[bytes]) -> None:
-        seats = self.seats.get(table, [])
-        with contextlib.suppress(ValueError):
-            seats.remove(queue)
-        if not seats:
-            self.seats.pop(table, None)
-
-    def move(self, table: bytes) -> None:
-        for queue in self.seats.get(table, ()):
-            queue.put_nowait(PUSH)
 
 
 def handlers(tables: Tables) -> grpc.GenericRpcHandler[bytes, bytes]:
