@@ -807,7 +807,8 @@ def build_parser() -> argparse.ArgumentParser:
         commands[name].add_argument("table", metavar="TABLE")
     for name in ("view", "move", "watch"):
         commands[name].add_argument(
-            "--proof", default=os.environ.get("BEZIQUE_PROOF", ""), metavar="SEAT:ENTROPY:COMMIT[:SEEN]",
+            "--proof", default=os.environ.get("BEZIQUE_PROOF", ""),
+            metavar="SEAT:ENTROPY:COMMIT[:SEEN]",
             help="what `bezique join` printed for your seat (env BEZIQUE_PROOF): its secret "
                  "entropy is revealed when the table asks (every seat taken)")
     move = commands["move"]
@@ -828,7 +829,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands["watch"].add_argument("--from", dest="from_version", type=int, default=0,
                                    metavar="N", help="start after version N (default 0)")
     commands["verify"].add_argument(
-        "--proof", default=os.environ.get("BEZIQUE_PROOF", ""), metavar="SEAT:ENTROPY:COMMIT[:SEEN]",
+        "--proof", default=os.environ.get("BEZIQUE_PROOF", ""),
+        metavar="SEAT:ENTROPY:COMMIT[:SEEN]",
         help="what `bezique join` printed for your seat (env BEZIQUE_PROOF): the history must "
              "hold the entropy you sent and the commitment you were shown")
     commands["verify"].add_argument("--allow-test-settings", action="store_true",
