@@ -50,7 +50,15 @@ from bench.common import (
     serve_until_signalled,
     spawn,
 )
-from bench.floor import SHAPES, Dialer, Table, closed_loop, open_tables, start_server
+from bench.floor import (
+    SHAPES,
+    Context,
+    Dialer,
+    Table,
+    closed_loop,
+    open_tables,
+    start_server,
+)
 from bench.h2app import FLOOD_MESSAGE
 from bench.peerbench import cores, free_port
 
@@ -317,13 +325,13 @@ async def serve_flood(address: str) -> None:
     """The grpc.aio reference for check (c): Flood and Seen as bench.h2app has them."""
     sent = [0]
 
-    async def flood(request: AsyncIterator[bytes], context: Any) -> AsyncIterator[bytes]:
+    async def flood(request: AsyncIterator[bytes], context: Context) -> AsyncIterator[bytes]:
         await anext(aiter(request))
         while True:
             yield FLOOD_MESSAGE
             sent[0] += 1
 
-    async def seen(request: bytes, context: Any) -> bytes:
+    async def seen(request: bytes, context: Context) -> bytes:
         return json.dumps({"flood_sent": sent[0]}).encode()
 
     def same(data: bytes) -> bytes:
