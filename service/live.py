@@ -242,7 +242,7 @@ class LiveTable:
         """Set when a change failed half-way: this object is no longer the table."""
         self.last_used = 0.0
         """``time.monotonic()`` of the last call that used this table (idle eviction)."""
-        self.view_cache = ViewCache()
+        self.view_cache = ViewCache(self.watchers)
         """What the views of the current version share, while the table is watched."""
         self._seated: tuple[tuple[Seat, ...], list[dict[str, Any]], int] = ((), [], 0)
         """The seats the summary last showed, as the store keeps them, and how many are free:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from bezique.variants.api import BaseGame, Census, Game, View
 
 if TYPE_CHECKING:
-    from bezique.service.live import ViewResult
+    from bezique.service.live import ViewResult, Watcher
 
 
 Kept = deque[tuple[float, "ViewCache", int]]
@@ -31,9 +31,9 @@ per version kept, not a walk over every table in memory."""
 class ViewCache:
     """The views of one version of a table (``at``), its shared bytes and its census."""
 
-    __slots__ = ("at", "census", "kept", "kept_at", "views", "wire")
+    __slots__ = ("at", "census", "kept", "kept_at", "views", "watchers", "wire")
 
-    def __init__(self) -> None:
+    def __init__(self, watchers: set[Watcher] | None = None) -> None:
         self.views: dict[int | None, ViewResult] = {}
         """The views given out at ``at``, by viewer (``LiveTable.view_for``)."""
         self.wire: dict[Hashable, bytes] = {}
@@ -45,6 +45,9 @@ class ViewCache:
         """``time.monotonic()`` when ``at`` began to be kept."""
         self.kept: Kept | None = None
         """The server's queue of kept versions, once the table is in its memory."""
+        self.watchers: set[Watcher] = set() if watchers is None else watchers
+        """The table's streams (the table's own set): while one has an update of this
+        version still to render, its views are kept (:meth:`let_go`)."""
 
     def of(self, version: int) -> dict[int | None, ViewResult]:
         """The views kept of ``version``; what was kept of another version is let go."""
@@ -60,13 +63,21 @@ class ViewCache:
     def let_go(kept: Kept, now: float, keep: float) -> int:
         """Let go of what each cache of ``kept`` began to keep ``keep`` seconds before ``now``
         or earlier, unless it moved on since (a view asked for later is rendered again).
-        Returns how many caches let a version go."""
+        A cache whose table has a stream that has not taken its update yet (a server too busy
+        to send them in ``keep``) keeps its version for another ``keep``: letting it go then
+        would have each of those streams render anew what they share, more work on a server
+        already behind. Returns how many caches let a version go."""
         forgot = 0
         while kept and now - kept[0][0] >= keep:
             since, cache, version = kept.popleft()
-            if cache.at == version and cache.kept_at == since:
-                cache.clear()
-                forgot += 1
+            if cache.at != version or cache.kept_at != since:
+                continue  # let go, or moved on, since
+            if any(watcher.queue.qsize() for watcher in cache.watchers):
+                cache.kept_at = now
+                kept.append((now, cache, version))
+                continue
+            cache.clear()
+            forgot += 1
         return forgot
 
     def clear(self) -> None:

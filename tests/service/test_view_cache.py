@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import pytest
@@ -281,3 +281,28 @@ async def test_views_go_while_the_store_fails_the_turn_clocks(
         await eventually(lambda: live.view_cache.at == -1, timeout=5.0,
                          what="the views to be let go")
         await _stop(task)
+
+
+async def test_views_stay_while_a_stream_has_not_taken_its_update(tmp_path: Path) -> None:
+    """A server too busy to send a version's updates within ``--views-kept-seconds`` keeps
+    that version's views until its streams have taken them (else each stream would render
+    anew what they share, more work for a server already behind); then they go."""
+    variant = CountedCard()
+    async with serving(tmp_path, variant, views_kept_seconds=0.05) as (server, _), \
+            AsyncTableClient(server.address, retries=0) as client:
+        table_id, first, second = await two_seats(client, stacked_shoe=STACK)
+        stream = cast(AsyncGenerator[Any, None], server.manager.watch(table_id, first.token, 0))
+        for _ in range(STARTED):  # the backlog; then the stream waits on its queue, unread
+            await anext(stream)
+        live = await server.manager.table(table_id)
+        mine = await client.view(table_id, first.token)
+        mover = first if mine.legal_moves else second
+        if mover is second:
+            mine = await client.view(table_id, second.token)
+        answer = await client.submit(mover, mine.legal_moves[0], mine.version)
+        await asyncio.sleep(0.3)  # six windows, and the stream has not taken the update
+        assert live.view_cache.at == answer.version and live.view_cache.views
+        update = await anext(stream)
+        assert update.version == answer.version
+        await eventually(lambda: live.view_cache.at == -1, what="the views to go")
+        await stream.aclose()
