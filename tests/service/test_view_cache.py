@@ -17,7 +17,7 @@ from typing import Any, cast
 import grpc
 import pytest
 
-from bezique.clients.sdk import AsyncTableClient
+from bezique.clients.sdk import AsyncTableClient, SeatHandle
 from bezique.service.server import RunningServer, start_server
 from bezique.service.store import StoreError, open_store
 from bezique.v1 import table_service_pb2 as pb
@@ -93,6 +93,16 @@ async def _stop(task: asyncio.Task[None]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+async def _first_legal_move(client: AsyncTableClient, table_id: str, first: SeatHandle,
+                            second: SeatHandle) -> pb.SubmitMoveResponse:
+    """The first legal move of whichever seat is to move, submitted."""
+    mine = await client.view(table_id, first.token)
+    mover = first if mine.legal_moves else second
+    if mover is second:
+        mine = await client.view(table_id, second.token)
+    return await client.submit(mover, mine.legal_moves[0], mine.version)
 
 
 def _at(streams: list[list[pb.WatchTableResponse]], version: int) -> Callable[[], bool]:
@@ -210,11 +220,7 @@ async def test_a_watched_table_lets_its_views_go_once_its_streams_have_them(
         await eventually(lambda: all(len(seen) == STARTED for seen in streams),
                          what="the backlogs")
         live = await server.manager.table(table_id)
-        mine = await client.view(table_id, first.token)
-        mover = first if mine.legal_moves else second
-        if mover is second:
-            mine = await client.view(table_id, second.token)
-        answer = await client.submit(mover, mine.legal_moves[0], mine.version)
+        answer = await _first_legal_move(client, table_id, first, second)
         await eventually(_at(streams, answer.version), what="the move")
         assert live.view_cache.at == answer.version
         await eventually(lambda: not live.view_cache.views and live.view_cache.at == -1,
@@ -247,11 +253,7 @@ async def test_the_sweep_of_kept_views_looks_only_at_tables_that_keep_some(
         live = await server.manager.table(table_id)
         await eventually(lambda: not kept and live.view_cache.at == -1,
                          what="the views of the joins and the backlog to be let go")
-        mine = await client.view(table_id, first.token)
-        mover = first if mine.legal_moves else second
-        if mover is second:
-            mine = await client.view(table_id, second.token)
-        answer = await client.submit(mover, mine.legal_moves[0], mine.version)
+        answer = await _first_legal_move(client, table_id, first, second)
         assert kept and {id(cache) for _, cache, _ in kept} == {id(live.view_cache)}
         await eventually(lambda: bool(seen) and seen[-1].version == answer.version,
                          what="the move")
@@ -295,11 +297,7 @@ async def test_views_stay_while_a_stream_has_not_taken_its_update(tmp_path: Path
         for _ in range(STARTED):  # the backlog; then the stream waits on its queue, unread
             await anext(stream)
         live = await server.manager.table(table_id)
-        mine = await client.view(table_id, first.token)
-        mover = first if mine.legal_moves else second
-        if mover is second:
-            mine = await client.view(table_id, second.token)
-        answer = await client.submit(mover, mine.legal_moves[0], mine.version)
+        answer = await _first_legal_move(client, table_id, first, second)
         await asyncio.sleep(0.3)  # six windows, and the stream has not taken the update
         assert live.view_cache.at == answer.version and live.view_cache.views
         update = await anext(stream)
