@@ -99,8 +99,7 @@ class TableRepository:
                         raise
                     orphans = self._orphans.pop(table_id, [])
                     missed = await self._missed(live, orphans)
-                    self._tables[table_id] = live
-                    live.view_cache.kept = self._kept
+                    self._hold_in_memory(live)
                     self.on_remote_entry(table_id, self._heard.pop(table_id, 0))
                     for token_hash, why in live.revoked.items():
                         if why == "left":
@@ -153,9 +152,14 @@ class TableRepository:
 
     def add(self, live: LiveTable) -> None:
         """A table just created (its first entries are committed)."""
+        self._hold_in_memory(live)
+        self.index(live)
+
+    def _hold_in_memory(self, live: LiveTable) -> None:
+        """``live`` is the table in this process now; the versions its views keep are noted
+        in the server's queue (``forget_stale_views``)."""
         self._tables[live.table_id] = live
         live.view_cache.kept = self._kept
-        self.index(live)
 
     def index(self, live: LiveTable) -> None:
         """Note which seat tokens ``live`` holds now (after a load, a join or a leave)."""

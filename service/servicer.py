@@ -74,8 +74,9 @@ def _metadata(context: ServicerContext[Req, Resp]) -> dict[str, str]:
     cached = _CALL_METADATA.get()
     if cached is not None and cached[0] is context:
         return cached[1]
-    metadata = {key.lower(): value for key, value in (context.invocation_metadata() or ())
-                if isinstance(value, str) and key.lower() in _READ_METADATA}
+    metadata = {key: value for key, value in
+                ((key.lower(), value) for key, value in (context.invocation_metadata() or ()))
+                if key in _READ_METADATA and isinstance(value, str)}
     _CALL_METADATA.set((context, metadata))
     return metadata
 
