@@ -2,7 +2,7 @@
 
 Options: ``--quick`` (smaller runs, about 3 minutes for the whole suite), ``--only NAME``
 (repeatable: engine, layers, service, memory, streams, browser, feed, web, peers, layout, floor,
-bots),
+leastwork, bots),
 ``--json PATH`` (raw figures), ``--markdown PATH`` (the printed report, for bench/results.md).
 """
 
@@ -25,6 +25,7 @@ from bench import (
     floor,
     layers,
     layout,
+    leastwork,
     memory,
     peerbench,
     service,
@@ -68,6 +69,9 @@ SUITES: dict[str, Runner] = {
     "floor": lambda quick: floor.run(
         floor.FloorConfig(moves=2_000, reps=3, warmup_moves=500, idle_tables=100) if quick
         else floor.FloorConfig()),
+    "leastwork": lambda quick: leastwork.run(
+        leastwork.LeastWorkConfig(moves=2_000, reps=3, warmup_moves=500) if quick
+        else leastwork.LeastWorkConfig()),
 }
 
 

@@ -83,8 +83,8 @@ def handlers(tables: Tables) -> grpc.GenericRpcHandler[bytes, bytes]:
             tables.leave(table, queue)
 
     async def submit(request: bytes, context: Context) -> bytes:
-        tables.move(request)
-        return ANSWER
+        answer = tables.submit(request)
+        return ANSWER if answer is None else answer
 
     async def play(requests: AsyncIterator[bytes], context: Context) -> AsyncIterator[bytes]:
         first = await anext(aiter(requests))
@@ -113,9 +113,9 @@ def handlers(tables: Tables) -> grpc.GenericRpcHandler[bytes, bytes]:
     })
 
 
-async def serve(address: str, options: list[tuple[str, Any]]) -> None:
+async def serve(address: str, options: list[tuple[str, Any]], tables: Tables) -> None:
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0), *options])
-    server.add_generic_rpc_handlers((handlers(Tables()),))
+    server.add_generic_rpc_handlers((handlers(tables),))
     port = server.add_insecure_port(address)
     await server.start()
     host = address.rsplit(":", 1)[0]
@@ -242,7 +242,7 @@ class Shape:
 
 
 @contextlib.contextmanager
-def _pinned_self(core: int) -> Iterator[None]:
+def pinned_self(core: int) -> Iterator[None]:
     """This process (the load) on ``core`` for the section, as it was after."""
     was = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {core})
@@ -253,12 +253,14 @@ def _pinned_self(core: int) -> Iterator[None]:
 
 
 def start_server(workdir: Path, server_core: int, name: str = "floor",
-                 options: tuple[str, ...] = ()) -> Child:
+                 options: tuple[str, ...] = (), work: Path | None = None) -> Child:
     """The bare server on ``server_core``, with grpc's experiments as bezique-server sets
-    them (grpc reads the variable when it is imported, hence ``env``)."""
+    them (grpc reads the variable when it is imported, hence ``env``); with ``work`` (its
+    sqlite file), the least-work server of :mod:`bench.leastwork`."""
     experiments = os.environ.get("GRPC_EXPERIMENTS", GRPC_EXPERIMENTS)
     argv = python_module_argv("bench.floor", "--serve",
-                              *(f"--option={option}" for option in options))
+                              *(f"--option={option}" for option in options),
+                              *([f"--work={work}"] if work is not None else []))
     return spawn(["taskset", "-c", str(server_core), "env", f"GRPC_EXPERIMENTS={experiments}",
                   *argv], workdir, name, ready=r"listening on (\S+:\d+)")
 
@@ -286,7 +288,7 @@ async def bench(config: FloorConfig, workdir: Path) -> Section:
     from bench.peerbench import cores
 
     server_core, load_core = cores()
-    with _pinned_self(load_core):
+    with pinned_self(load_core):
         return await _bench(config, workdir, server_core)
 
 
@@ -365,17 +367,25 @@ def main() -> None:
     parser.add_argument("--address", default="127.0.0.1:0")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=INT",
                         help="a grpc server option (channel argument), integer valued")
+    parser.add_argument("--work", type=Path, metavar="SQLITE_FILE",
+                        help="do a move's necessary work (bench.leastwork), logging to this file")
     args = parser.parse_args()
     if not args.serve:
         parser.error("the section runs with: python -m bench --only floor [--quick]")
     options = [(name, int(value)) for name, _, value in
                (option.partition("=") for option in args.option)]
+    if args.work is None:
+        tables = Tables()
+    else:
+        from bench.leastwork import WorkingTables
+
+        tables = WorkingTables(args.work)
     try:
         import uvloop
     except ImportError:
-        asyncio.run(serve(args.address, options))
+        asyncio.run(serve(args.address, options, tables))
     else:
-        uvloop.run(serve(args.address, options))
+        uvloop.run(serve(args.address, options, tables))
 
 
 if __name__ == "__main__":

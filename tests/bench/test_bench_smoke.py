@@ -229,7 +229,7 @@ def test_instructions_counts_a_servers_instructions_per_move() -> None:
 
 def test_the_suite_lists_every_benchmark() -> None:
     assert set(SUITES) == {"engine", "layers", "service", "memory", "streams", "browser", "feed",
-                           "web", "peers", "layout", "floor", "bots"}
+                           "web", "peers", "layout", "floor", "leastwork", "bots"}
     assert "cores" in header([])
 
 
@@ -256,3 +256,61 @@ def test_tail_counts_the_servers_collections_during_an_open_loop_run() -> None:
     young = [entry for entry in seen["gc"] if entry[1] == 0]
     assert young and all(_cpu(entry[3]) for entry in young)
     assert set(seen) == {"gc", "lag", "finish", "append", "off_loop"}
+
+
+def test_leastwork_server_plays_real_highcard_updates(tmp_path: Path) -> None:
+    """The least-work server's move is the real work, not fixed bytes: every seat gets a
+    PlayResponse of the version the move reached with its own hand only (the others' as
+    counts), the mover's answer carries its view, a SubmitMove answer parses, each move is one
+    row in sqlite, and a table plays game after game."""
+    import asyncio
+    import sqlite3
+
+    from bench.leastwork import WorkingTables
+    from bezique.v1 import table_service_pb2 as pb
+
+    async def play() -> None:
+        tables = WorkingTables(tmp_path / "least.sqlite")
+        queues = [tables.join(b"t:%d" % seat)[1] for seat in range(4)]
+        for version in range(1, 41):  # 8 rounds of 4 moves: a game ends at 32
+            mover = tables.games[b"t"].game.to_move[0]
+            tables.move(b"t")
+            updates = [pb.PlayResponse.FromString(queue.get_nowait()) for queue in queues]
+            for seat, update in enumerate(updates):
+                view = update.update.view
+                assert update.update.version == view.version == version
+                assert view.viewer_seat == seat
+                assert update.HasField("answer") == (seat == mover)
+                others = {s.seat: s.hidden_hand_count for s in view.seats if s.seat != seat}
+                assert all(count == len(updates[s].update.view.hand)
+                           for s, count in others.items())
+                shown = {card.id for zone in view.zones for card in zone.cards}
+                assert not shown & {card.id for s in others for card in updates[s].update.view.hand}
+            answer = updates[mover].answer
+            assert answer.request_id and answer.accepted.version == version
+            assert answer.accepted.view == updates[mover].update.view
+            assert [e.seat for e in answer.accepted.events][:1] == [mover]
+        accepted = pb.SubmitMoveResponse.FromString(tables.submit(b"t"))
+        assert accepted.version == 41 and accepted.view.version == 41
+        pushed = [pb.WatchTableResponse.FromString(queue.get_nowait()) for queue in queues]
+        assert [update.version for update in pushed] == [41] * 4
+        assert tables.started == 2  # the first game ended at move 32; the second goes on
+
+    asyncio.run(play())
+    with sqlite3.connect(tmp_path / "least.sqlite") as db:
+        assert db.execute("SELECT count(*), max(version) FROM log").fetchone() == (41, 41)
+
+
+def test_leastwork_runs_the_floors_with_and_without_the_work() -> None:
+    """Both shapes on the bare server and on the least-work server, beside this engine's
+    unary path (boardgame.io, the ratios' base, needs npm packages: ``make bench``)."""
+    from bench import leastwork
+
+    section = leastwork.run(leastwork.LeastWorkConfig(
+        moves=120, reps=2, warmup_moves=40, concurrency=4, peers=("sqlite",)))
+    _check(section)
+    assert len(section.rows) == 5
+    for row in section.rows:
+        runs = section.figures[row[0]]["runs"]
+        assert len(runs) == 2 and all(_cpu(cpu) for cpu in runs), row
+    assert not section.targets  # no ratio without boardgame.io
