@@ -377,9 +377,12 @@ def main() -> None:
     if args.work is None:
         tables = Tables()
     else:
+        import gc
+
         from bench.leastwork import WorkingTables
 
         tables = WorkingTables(args.work)
+        gc.freeze()  # as bezique-server does: the start-up heap is not walked again
     try:
         import uvloop
     except ImportError:
