@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -75,7 +77,19 @@ class Frames:
             self.gone = event["type"] == "http.disconnect"
 
 
-TABLES = Tables()
+def _tables() -> Tables:
+    """bench.seats' bare tables; or, with ``BENCH_LEASTWORK_DB`` set (``bench.h2floor
+    --work``), bench.leastwork's, which do a move's work (logging to that path and this
+    process's id: several apps may run at once)."""
+    where = os.environ.get("BENCH_LEASTWORK_DB")
+    if not where:
+        return Tables()
+    from bench.leastwork import WorkingTables
+
+    return WorkingTables(Path(f"{where}.{os.getpid()}"))
+
+
+TABLES = _tables()
 
 
 async def start(send: Send) -> None:

@@ -140,7 +140,10 @@ def servers(args: argparse.Namespace) -> list[Server]:
     """grpc.aio (bench.floor's server), pyvoy as it comes, and pyvoy with ``--http2``."""
     plain = Envoy(concurrency=args.concurrency)
     tuned = Envoy(concurrency=args.concurrency, http2=_http2(args))
-    chosen = [Server("grpc.aio (bench.floor)", lambda w, c, n: start_server(w, c, n)),
+    if args.work:  # the apps log to files of their own (bench.h2app)
+        os.environ["BENCH_LEASTWORK_DB"] = str(Path(tempfile.mkdtemp()) / "least.sqlite")
+    chosen = [Server("grpc.aio (bench.floor)", lambda w, c, n: start_server(
+                  w, c, n, work=w / f"{n}.sqlite" if args.work else None)),
               Server("pyvoy", lambda w, c, n: start_pyvoy(w, c, plain, n))]
     if tuned.http2:
         chosen.append(Server("pyvoy --http2", lambda w, c, n: start_pyvoy(w, c, tuned, n)))
@@ -439,6 +442,8 @@ def main() -> None:
                         help="an Envoy http2_protocol_options field, e.g. "
                              "max_concurrent_streams=10000, initial_stream_window_size=65536")
     parser.add_argument("--concurrency", type=int, default=1, help="Envoy worker threads")
+    parser.add_argument("--work", action="store_true",
+                        help="both servers do a move's work (bench.leastwork), not bare pushes")
     parser.add_argument("--serve-flood", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_flood:

@@ -82,7 +82,9 @@ class WorkingTables(Tables):
         self.options = resolve_options(self.variant.options, OPTIONS)
         self.games: dict[bytes, _Table] = {}
         self.started = 0
-        self.db = sqlite3.connect(database, isolation_level=None)
+        # used from one event loop only, but pyvoy runs the app's loop in a thread other
+        # than the one that imports it
+        self.db = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS log (table_id TEXT, version INTEGER, "
