@@ -133,6 +133,8 @@ class Table:
     shape: str
     channels: list[grpc.aio.Channel]
     calls: list[Any] = field(default_factory=list)
+    submits: list[Any] = field(default_factory=list)
+    """Each seat's Submit (unary shape), made once: not a multicallable a call."""
     received: int = 0
     wanted: int = 0
     waiter: asyncio.Future[None] | None = None
@@ -155,7 +157,7 @@ class Table:
         seat = self.mover
         self.mover = (self.mover + 1) % SEATS
         if self.shape == SHAPES[0]:
-            await self.channels[seat].unary_unary(f"/{SERVICE}/Submit", None, None)(self.name)
+            await self.submits[seat](self.name)
         else:
             await self.calls[seat].write(self.name)
         await self.pushes(SEATS)
@@ -185,6 +187,7 @@ async def open_table(name: bytes, shape: str, dialer: Dialer) -> Table:
     for seat, chan in enumerate(table.channels):
         request = name + b":" + str(seat).encode()
         if shape == SHAPES[0]:
+            table.submits.append(chan.unary_unary(f"/{SERVICE}/Submit", None, None))
             call: Any = chan.unary_stream(f"/{SERVICE}/Watch", None, None)(request)
         else:
             call = chan.stream_stream(f"/{SERVICE}/Play", None, None)(None)
