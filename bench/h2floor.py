@@ -11,6 +11,9 @@ native gRPC) served by Envoy from the ``pyvoy`` wheel, with real grpcio clients:
   closed loop, server CPU per move from /proc; RSS growth per connected idle table) for
   grpc.aio (bench.floor's own server) and pyvoy, alternating, in one run.
 
+With ``--work`` both servers do a move's necessary work (bench.leastwork's tables) instead of
+pushing fixed bytes.
+
 pyvoy is not a dependency of the project: ``.venv/bin/pip install pyvoy`` first. Run:
 ``python -m bench.h2floor [--checks] [--reps 5] [--http2 NAME=INT ...]``. Not part of
 ``python -m bench``. pyvoy's own command line sets no HTTP/2 options, and Envoy's defaults cap a
@@ -140,13 +143,16 @@ def servers(args: argparse.Namespace) -> list[Server]:
     """grpc.aio (bench.floor's server), pyvoy as it comes, and pyvoy with ``--http2``."""
     plain = Envoy(concurrency=args.concurrency)
     tuned = Envoy(concurrency=args.concurrency, http2=_http2(args))
-    if args.work:  # the apps log to files of their own (bench.h2app)
-        os.environ["BENCH_LEASTWORK_DB"] = str(Path(tempfile.mkdtemp()) / "least.sqlite")
+    def pyvoy(workdir: Path, core: int, name: str, envoy: Envoy) -> Child:
+        if args.work:  # bench.h2app reads it when Envoy loads it
+            os.environ["BENCH_LEASTWORK_DB"] = str(workdir / f"{name}.sqlite")
+        return start_pyvoy(workdir, core, envoy, name)
+
     chosen = [Server("grpc.aio (bench.floor)", lambda w, c, n: start_server(
                   w, c, n, work=w / f"{n}.sqlite" if args.work else None)),
-              Server("pyvoy", lambda w, c, n: start_pyvoy(w, c, plain, n))]
+              Server("pyvoy", lambda w, c, n: pyvoy(w, c, n, plain))]
     if tuned.http2:
-        chosen.append(Server("pyvoy --http2", lambda w, c, n: start_pyvoy(w, c, tuned, n)))
+        chosen.append(Server("pyvoy --http2", lambda w, c, n: pyvoy(w, c, n, tuned)))
     return chosen
 
 

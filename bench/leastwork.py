@@ -43,6 +43,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -201,10 +202,7 @@ def _shared(state: _Table, table: bytes, version: int, seat: int, game: Game,
     by its owner only, every other pile by all or by none (highcard's; else this refuses)."""
     cards = state.cards
     head = pb.WatchTableResponse(version=version, entry_kind="move", seat=seat)
-    for event in events:
-        added = head.events.add(version=version, kind=event.kind, seat=event.seat,
-                                amount=event.amount)
-        added.cards.extend([cards[i] for i in event.cards])
+    _add_events(head.events, state, version, events)
     census = game.census()
     public = pb.View(table_id=table.decode(), version=version, variant_id="highcard",
                      phase=game.phase, to_move=game.to_move, seed_commitment="c" * 64)
@@ -238,13 +236,17 @@ def _shared(state: _Table, table: bytes, version: int, seat: int, game: Game,
 
 def _accepted(state: _Table, version: int, events: tuple[Event, ...]) -> bytes:
     """A SubmitMoveResponse's version and events (its view is appended as bytes)."""
-    cards = state.cards
     head = pb.SubmitMoveResponse(version=version)
-    for event in events:
-        added = head.events.add(version=version, kind=event.kind, seat=event.seat,
-                                amount=event.amount)
-        added.cards.extend([cards[i] for i in event.cards])
+    _add_events(head.events, state, version, events)
     return head.SerializeToString()
+
+
+def _add_events(into: Any, state: _Table, version: int, events: tuple[Event, ...]) -> None:
+    """``events`` added to a repeated Event field (highcard's are public: every seat sees
+    them whole)."""
+    for event in events:
+        added = into.add(version=version, kind=event.kind, seat=event.seat, amount=event.amount)
+        added.cards.extend([state.cards[i] for i in event.cards])
 
 
 # --------------------------------------------------------------------------- the run
