@@ -5,7 +5,8 @@ work: the request bytes are not parsed and the answer is a fixed blob, a real Su
 captured from the measured server, so the client parses exactly what it parses there. The
 same client code and concurrency then drive both servers.
 
-Run: ``python -m bench.echo --response-file PATH`` (prints ``echo listening on HOST:PORT``).
+Run: ``python -m bench.echo --response-file PATH`` (prints ``echo listening on HOST:PORT``);
+with ``--work SQLITE_FILE`` instead, each SubmitMove gets bench.leastwork's least work.
 """
 
 from __future__ import annotations
@@ -35,9 +36,24 @@ def echo_handler(response: bytes) -> grpc.GenericRpcHandler[bytes, bytes]:
     return grpc.method_handlers_generic_handler(SERVICE, {METHOD: handler})
 
 
-async def serve(address: str, response: bytes) -> None:
+def working_handler(database: Path) -> grpc.GenericRpcHandler[bytes, bytes]:
+    """SubmitMove answered by bench.leastwork's least work (the request parsed, the move
+    made and logged, the mover's answer rendered), not by a fixed blob."""
+    from bench.leastwork import WorkingTables
+
+    tables = WorkingTables(database)
+
+    async def submit(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        return tables.answer(request)
+
+    handler = grpc.unary_unary_rpc_method_handler(
+        submit, request_deserializer=_identity, response_serializer=_identity)
+    return grpc.method_handlers_generic_handler(SERVICE, {METHOD: handler})
+
+
+async def serve(address: str, handler: grpc.GenericRpcHandler[bytes, bytes]) -> None:
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    server.add_generic_rpc_handlers((echo_handler(response),))
+    server.add_generic_rpc_handlers((handler,))
     port = server.add_insecure_port(address)
     await server.start()
     host = address.rsplit(":", 1)[0]
@@ -47,10 +63,20 @@ async def serve(address: str, response: bytes) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.echo")
     parser.add_argument("--address", default="127.0.0.1:0")
-    parser.add_argument("--response-file", type=Path, required=True,
+    parser.add_argument("--response-file", type=Path,
                         help="the bytes every call answers with")
+    parser.add_argument("--work", type=Path, metavar="SQLITE_FILE",
+                        help="instead, do each move's least work (bench.leastwork), logging "
+                             "to this file; served on uvloop, as bezique-server is")
     args = parser.parse_args()
-    asyncio.run(serve(args.address, args.response_file.read_bytes()))
+    if args.work is not None:
+        import uvloop
+
+        uvloop.run(serve(args.address, working_handler(args.work)))
+        return
+    if args.response_file is None:
+        parser.error("--response-file or --work is required")
+    asyncio.run(serve(args.address, echo_handler(args.response_file.read_bytes())))
 
 
 if __name__ == "__main__":

@@ -129,9 +129,23 @@ class WorkingTables(Tables):
         assert answer is not None
         return answer
 
-    def _move(self, table: bytes, unary: bool) -> bytes | None:
-        wanted = (pb.SubmitMoveRequest.FromString(SUBMIT_REQUEST) if unary
-                  else pb.PlayRequest.FromString(MOVE_REQUEST).move)
+    def answer(self, request: bytes) -> bytes:
+        """A real SubmitMoveRequest, alone (bench.service: no seat watches): the move made at
+        its table (a game started there at its first move; the move asked for if legal, else
+        a legal one), the answer returned."""
+        wanted = pb.SubmitMoveRequest.FromString(request)
+        table = wanted.table_id.encode()
+        if table not in self.games:
+            self.games[table] = self._new_game()
+        answer = self._move(table, unary=True, wanted=wanted)
+        assert answer is not None
+        return answer
+
+    def _move(self, table: bytes, unary: bool,
+              wanted: pb.SubmitMoveRequest | pb.PlayMove | None = None) -> bytes | None:
+        if wanted is None:
+            wanted = (pb.SubmitMoveRequest.FromString(SUBMIT_REQUEST) if unary
+                      else pb.PlayRequest.FromString(MOVE_REQUEST).move)
         state = self.games[table]
         game = state.game
         seat = game.to_move[0]
@@ -147,14 +161,19 @@ class WorkingTables(Tables):
             time.time()))
         head, public, hands, seats = _shared(state, table, version, seat, game, events)
         to_move = game.to_move
-        answer: bytes | None = None
-        for viewer, queue in enumerate(self.seats.get(table, ())):
+
+        def view_of(viewer: int) -> bytes:
             own = [_VIEWER[viewer], *[state.in_hand[card] for card in hands.get(viewer, ())],
                    *[plain if index == viewer else counted
                      for index, (plain, counted) in enumerate(seats)]]
             if viewer in to_move:
                 own += [state.to_play[m.cards[0]] for m in game.legal_moves(viewer)]
-            view = _field(_VIEW, public + b"".join(own))
+            return _field(_VIEW, public + b"".join(own))
+
+        answer: bytes | None = None
+        queues = self.seats.get(table, ())
+        for viewer, queue in enumerate(queues):
+            view = view_of(viewer)
             data = head + view
             if viewer == seat:  # the answer: the version, the events and the mover's view
                 accepted = _accepted(state, version, events) + _SUBMIT_VIEW + view[1:]
@@ -167,6 +186,8 @@ class WorkingTables(Tables):
                     queue.put_nowait(data)
                     continue
             queue.put_nowait(data if unary else _field(_UPDATE, data))
+        if unary and answer is None:  # the mover does not watch
+            answer = _accepted(state, version, events) + _SUBMIT_VIEW + view_of(seat)[1:]
         if game.outcome() is not None:
             self.games[table] = self._new_game(version)
         return answer

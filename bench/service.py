@@ -149,6 +149,7 @@ async def _bench(config: ServiceConfig, workdir: Path) -> Section:
     store = (f"sqlite:{workdir / 'bench.sqlite'}" if config.store == "sqlite" else config.store)
     server = spawn_server(workdir, "--store", store, "--test-mode", "--max-tables", "10000000")
     echo: Child | None = None
+    least: Child | None = None
     try:
         async with channel(server.address, 1) as server_channel:
             submit: Call = pb_grpc.TableServiceStub(server_channel).SubmitMove  # type: ignore[no-untyped-call]
@@ -167,9 +168,14 @@ async def _bench(config: ServiceConfig, workdir: Path) -> Section:
             echo = spawn(python_module_argv("bench.echo", "--response-file",
                                             str(workdir / "response.bin")),
                          workdir, "echo", ready=r"listening on (\S+:\d+)")
-            async with channel(echo.address, 2) as echo_channel:
+            least = spawn(python_module_argv("bench.echo", "--work",
+                                             str(workdir / "least.sqlite")),
+                          workdir, "least", ready=r"listening on (\S+:\d+)")
+            async with channel(echo.address, 2) as echo_channel, \
+                    channel(least.address, 3) as least_channel:
                 echo_call: Call = pb_grpc.TableServiceStub(echo_channel).SubmitMove  # type: ignore[no-untyped-call]
-                echo_child = echo
+                least_call: Call = pb_grpc.TableServiceStub(least_channel).SubmitMove  # type: ignore[no-untyped-call]
+                echo_child, least_child = echo, least
 
                 async def echo_run(moves: int, tag: str, rate: float | None = None) -> Run:
                     size = _pool_size(variant, options, moves, config.concurrency)
@@ -177,22 +183,32 @@ async def _bench(config: ServiceConfig, workdir: Path) -> Section:
                     return await measured(echo_child, drive(echo_call, pool, moves,
                                                             config.concurrency, rate=rate))
 
+                async def least_run(moves: int, tag: str) -> Run:
+                    size = _pool_size(variant, options, moves, config.concurrency)
+                    pool = deque(fake_tables(variant, options, size, tag))
+                    return await measured(least_child, drive(least_call, pool, moves,
+                                                             config.concurrency))
+
                 await echo_run(config.warmup_moves, "echo-warmup")
+                await least_run(config.warmup_moves, "least-warmup")
                 closed: list[tuple[Run, Run]] = []
+                leasts: list[Run] = []
                 for rep in range(config.reps):
                     closed.append((await server_run(config.moves, f"closed-{rep}"),
                                    await echo_run(config.moves, f"echo-{rep}")))
+                    leasts.append(await least_run(config.moves, f"least-{rep}"))
                 rate = median([s.rate for s, _ in closed]) / 2
                 opened: list[tuple[Run, Run]] = []
                 open_moves = max(config.concurrency, int(rate * config.open_seconds))
                 for rep in range(config.open_reps):
                     opened.append((await server_run(open_moves, f"open-{rep}", rate=rate),
                                    await echo_run(open_moves, f"echo-open-{rep}", rate=rate)))
-        return _report(config, closed, opened, rate, warm, len(blob))
+        return _report(config, closed, opened, rate, warm, len(blob), leasts)
     finally:
         server.stop()
-        if echo is not None:
-            echo.stop()
+        for child in (echo, least):
+            if child is not None:
+                child.stop()
 
 
 def _stat(runs: list[Run], what: Callable[[Run], float]) -> float:
@@ -200,28 +216,32 @@ def _stat(runs: list[Run], what: Callable[[Run], float]) -> float:
 
 
 def _report(config: ServiceConfig, closed: list[tuple[Run, Run]],
-            opened: list[tuple[Run, Run]], rate: float, warm: Run, response_bytes: int
-            ) -> Section:
+            opened: list[tuple[Run, Run]], rate: float, warm: Run, response_bytes: int,
+            least: list[Run]) -> Section:
     section = Section(
         f"Service: SubmitMove over loopback, {config.concurrency} tables in flight "
         f"({config.variant}, {config.store} store) vs a bare grpc.aio echo server",
-        ["measure", "echo (baseline)", "SubmitMove", "ratio / target"])
+        ["measure", "echo (baseline)", "SubmitMove", "ratio / target", "least work"])
     serv = [s for s, _ in closed]
     echo = [e for _, e in closed]
     ratio = median([s.rate / e.rate for s, e in closed])
+    least_ratio = median([w.rate / e.rate for w, (_, e) in zip(least, closed, strict=True)])
     p50 = _stat(serv, lambda r: percentile(r.latencies, 50))
     p99 = _stat(serv, lambda r: percentile(r.latencies, 99))
     rows = [
         ["closed loop: moves/s", fmt_rate(_stat(echo, lambda r: r.rate)),
-         fmt_rate(_stat(serv, lambda r: r.rate)), f"{fmt_ratio(ratio)} (>= 0.50x)"],
+         fmt_rate(_stat(serv, lambda r: r.rate)), f"{fmt_ratio(ratio)} (>= 0.50x)",
+         f"{fmt_rate(_stat(least, lambda r: r.rate))} ({fmt_ratio(least_ratio)})"],
         ["closed loop: p50", fmt_ms(_stat(echo, lambda r: percentile(r.latencies, 50))),
-         fmt_ms(p50), ""],
+         fmt_ms(p50), "", fmt_ms(_stat(least, lambda r: percentile(r.latencies, 50)))],
         ["closed loop: p99", fmt_ms(_stat(echo, lambda r: percentile(r.latencies, 99))),
-         fmt_ms(p99), ""],
+         fmt_ms(p99), "", fmt_ms(_stat(least, lambda r: percentile(r.latencies, 99)))],
         ["server CPU per move", fmt_us(_stat(echo, lambda r: r.server_cpu / r.moves)),
-         fmt_us(_stat(serv, lambda r: r.server_cpu / r.moves)), ""],
+         fmt_us(_stat(serv, lambda r: r.server_cpu / r.moves)), "",
+         fmt_us(_stat(least, lambda r: r.server_cpu / r.moves))],
         ["client CPU per move", fmt_us(_stat(echo, lambda r: r.client_cpu / r.moves)),
-         fmt_us(_stat(serv, lambda r: r.client_cpu / r.moves)), ""],
+         fmt_us(_stat(serv, lambda r: r.client_cpu / r.moves)), "",
+         fmt_us(_stat(least, lambda r: r.client_cpu / r.moves))],
     ]
     o_serv = [s for s, _ in opened]
     o_echo = [e for _, e in opened]
@@ -239,6 +259,8 @@ def _report(config: ServiceConfig, closed: list[tuple[Run, Run]],
         ["bytes: request / response", "same", f"{median(warm.request_bytes):.0f} / "
          f"{response_bytes}", ""],
     ]
+    for row in rows[5:]:
+        row.append("")
     section.rows = rows
     section.targets = {
         f"SubmitMove throughput >= {THROUGHPUT_TARGET:.0%} of echo": ratio >= THROUGHPUT_TARGET,
@@ -249,12 +271,18 @@ def _report(config: ServiceConfig, closed: list[tuple[Run, Run]],
         "ratio": ratio, "closed_p50": p50, "closed_p99": p99, "open_rate": rate,
         "open_p50": o_p50, "open_p99": o_p99,
         "server_cpu_per_move": _stat(serv, lambda r: r.server_cpu / r.moves),
+        "least_rate": _stat(least, lambda r: r.rate), "least_ratio": least_ratio,
+        "least_server_cpu_per_move": _stat(least, lambda r: r.server_cpu / r.moves),
     }
     section.notes += [
         f"{config.reps} closed-loop repetitions of {config.moves} moves and {config.open_reps} "
         f"open-loop repetitions of {config.open_seconds:g} s, server and echo alternating; "
         "medians; the ratio is the median of per-repetition ratios.",
         "Latency: from sending a SubmitMove to its answer, as this client sees it.",
+        "Least work: the same calls answered by bench.leastwork's least work (`python -m "
+        "bench.echo --work`: the request parsed, the move made and logged to sqlite, the "
+        "mover's answer and view rendered; on uvloop, as bezique-server), closed loop only, "
+        "after each SubmitMove/echo pair; its ratio is to the echo run before it.",
         "Clients mirror each table with a local game from its test-mode seed, so no GetView is "
         "needed between moves; the echo run plays the same local games.",
         f"options: {options_for(config.variant) or 'defaults'}",

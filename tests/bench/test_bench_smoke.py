@@ -93,8 +93,10 @@ def test_service_compares_submit_move_with_the_echo_server() -> None:
         moves=160, reps=1, concurrency=8, open_seconds=0.3, open_reps=1, warmup_moves=80))
     _check(section)
     figures = section.figures
-    for key in ("echo_rate", "submit_rate", "ratio", "open_p99", "server_cpu_per_move"):
+    for key in ("echo_rate", "submit_rate", "ratio", "open_p99", "server_cpu_per_move",
+                "least_rate", "least_ratio"):
         assert _finite(figures[key]), key
+    assert _cpu(figures["least_server_cpu_per_move"])
     assert len(section.targets) == 2
 
 
