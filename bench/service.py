@@ -8,7 +8,10 @@ with the mover's seat token, exactly as the SDK sends it.
 * closed loop: every task sends its next move as soon as the last is answered: the maximum
   rate, with its latencies; repeated, alternating server and echo, medians reported;
 * open loop: moves are sent on a fixed schedule at half the measured maximum rate, and the
-  latency of each call is reported (p50/p99): the latency a player sees on a busy server.
+  latency of each call is reported (p50/p99): the latency a player sees on a busy server;
+* least work: the closed loop again against ``bench.echo --work``, which answers each call
+  with bench.leastwork's least work (the move made, logged and answered with the mover's
+  view, nothing else): how far the engine is from the least this protocol costs.
 """
 
 from __future__ import annotations
