@@ -180,17 +180,19 @@ async def _bench(config: ServiceConfig, workdir: Path) -> Section:
                 least_call: Call = pb_grpc.TableServiceStub(least_channel).SubmitMove  # type: ignore[no-untyped-call]
                 echo_child, least_child = echo, least
 
-                async def echo_run(moves: int, tag: str, rate: float | None = None) -> Run:
+                async def local_run(child: Child, call: Call, moves: int, tag: str,
+                                    rate: float | None = None) -> Run:
+                    """A run on local tables (the echo and least-work servers)."""
                     size = _pool_size(variant, options, moves, config.concurrency)
                     pool = deque(fake_tables(variant, options, size, tag))
-                    return await measured(echo_child, drive(echo_call, pool, moves,
-                                                            config.concurrency, rate=rate))
+                    return await measured(child, drive(call, pool, moves, config.concurrency,
+                                                       rate=rate))
+
+                async def echo_run(moves: int, tag: str, rate: float | None = None) -> Run:
+                    return await local_run(echo_child, echo_call, moves, tag, rate)
 
                 async def least_run(moves: int, tag: str) -> Run:
-                    size = _pool_size(variant, options, moves, config.concurrency)
-                    pool = deque(fake_tables(variant, options, size, tag))
-                    return await measured(least_child, drive(least_call, pool, moves,
-                                                             config.concurrency))
+                    return await local_run(least_child, least_call, moves, tag)
 
                 await echo_run(config.warmup_moves, "echo-warmup")
                 await least_run(config.warmup_moves, "least-warmup")
