@@ -394,26 +394,23 @@ def _report(config: LeastWorkConfig, subjects: list[Subject]) -> Section:
     for subject in subjects:
         ratios = ([mine / theirs for mine, theirs in zip(subject.cpu, base, strict=True)]
                   if base is not None else [])
+        ratio = median(ratios) if ratios else math.nan
+        rate = median([run.rate for run in subject.runs])
+        server_busy = median([run.server_busy for run in subject.runs])
+        load_busy = median([run.load_busy for run in subject.runs])
+        section.figures[subject.name] = {
+            "server_cpu_per_move": cpu[subject.name], "runs": subject.cpu, "ratio": ratio,
+            "rate": rate, "server_busy": server_busy, "load_busy": load_busy}
         section.rows.append([
             subject.name, f"{fmt_us(cpu[subject.name])} [{fmt_us(min(subject.cpu))}–"
             f"{fmt_us(max(subject.cpu))}]",
-            f"{fmt_ratio(median(ratios))} [{min(ratios):.2f}–{max(ratios):.2f}]" if ratios
-            else "n/a",
-            fmt_rate(median([run.rate for run in subject.runs])),
-            f"{median([run.server_busy for run in subject.runs]):.0%}",
-            f"{median([run.load_busy for run in subject.runs]):.0%}"])
-        section.figures[subject.name] = {
-            "server_cpu_per_move": cpu[subject.name], "runs": subject.cpu,
-            "ratio": median(ratios) if ratios else math.nan,
-            "rate": median([run.rate for run in subject.runs]),
-            "server_busy": median([run.server_busy for run in subject.runs]),
-            "load_busy": median([run.load_busy for run in subject.runs])}
+            f"{fmt_ratio(ratio)} [{min(ratios):.2f}–{max(ratios):.2f}]" if ratios else "n/a",
+            fmt_rate(rate), f"{server_busy:.0%}", f"{load_busy:.0%}"])
     if base is not None:
-        figures = section.figures
         section.targets["Play, least work <= boardgame.io in memory"] = \
-            figures[PLAY_WORK]["ratio"] <= 1.0
+            section.figures[PLAY_WORK]["ratio"] <= 1.0
         section.targets["unary, least work <= 1.5x boardgame.io in memory"] = \
-            figures[UNARY_WORK]["ratio"] <= 1.5
+            section.figures[UNARY_WORK]["ratio"] <= 1.5
     section.notes += [
         f"{config.reps} closed-loop runs of {config.moves:,} moves per server, alternating, "
         f"after {config.warmup_moves:,} warm-up moves each; {config.concurrency} tables; "
