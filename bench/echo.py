@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -27,13 +28,20 @@ def _identity(data: bytes) -> bytes:
     return data
 
 
-def echo_handler(response: bytes) -> grpc.GenericRpcHandler[bytes, bytes]:
-    async def submit(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
-        return response
+def _submit_move(submit: Callable[[bytes], bytes]) -> grpc.GenericRpcHandler[bytes, bytes]:
+    """SubmitMove served as bytes in, ``submit(request)`` out, nothing parsed by grpc."""
+
+    async def handle(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        return submit(request)
 
     handler = grpc.unary_unary_rpc_method_handler(
-        submit, request_deserializer=_identity, response_serializer=_identity)
+        handle, request_deserializer=_identity, response_serializer=_identity)
     return grpc.method_handlers_generic_handler(SERVICE, {METHOD: handler})
+
+
+def echo_handler(response: bytes) -> grpc.GenericRpcHandler[bytes, bytes]:
+    """Every call answered with ``response``."""
+    return _submit_move(lambda request: response)
 
 
 def working_handler(database: Path) -> grpc.GenericRpcHandler[bytes, bytes]:
@@ -41,14 +49,7 @@ def working_handler(database: Path) -> grpc.GenericRpcHandler[bytes, bytes]:
     made and logged, the mover's answer rendered), not by a fixed blob."""
     from bench.leastwork import WorkingTables
 
-    tables = WorkingTables(database)
-
-    async def submit(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
-        return tables.answer(request)
-
-    handler = grpc.unary_unary_rpc_method_handler(
-        submit, request_deserializer=_identity, response_serializer=_identity)
-    return grpc.method_handlers_generic_handler(SERVICE, {METHOD: handler})
+    return _submit_move(WorkingTables(database).answer)
 
 
 async def serve(address: str, handler: grpc.GenericRpcHandler[bytes, bytes]) -> None:

@@ -66,6 +66,11 @@ plays a legal move of the seat to move, whichever seat sent it: the load only pa
 moves)."""
 
 
+class UnlikeHighcard(ValueError):
+    """A census this floor does not render: it renders highcard's shape only (a hand seen by
+    its owner alone, every other pile by all or by none), by design, not as a gap."""
+
+
 @dataclass
 class _Table:
     game: Game
@@ -103,9 +108,13 @@ class WorkingTables(Tables):
 
     def join(self, request: bytes) -> tuple[bytes, asyncio.Queue[bytes]]:
         table, queue = super().join(request)
+        self._playing(table)
+        return table, queue
+
+    def _playing(self, table: bytes) -> None:
+        """A game at ``table``, started at its first seat or move."""
         if table not in self.games:
             self.games[table] = self._new_game()
-        return table, queue
 
     def _new_game(self, version: int = 0) -> _Table:
         """A new game, its log going on from ``version`` (a table plays game after game)."""
@@ -135,8 +144,7 @@ class WorkingTables(Tables):
         a legal one), the answer returned."""
         wanted = pb.SubmitMoveRequest.FromString(request)
         table = wanted.table_id.encode()
-        if table not in self.games:
-            self.games[table] = self._new_game()
+        self._playing(table)
         answer = self._move(table, unary=True, wanted=wanted)
         assert answer is not None
         return answer
@@ -231,7 +239,7 @@ def _shared(state: _Table, table: bytes, version: int, seat: int, game: Game,
     for pile in census.piles:
         if pile.name == HAND and pile.owner is not None:
             if pile.visible_to != frozenset((pile.owner,)):
-                raise NotImplementedError("a hand seen by others than its owner")
+                raise UnlikeHighcard("a hand seen by others than its owner")
             hands[pile.owner] = pile.cards
             continue
         zone = public.zones.add(name=pile.name)
@@ -240,7 +248,7 @@ def _shared(state: _Table, table: bytes, version: int, seat: int, game: Game,
         if pile.visible_to is None:
             zone.cards.extend([cards[i] for i in pile.cards])
         elif pile.visible_to:
-            raise NotImplementedError("a pile seen by some seats only")
+            raise UnlikeHighcard("a pile seen by some seats only")
         elif pile.cards:
             zone.hidden_count = len(pile.cards)
     seats: list[tuple[bytes, bytes]] = []
