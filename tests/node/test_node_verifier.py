@@ -126,12 +126,20 @@ def test_every_deal_of_a_finished_table_is_reproduced(
     if variant != "highcard":
         assert lines[2].startswith("ok     lot: ")
     # The Python verifier agrees, on the same table and on the same count of deals.
-    assert verify_history(history_of(stub, table_id)).deals == len(deals)
+    history = history_of(stub, table_id)
+    assert verify_history(history).deals == len(deals)
     python = subprocess.run([BEZIQUE, "verify", "--server", address, table_id],
                             capture_output=True, text=True, timeout=60, check=False)
     assert python.returncode == 0 and "verified:" in python.stdout, python.stdout + python.stderr
-    if variant in ("bezique-2p", "quart-bezique", "trump-quart-bezique"):
-        assert len(deals) >= 2, completed.stdout  # the dealer's rotation is checked too
+    # the dealer's rotation is checked too where a match has several deals: a bezique match
+    # to 300 always does; a Quart one of 3 deals unless it ends first, fewer than two seats
+    # able to pay the ante (random bets can bust the table in one deal)
+    full_quart = variant.endswith("quart-bezique") and history.outcome.reason == "3 deals played"
+    several = variant == "bezique-2p" or full_quart
+    if several:
+        assert len(deals) >= 2, completed.stdout
+    else:
+        assert len(deals) >= 1, completed.stdout
 
 
 def events(history: dict[str, Any], kind: str) -> list[dict[str, Any]]:
