@@ -124,7 +124,9 @@ def play_until(child: pexpect.spawn, wanted: str, rng: random.Random, limit: int
 
 
 def test_claim_is_explained_and_confirmed(server: str) -> None:
-    child = spawn("--server", server, "play", "bezique-2p")
+    # a target the bot cannot reach, so it never claims first: a claim is offered to the
+    # player at its first turn of phase 2 whatever the scores
+    child = spawn("--server", server, "play", "bezique-2p", "-o", "target=100000")
     moves = play_until(child, "claim", random.Random(3))
     assert moves is not None, "the deal ended without a claim on offer"
     claim = next(n for n, text in moves.items() if text.startswith("claim"))

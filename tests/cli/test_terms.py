@@ -149,9 +149,10 @@ async def admin() -> AsyncIterator[AsyncTableClient]:
 
 async def test_every_entry_kind_the_server_writes_is_named_and_verified(
         admin: AsyncTableClient) -> None:
-    # a game: a bot, a clock, a move, a reissued token, an abort
+    # a game: a bot, a clock, a move, a reissued token, an abort (the clock gives ann three
+    # seconds for her move: a loaded machine may stall past one between her view and it)
     table = await admin.create_table("highcard", {"players": 2, "hand_size": 6},
-                                     bots={1: "random"}, turn_seconds=1)
+                                     bots={1: "random"}, turn_seconds=3)
     ann = await admin.join(table.table_id, seat=0, name="ann")
     view = await until(lambda: admin.view(table.table_id, ann.token),
                        lambda v: bool(v.legal_moves), "ann's turn", timeout=20)
