@@ -122,8 +122,12 @@ def test_the_platform_books_every_result_once_across_a_kill(
             # frozen, its players make no move between the look and the kill: a table found
             # in play is still in play when they die (a Quart match can end on any move)
             first.send_signal(signal.SIGSTOP)
-            if asyncio.run(playing(server.address, ledger)):
-                break
+            try:
+                if asyncio.run(playing(server.address, ledger)):
+                    break
+            except BaseException:
+                first.kill()  # not left stopped behind a failed test
+                raise
             first.send_signal(signal.SIGCONT)
         time.sleep(0.05)
     first.send_signal(signal.SIGKILL)  # mid-stream, and mid-game at the table in play
