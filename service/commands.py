@@ -376,8 +376,10 @@ class CommandPath:
             if request_id and self.store.shared:
                 raise _AnsweredBefore() from None
             raise
-        log.debug("move_applied", table_id=live.table_id, seat=seat, version=live.version,
-                  request_id=request_id, kind=move.kind)
+        # bind() first: it is what the logger proxy's attribute lookup ends in, after a failed
+        # lookup that makes and drops an AttributeError (half the cost of a dropped line)
+        log.bind().debug("move_applied", table_id=live.table_id, seat=seat,
+                         version=live.version, request_id=request_id, kind=move.kind)
         if self.metrics is not None:
             self.metrics.moved(live.variant.id, kind)
         if live.version - live.snapshot_version >= self.settings.snapshot_every:

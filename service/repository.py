@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
 
 import structlog
 
@@ -67,20 +66,10 @@ class TableRepository:
 
     # ------------------------------------------------------------------ holding
 
-    @asynccontextmanager
-    async def hold(self, table_id: str, *, fresh: bool = True) -> AsyncIterator[LiveTable]:
+    def hold(self, table_id: str, *, fresh: bool = True) -> Held:
         """The table, under its lock, committed (never a draft or a discarded table); with
         ``fresh`` on a shared store, first caught up with what other replicas appended."""
-        while True:
-            live = await self._get(table_id)
-            async with live.lock:
-                if live.discarded:
-                    continue
-                if fresh:
-                    await self.catch_up_locked(live)
-                live.last_used = time.monotonic()
-                yield live
-                return
+        return Held(self, table_id, fresh)
 
     async def _get(self, table_id: str) -> LiveTable:
         live = self._tables.get(table_id)
@@ -322,3 +311,40 @@ class TableRepository:
                 self.discard(live)
                 evicted += 1
         return evicted
+
+
+class Held:
+    """What :meth:`TableRepository.hold` returns: a plain context manager rather than a
+    generator under ``asynccontextmanager``, and the lock taken and given back by its own
+    calls, since every command (a move too) passes through it; a table in memory is found
+    without another coroutine."""
+
+    __slots__ = ("_fresh", "_live", "_repo", "_table_id")
+
+    def __init__(self, repo: TableRepository, table_id: str, fresh: bool) -> None:
+        self._repo = repo
+        self._table_id = table_id
+        self._fresh = fresh
+
+    async def __aenter__(self) -> LiveTable:
+        repo = self._repo
+        while True:
+            live = repo._tables.get(self._table_id)
+            if live is None:
+                live = await repo._get(self._table_id)
+            await live.lock.acquire()
+            if live.discarded:
+                live.lock.release()
+                continue
+            if self._fresh and repo.store.shared:
+                try:
+                    await repo.catch_up_locked(live)
+                except BaseException:
+                    live.lock.release()
+                    raise
+            live.last_used = time.monotonic()
+            self._live = live
+            return live
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._live.lock.release()
