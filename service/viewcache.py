@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
 
-from bezique.variants.api import BaseGame, Census, Game, View
+from bezique.variants.api import BaseGame, CensusViews, Game, View
 
 if TYPE_CHECKING:
     from bezique.service.live import ViewResult, Watcher
@@ -38,8 +38,8 @@ class ViewCache:
         """The views given out at ``at``, by viewer (``LiveTable.view_for``)."""
         self.wire: dict[Hashable, bytes] = {}
         """Parts of the views at ``at`` that viewers share (:meth:`shared`)."""
-        self.census: Census | None = None
-        """The census at ``at`` of a game whose views are derived from it."""
+        self.census: CensusViews | None = None
+        """The views of the census at ``at`` of a game whose views are derived from it."""
         self.at = -1
         self.kept_at = 0.0
         """``time.monotonic()`` when ``at`` began to be kept."""
@@ -105,13 +105,14 @@ class ViewCache:
     def derived(self, game: Game, viewer: int | None, keep: bool) -> View:
         """``game.view(viewer)``. For a game that keeps :meth:`BaseGame.view`, which derives
         each view from the census, the census of this version is taken once, when ``keep``
-        (the table is watched), for the views of all its viewers (the same views: the census
-        at a version is that of its committed log, and ``view_for`` copies what it shows)."""
+        (the table is watched), for the views of all its viewers, which share what they see
+        alike (:class:`CensusViews`; the same views: the census at a version is that of its
+        committed log, and the views copy what they show)."""
         if getattr(type(game), "view", None) is not BaseGame.view:
             return game.view(viewer)
         census = self.census
         if census is None:
-            census = game.census()
+            census = game.census().views(game.phase, game.to_move, game.shoe)
             if keep:
                 self.census = census
-        return census.view_for(viewer, game.phase, game.to_move, game.shoe)
+        return census.view_for(viewer)

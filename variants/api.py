@@ -414,18 +414,64 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
         plugin's ``Pile("table", self.table)``) would otherwise make a view that changes with
         the game, and the service renders a watcher's view later, perhaps while the next move
         is drafted and not yet committed."""
+        return self.views(phase, to_move, shoe).view_for(viewer)
+
+    def views(self, phase: str, to_move: tuple[int, ...], shoe: Shoe | None = None
+              ) -> CensusViews:
+        """The views of this census (:meth:`view_for`) for any number of viewers, sharing what
+        they see alike."""
+        return CensusViews(self, phase, to_move, shoe)
+
+
+class CensusViews:
+    """The views of one census (:meth:`Census.view_for`) for several viewers: a pile's zone,
+    shown or counted, and the public fields are made once, when a view first needs them, and
+    shared by every view (they are immutable). Taken now, like every view, so what a later
+    viewer is shown is the state these were taken in only while the game has not moved: the
+    service keeps one per table version, under the table's lock.
+
+    >>> views = Census((Pile("table", (5,)), Pile.hand(0, (3,)), Pile.hand(1, (8,)))).views(
+    ...     "play", (0,))
+    >>> ann, bob = views.view_for(0), views.view_for(1)
+    >>> ann.hand, bob.hand, ann.zones[0] is bob.zones[0]
+    ((3,), (8,), True)
+    """
+
+    __slots__ = ("census", "counted", "detail", "phase", "shoe", "shown", "to_move")
+
+    def __init__(self, census: Census, phase: str, to_move: tuple[int, ...],
+                 shoe: Shoe | None) -> None:
+        self.census = census
+        self.phase = phase
+        self.to_move = tuple(to_move)
+        self.shoe = shoe
+        self.detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
+        self.shown: list[Zone | None] = [None] * len(census.piles)
+        """Each pile's zone as a viewer who may see its cards sees it, once made."""
+        self.counted: list[Zone | None] = [None] * len(census.piles)
+        """Each pile's zone as a viewer who may only count its cards sees it, once made."""
+
+    def view_for(self, viewer: int | None) -> View:
+        """``viewer``'s view (see :meth:`Census.view_for`)."""
         hand: tuple[int, ...] = ()
         zones: list[Zone] = []
-        for pile in self.piles:
+        for index, pile in enumerate(self.census.piles):
             if not pile.visible_for(viewer):
-                zones.append(Zone(pile.name, pile.owner, (), len(pile.cards)))
+                zone = self.counted[index]
+                if zone is None:
+                    zone = self.counted[index] = Zone(pile.name, pile.owner, (),
+                                                      len(pile.cards))
             elif viewer is not None and pile.owner == viewer and pile.name == HAND:
                 hand = tuple(pile.cards)
+                continue
             else:
-                zones.append(Zone(pile.name, pile.owner, tuple(pile.cards)))
-        detail = MappingProxyType(_copied(self.detail)) if self.detail else EMPTY
-        return View(viewer, phase, tuple(to_move), hand, tuple(zones), tuple(self.scores),
-                    tuple(self.stacks), self.pot, detail, shoe)
+                zone = self.shown[index]
+                if zone is None:
+                    zone = self.shown[index] = Zone(pile.name, pile.owner, tuple(pile.cards))
+            zones.append(zone)
+        census = self.census
+        return View(viewer, self.phase, self.to_move, hand, tuple(zones), tuple(census.scores),
+                    tuple(census.stacks), census.pot, self.detail, self.shoe)
 
 
 @dataclass(frozen=True, slots=True)
