@@ -24,6 +24,7 @@ from bezique.variants.api import (
     OptionType,
     Outcome,
     Variant,
+    View,
     Vocabulary,
     Zone,
 )
@@ -199,42 +200,79 @@ def view_wire(result: ViewResult) -> bytes:
 def _render_view(result: ViewResult) -> bytes:
     """The view's bytes, in parts: its own fields, then its zones, its seats and its legal
     moves, each part the bytes of its repeated field. A parser reads fields in any order, so
-    the parts are joined as they are: the zones and seats that several viewers of a version
-    see alike are rendered once for all of them (``LiveTable.shared_wire``), and a legal move
-    once for every view that offers it (:func:`_move_wire`)."""
-    live, view, viewer = result.live, result.view, result.viewer
-    outcome, deadline = result.outcome, result.deadline
-    message = pb.View(table_id=live.table_id, version=result.version,
-                      variant_id=live.variant.id, phase=result.phase,
-                      waiting_for_players=not result.started and outcome is None,
-                      seed_commitment=live.record.commitment)
-    if viewer is not None:
-        message.viewer_seat = viewer
+    the parts are joined as they are: what several viewers of a version see alike (the
+    view's fields but the viewer's seat, hand and detail; its zones; its seats) is rendered
+    once for all of them (``LiveTable.shared_wire``), the viewer's hand from its cards' kept
+    bytes (:func:`_hand_fields`), and a legal move once for every view that offers it
+    (:func:`_move_wire`)."""
+    live, view, outcome = result.live, result.view, result.outcome
     if view is None:
+        message = _head(result)
+        if result.viewer is not None:
+            message.viewer_seat = result.viewer
         message.awaiting_reveal.extend(result.awaiting_reveal)
         if outcome is not None:  # ended before any deal
             set_outcome(message.outcome, outcome)
-        elif deadline is not None:  # the reveal round's
-            message.deadline.CopyFrom(timestamp(deadline))
+        elif result.deadline is not None:  # the reveal round's
+            message.deadline.CopyFrom(timestamp(result.deadline))
         return message.SerializeToString() + _seats_wire(result, (), (), ())
     shoe = view.shoe or live.variant.shoe(live.record.options)
-    message.to_move.extend(view.to_move)
-    message.hand.extend(cards(shoe, view.hand))
-    message.pot = view.pot
-    _set_detail(message.detail, view.detail)
-    if deadline is not None and outcome is None:
-        message.deadline.CopyFrom(timestamp(deadline))
-    if outcome is not None:
-        set_outcome(message.outcome, outcome)
+    head = live.shared_wire(result.version, ("head", result.phase, view.to_move, view.pot,
+                                             not view.detail, result.deadline, outcome),
+                            lambda: _started_head(result, view))
+    fields = _hand_fields(shoe)
+    own = [fields[card] for card in view.hand]
+    if result.viewer is not None:
+        own.append(_viewer_field(result.viewer))
+    if view.detail:  # the game's own, per viewer
+        message = pb.View()
+        _set_detail(message.detail, view.detail)
+        own.append(message.SerializeToString())
     # hidden hands are not zones: they are counted in seats[].hidden_hand_count
     shown = tuple(zone for zone in view.zones if zone.name != "hand" or zone.cards)
     hidden = tuple((zone.owner, zone.hidden) for zone in view.zones if zone.name == "hand")
     zones = live.shared_wire(result.version, ("zones", shoe, shown),
                              lambda: _zones_wire(shoe, shown))
     kept = _moves_of(shoe) if result.legal else {}
-    return b"".join((message.SerializeToString(), zones,
-                     _seats_wire(result, hidden, view.scores, view.stacks),
+    return b"".join((head, *own, zones, _seats_wire(result, hidden, view.scores, view.stacks),
                      *[_move_wire(move, shoe, kept) for move in result.legal]))
+
+
+def _head(result: ViewResult) -> pb.View:
+    """A view's fields that every viewer of its version sees alike, as a message."""
+    live = result.live
+    return pb.View(table_id=live.table_id, version=result.version, variant_id=live.variant.id,
+                   phase=result.phase,
+                   waiting_for_players=not result.started and result.outcome is None,
+                   seed_commitment=live.record.commitment)
+
+
+def _started_head(result: ViewResult, view: View) -> bytes:
+    """The bytes of a started game's view's fields but the viewer's seat, hand and detail
+    (an empty detail is among them: present, as a client reads it)."""
+    message = _head(result)
+    message.to_move.extend(view.to_move)
+    message.pot = view.pot
+    if not view.detail:
+        message.detail.SetInParent()
+    deadline, outcome = result.deadline, result.outcome
+    if deadline is not None and outcome is None:
+        message.deadline.CopyFrom(timestamp(deadline))
+    if outcome is not None:
+        set_outcome(message.outcome, outcome)
+    return message.SerializeToString()
+
+
+@cache
+def _hand_fields(shoe: Shoe) -> tuple[bytes, ...]:
+    """Each card of a shoe as the bytes of one View.hand entry, made once per shoe."""
+    return tuple(pb.View(hand=[card]).SerializeToString() for card in _card_messages(shoe))
+
+
+@cache
+def _viewer_field(seat: int) -> bytes:
+    """The bytes of View.viewer_seat, per seat."""
+    return pb.View(viewer_seat=seat).SerializeToString()
 
 
 def _seats_wire(result: ViewResult, hidden: tuple[tuple[int | None, int], ...],
