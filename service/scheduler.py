@@ -70,15 +70,13 @@ class Scheduler:
     def wake(self, live: LiveTable) -> None:
         """Start the bot of the seat to move, if that seat is a bot's (one task per table)."""
         game = live.game
-        if self.closing or game is None:
+        if self.closing or game is None or live.table_id in self._bot_tasks or live.finished:
             return
         seats = live.table.seats
         for seat in game.to_move:  # a loop, not any() over a generator: once a move
             if seats[seat].bot:
                 break
         else:
-            return
-        if live.table_id in self._bot_tasks or live.finished:
             return
         task = asyncio.get_running_loop().create_task(self._run_bots(live.table_id))
         self._bot_tasks[live.table_id] = task

@@ -437,7 +437,7 @@ class CensusViews:
     ((3,), (8,), True)
     """
 
-    __slots__ = ("census", "counted", "detail", "phase", "shoe", "shown", "to_move")
+    __slots__ = ("census", "counted", "detail", "phase", "piles", "shoe", "shown", "to_move")
 
     def __init__(self, census: Census, phase: str, to_move: tuple[int, ...],
                  shoe: Shoe | None) -> None:
@@ -446,16 +446,17 @@ class CensusViews:
         self.to_move = tuple(to_move)
         self.shoe = shoe
         self.detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
-        self.shown: list[Zone | None] = [None] * len(census.piles)
+        self.piles = tuple(census.piles)  # an untyped plugin's list or generator, taken once
+        self.shown: list[Zone | None] = [None] * len(self.piles)
         """Each pile's zone as a viewer who may see its cards sees it, once made."""
-        self.counted: list[Zone | None] = [None] * len(census.piles)
+        self.counted: list[Zone | None] = [None] * len(self.piles)
         """Each pile's zone as a viewer who may only count its cards sees it, once made."""
 
     def view_for(self, viewer: int | None) -> View:
         """``viewer``'s view (see :meth:`Census.view_for`)."""
         hand: tuple[int, ...] = ()
         zones: list[Zone] = []
-        for index, pile in enumerate(self.census.piles):
+        for index, pile in enumerate(self.piles):
             if not pile.visible_for(viewer):
                 zone = self.counted[index]
                 if zone is None:
