@@ -437,14 +437,15 @@ class CensusViews:
     ((3,), (8,), True)
     """
 
-    __slots__ = ("census", "counted", "detail", "phase", "piles", "shoe", "shown", "to_move")
+    __slots__ = ("counted", "detail", "phase", "piles", "pot", "scores", "shoe", "shown",
+                 "stacks", "to_move")
 
     def __init__(self, census: Census, phase: str, to_move: tuple[int, ...],
                  shoe: Shoe | None) -> None:
-        self.census = census
         self.phase = phase
         self.to_move = tuple(to_move)
         self.shoe = shoe
+        self.scores, self.stacks, self.pot = tuple(census.scores), tuple(census.stacks), census.pot
         self.detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
         self.piles = tuple(census.piles)  # an untyped plugin's list or generator, taken once
         self.shown: list[Zone | None] = [None] * len(self.piles)
@@ -470,9 +471,8 @@ class CensusViews:
                 if zone is None:
                     zone = self.shown[index] = Zone(pile.name, pile.owner, tuple(pile.cards))
             zones.append(zone)
-        census = self.census
-        return View(viewer, self.phase, self.to_move, hand, tuple(zones), tuple(census.scores),
-                    tuple(census.stacks), census.pot, self.detail, self.shoe)
+        return View(viewer, self.phase, self.to_move, hand, tuple(zones), self.scores,
+                    self.stacks, self.pot, self.detail, self.shoe)
 
 
 @dataclass(frozen=True, slots=True)
