@@ -91,8 +91,14 @@ lint: $(GEN) $(NPM_OK)
 	$(BIN)/ruff check .
 	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard examples/highcard/tests examples/platform/bezique_platform bench tools
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist; 0 runs it in one process). A file's
+# tests, and the tests that build in one folder of the checkout, stay on one worker
+# (tests/conftest.py, SHARED_BUILDS).
+TEST_WORKERS ?= 2
+XDIST = -n $(TEST_WORKERS) --dist loadgroup
+
 test: lint
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=25 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) --durations=25 $(PYTEST_ARGS)
 
 # `make flaky` (not part of `make test`): the whole suite COUNT times in a row on a loaded
 # machine, a CPU hog (HOGS of them; 0 for none) spinning beside each run and killed after it,
@@ -108,7 +114,7 @@ flaky: lint
 	    n=$$((n + 1)); timeout $(HOG_SECONDS) sh -c 'while :; do :; done' & hogs="$$hogs $$!"; \
 	  done; \
 	  echo "== flaky: run $$i of $(COUNT), $(HOGS) CPU hog(s) beside it"; \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider -rf $(PYTEST_ARGS) || failed="$$failed $$i"; \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) -rf $(PYTEST_ARGS) || failed="$$failed $$i"; \
 	  [ -z "$$hogs" ] || kill $$hogs 2>/dev/null; wait; \
 	done; \
 	if [ -n "$$failed" ]; then echo "== flaky: runs that failed:$$failed (of $(COUNT))"; exit 1; fi; \

@@ -3,6 +3,7 @@ the tests import by name are in tests/helpers.py and the subject folders' helper
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -21,6 +22,31 @@ from tests.helpers import ROOT, ServerProcess, highcard_registry, server_config
 settings.register_profile("bezique", deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("bezique")
+
+# pytest-xdist's workers inherit COLUMNS=80 and LINES=24 from execnet: a CLI test's terminal
+# size must come from the pty it opens (or a COLUMNS the test sets itself).
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
+SHARED_BUILDS = {
+    "clients-node": ("tests/node/", "tests/test_doc_examples.py::test_typescript_examples_run"),
+}
+"""Tests that build in one folder of the checkout (clients/node: `npm run build`, `npm run
+typecheck`), by group: `make test` runs a group's tests on one worker, one after another, so
+no test reads a folder another is rebuilding. (The web bundle, built only when stale, takes a
+lock instead: tools/webbundle.py.)"""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test joins an xdist group (`--dist loadgroup`): its shared build's, else its
+    file's, so a file's module-scoped servers start once, on one worker."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        group = next((name for name, prefixes in SHARED_BUILDS.items()
+                      if item.nodeid.startswith(prefixes)), item.nodeid.split("::")[0])
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "clients" / "node"
 BIN = NODE_DIR / "node_modules" / ".bin"
 MARK = NODE_DIR / "node_modules" / ".package-lock.json"  # written by npm on every install
+LOCK = NODE_DIR / ".build.lock"  # held while the install is checked (the suite's workers)
+
+sys.path.insert(0, str(ROOT / "tools"))
+from webbundle import locked  # noqa: E402
 
 
 def tool(name: str, needs: str = "Node.js >= 20 and npm") -> str:
@@ -27,12 +32,14 @@ def tool(name: str, needs: str = "Node.js >= 20 and npm") -> str:
 def node_modules() -> Path:
     """clients/node/node_modules/.bin, after ``npm ci`` if the install is missing or stale."""
     lock = NODE_DIR / "package-lock.json"
-    if not MARK.is_file() or MARK.stat().st_mtime < lock.stat().st_mtime:
-        result = subprocess.run([tool("npm"), "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR,
-                                capture_output=True, text=True, timeout=600, check=False)
-        if result.returncode != 0:
-            pytest.fail(f"npm ci in {NODE_DIR} failed:\n{result.stdout}\n{result.stderr}",
-                        pytrace=False)
+    with locked(LOCK):
+        if not MARK.is_file() or MARK.stat().st_mtime < lock.stat().st_mtime:
+            result = subprocess.run([tool("npm"), "ci", "--no-audit", "--no-fund"],
+                                    cwd=NODE_DIR, capture_output=True, text=True, timeout=600,
+                                    check=False)
+            if result.returncode != 0:
+                pytest.fail(f"npm ci in {NODE_DIR} failed:\n{result.stdout}\n"
+                            f"{result.stderr}", pytrace=False)
     return BIN
 
 

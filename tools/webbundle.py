@@ -8,6 +8,8 @@ esbuild). The generated code and the bundle are never committed.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import shutil
 import subprocess
 import sys
@@ -18,6 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "clients" / "web"
 FAIR = ROOT / "clients" / "node" / "src" / "fair"  # the verifier the replay shares with Node
 DIST = WEB / "dist"
+LOCK = WEB / ".build.lock"
+"""Held while the bundle is checked and built: two callers at once (the test suite's workers,
+``make bench`` beside it) build it once, and neither reads a half-written bundle."""
 BUILT = DIST / "index.html"  # written last by build.mjs
 
 
@@ -50,6 +55,17 @@ def _run(command: list[str]) -> None:
                           f"{result.stderr}")
 
 
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """``path`` locked (an advisory lock, across processes) for the block."""
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_bundle() -> Path:
     """clients/web/dist, built first if it is missing or stale."""
     npm = shutil.which("npm")
@@ -58,10 +74,11 @@ def ensure_bundle() -> Path:
                           "(.ci/run installs them)")
     lock = WEB / "package-lock.json"
     mark = WEB / "node_modules" / ".package-lock.json"  # npm writes it on every install
-    if not mark.is_file() or mark.stat().st_mtime < lock.stat().st_mtime:
-        _run([npm, "ci", "--no-audit", "--no-fund"])
-    if stale():
-        _run([npm, "run", "--silent", "build"])
+    with locked(LOCK):
+        if not mark.is_file() or mark.stat().st_mtime < lock.stat().st_mtime:
+            _run([npm, "ci", "--no-audit", "--no-fund"])
+        if stale():
+            _run([npm, "run", "--silent", "build"])
     return DIST
 
 
