@@ -130,9 +130,11 @@ async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[U
                answer: Answer, from_version: int, *, answers_with_updates: bool = False
                ) -> AsyncGenerator[bytes, None]:
     """The stream's messages, serialized: ``updates`` (version, bytes, after
-    ``from_version``) as they come, each move's answer in turn. Ends when ``updates`` does
-    (after answering a move in hand), or with the error that ended them, or with the error
-    of a malformed request (answers already worked out are sent first).
+    ``from_version``) as they come, each move's answer in turn. Ends when ``updates`` does,
+    or with the error that ended them (a revoked token, a slow client, the shutdown), or with
+    the error of a malformed request: every move read before the end is answered first, a
+    move in hand once its command is done (so the client learns whether it was taken without
+    asking again). Only the client's own cancel cuts a move in hand off.
 
     ``answers_with_updates`` (the client asked for it in ``open``): a taken move's answer
     that waits for its update goes out in the update's message (``PlayResponse.answer``),
@@ -180,7 +182,7 @@ async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[U
             else:
                 if held is not None:
                     yield held.data
-                for data in queue.answers():
+                for data in await reader.settle(queue):
                     yield data
                 raise item.error
     finally:

@@ -1,6 +1,7 @@
 """A Play stream's two tasks (the pump, the reader) and its watcher, when the call ends every
 way it can: the client cancels (idle, mid-move, after half-closing), the game ends with a
-move in hand, the seat's token is replaced with a move in hand, the server shuts down."""
+move in hand, the seat's token is replaced with a move in hand, the server shuts down with a
+move in hand."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import grpc
 import pytest
 
 from bezique.clients.sdk import AsyncTableClient
-from bezique.service.server import RunningServer
+from bezique.service.server import RunningServer, start_server
 from bezique.v1 import table_service_pb2 as pb
-from tests.helpers import until
+from tests.helpers import details, highcard_registry, server_config, until
 from tests.play.helpers import RawPlay, movers_stream
 from tests.service.helpers import STACK, STARTED, serving, two_seats
 
@@ -134,19 +135,53 @@ async def test_the_game_ending_with_a_move_in_hand_still_answers_it(
     await settled(server, table_id)
 
 
-async def test_a_reissued_token_with_a_move_in_hand(
+async def test_a_reissued_token_with_a_move_in_hand_answers_it_then_ends(
         keyed: tuple[RunningServer, AsyncTableClient], monkeypatch: pytest.MonkeyPatch,
         no_gc: None) -> None:
-    """The move in hand is refused (its token is gone): what the client learns of it."""
+    """The seat's token is replaced while a move is in hand: the stream waits for the move's
+    command, sends its answer (refused: the token is gone), then ends SEAT_TOKEN_REVOKED."""
     server, client = keyed
     table_id, mover, stream, view = await movers_stream(client)
     gate = await hold_a_move(server, monkeypatch, stream, view, "in-hand")
     await client.reissue(table_id, mover.seat)
-    error = await stream.error()
+    await until(lambda: watchers(server, table_id), lambda n: n == 0,
+                "the updates to end (the watcher unsubscribed)", timeout=5)
+    ending = asyncio.ensure_future(stream.error())
+    await asyncio.sleep(0.3)
+    assert not ending.done()  # the stream waits for the move in hand
     gate.opened.set()
-    assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.PERMISSION_DENIED,
-                            grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.FAILED_PRECONDITION)
+    error = await asyncio.wait_for(ending, 5)
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert details(error)["reason"] == "SEAT_TOKEN_REVOKED"
+    results = [m.result for m in stream.messages if m.HasField("result")]
+    assert [r.request_id for r in results] == ["in-hand"]
+    assert results[0].code == grpc.StatusCode.PERMISSION_DENIED.value[0], results[0]
+    # the reissue's entry alone: the move was not taken
+    assert (await client.view(table_id)).version == view.version + 1
     await settled(server, table_id, expect_watchers=0)
+
+
+async def test_a_shutdown_with_a_move_in_hand_answers_it_then_ends_unavailable(
+        monkeypatch: pytest.MonkeyPatch, no_gc: None) -> None:
+    """The server stops while a move is in hand: the move's command runs to its end within
+    the grace period, the move is taken and answered, then the stream ends UNAVAILABLE (with
+    where to resume)."""
+    server = await start_server(server_config(api_key=KEY), highcard_registry())
+    async with AsyncTableClient(server.address, api_key=KEY, retries=0) as client:
+        _, _, stream, view = await movers_stream(client)
+        gate = await hold_a_move(server, monkeypatch, stream, view, "in-hand")
+        stopping = asyncio.ensure_future(server.stop())
+        ending = asyncio.ensure_future(stream.error())
+        await asyncio.sleep(0.3)
+        assert not ending.done()  # the stream waits for the move in hand
+        gate.opened.set()
+        error = await asyncio.wait_for(ending, 5)
+        await stopping
+    assert error.code() == grpc.StatusCode.UNAVAILABLE
+    results = [m.answer if m.HasField("answer") else m.result for m in stream.messages
+               if m.HasField("answer") or m.HasField("result")]
+    assert [(r.request_id, r.code) for r in results] == [("in-hand", 0)]
+    assert results[0].accepted.version == view.version + 1
 
 
 @pytest.mark.parametrize("answers_with_updates", [False, True])
