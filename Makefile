@@ -91,11 +91,11 @@ lint: $(GEN) $(NPM_OK)
 	$(BIN)/ruff check .
 	$(BIN)/mypy bezique tests examples/highcard/bezique_highcard examples/highcard/tests examples/platform/bezique_platform bench tools
 
-# The suite runs on TEST_WORKERS processes (pytest-xdist; 0 runs it in one process). A file's
-# tests, and the tests that build in one folder of the checkout, stay on one worker
-# (tests/conftest.py, SHARED_BUILDS).
+# The suite runs on TEST_WORKERS processes (pytest-xdist; 0 runs it in one process), a file's
+# tests on one worker (its module's servers start once). What the tests build in the checkout
+# (clients/node, the web bundle) is built under a lock, once a run (tests/npm.py).
 TEST_WORKERS ?= 2
-XDIST = -n $(TEST_WORKERS) --dist loadgroup
+XDIST = -n $(TEST_WORKERS) --dist loadfile
 
 test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) --durations=25 $(PYTEST_ARGS)

@@ -28,26 +28,6 @@ settings.load_profile("bezique")
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
 
-SHARED_BUILDS = {
-    "clients-node": ("tests/node/", "tests/test_doc_examples.py::test_typescript_examples_run"),
-}
-"""Tests that build in one folder of the checkout (clients/node: `npm run build`, `npm run
-typecheck`), by group: `make test` runs a group's tests on one worker, one after another, so
-no test reads a folder another is rebuilding. (The web bundle, built only when stale, takes a
-lock instead: tools/webbundle.py.)"""
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test joins an xdist group (`--dist loadgroup`): its shared build's, else its
-    file's, so a file's module-scoped servers start once, on one worker."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        group = next((name for name, prefixes in SHARED_BUILDS.items()
-                      if item.nodeid.startswith(prefixes)), item.nodeid.split("::")[0])
-        item.add_marker(pytest.mark.xdist_group(group))
-
 
 @pytest.fixture
 async def server() -> AsyncIterator[RunningServer]:

@@ -3,9 +3,11 @@ runtime), installed with ``npm ci`` when missing or older than the lock file."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 NODE_DIR = ROOT / "clients" / "node"
 BIN = NODE_DIR / "node_modules" / ".bin"
 MARK = NODE_DIR / "node_modules" / ".package-lock.json"  # written by npm on every install
-LOCK = NODE_DIR / ".build.lock"  # held while the install is checked (the suite's workers)
+LOCK = NODE_DIR / ".build.lock"
+"""Held while the install is checked, the package built or type-checked: the suite's workers
+(`make test` runs two) never build in clients/node at once, nor read a half-built one."""
+BUILT_BY = NODE_DIR / "node_modules" / ".bezique-test-run"
+"""The test run that built the package last (npm pack leaves node_modules out)."""
+TEST_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"{os.getpid()}-{time.time()}"
+"""This test run: the id pytest-xdist gives every worker of one run, or this process."""
 
 sys.path.insert(0, str(ROOT / "tools"))
 from webbundle import locked  # noqa: E402
@@ -44,6 +52,22 @@ def node_modules() -> Path:
 
 
 def npm_run(script: str) -> subprocess.CompletedProcess[str]:
-    """``npm run SCRIPT`` in clients/node, its output captured."""
-    return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
-                          capture_output=True, text=True, timeout=600, check=False)
+    """``npm run SCRIPT`` in clients/node, its output captured (under the lock)."""
+    with locked(LOCK):
+        return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
+                              capture_output=True, text=True, timeout=600, check=False)
+
+
+def built_package() -> str:
+    """The node binary, with the package built as a user builds it (``npm run build``:
+    generated code, then tsc into dist/) once per test run, whichever worker asks first."""
+    node_modules()
+    with locked(LOCK):
+        if not (BUILT_BY.is_file() and BUILT_BY.read_text() == TEST_RUN):
+            built = subprocess.run([tool("npm"), "run", "--silent", "build"], cwd=NODE_DIR,
+                                   capture_output=True, text=True, timeout=600, check=False)
+            if built.returncode != 0:
+                pytest.fail(f"npm run build failed:\n{built.stdout}\n{built.stderr}",
+                            pytrace=False)
+            BUILT_BY.write_text(TEST_RUN)
+    return tool("node")

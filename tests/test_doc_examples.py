@@ -23,7 +23,7 @@ import pytest
 
 from bezique.clients.sdk import AsyncTableClient
 from tests.helpers import ServerProcess, spawn_server
-from tests.npm import NODE_DIR, node_modules, tool
+from tests.npm import NODE_DIR, built_package, node_modules, tool
 
 ROOT = Path(__file__).resolve().parent.parent
 ADDRESS = "127.0.0.1:50051"
@@ -187,10 +187,7 @@ def test_the_python_sdk_example_plays_a_game_to_its_end(server: ServerProcess) -
 
 
 def test_typescript_examples_run(server: ServerProcess, tmp_path: Path) -> None:
-    node_modules()
-    built = subprocess.run([tool("npm"), "run", "--silent", "build"], cwd=NODE_DIR,
-                           capture_output=True, text=True, timeout=600, check=False)
-    assert built.returncode == 0, built.stdout + built.stderr
+    built_package()
     folder = NODE_DIR / ".doc-examples"  # inside the package: imports resolve to it by name
     folder.mkdir(exist_ok=True)
     try:

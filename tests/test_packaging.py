@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 from tests.helpers import ROOT
+from tests.packaged.helpers import copy_checkout
 
 
 def test_the_wheel_holds_the_generated_code(tmp_path: Path) -> None:
-    source = tmp_path / "src"
-    skip = shutil.ignore_patterns(".venv", "node_modules", ".git", "*.egg-info", "build",
-                                  "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis")
-
-    def ignore(folder: str, names: list[str]) -> set[str]:
-        generated = {"data"} if Path(folder) == ROOT else set()
-        if Path(folder) == ROOT / "bezique":
-            generated = {"v1"}
-        return set(skip(folder, names)) | (generated & set(names))
-
-    shutil.copytree(ROOT, source, ignore=ignore, symlinks=True)
+    source = copy_checkout(tmp_path / "src")
     assert not (source / "bezique" / "v1").exists()
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
                     str(tmp_path / "wheel"), str(source)], check=True, timeout=600)
