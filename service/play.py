@@ -25,6 +25,12 @@ from bezique.service import translate
 from bezique.service.errors import InvalidArgument
 from bezique.v1 import table_service_pb2 as pb
 
+SETTLE_SECONDS = 1.0
+"""How long a stream the server ends waits for the answer to a move in hand. A command takes
+milliseconds; the bound keeps a stalled store from holding the stream open, and a shutdown's
+ending (its status, where to resume) within the grace period. Past it the stream ends without
+that answer, and the client sends the move again with its request id."""
+
 UPDATES_AHEAD = 4
 """Updates the pump takes before the stream has sent them; then it waits (the watch queue
 behind it fills, and a stream that falls that far behind is ended BEHIND, as WatchTable's)."""
@@ -127,14 +133,15 @@ def _wake(waiter: asyncio.Future[None] | None) -> None:
 
 
 async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[Update],
-               answer: Answer, from_version: int, *, answers_with_updates: bool = False
-               ) -> AsyncGenerator[bytes, None]:
+               answer: Answer, from_version: int, *, answers_with_updates: bool = False,
+               settle_within: float = SETTLE_SECONDS) -> AsyncGenerator[bytes, None]:
     """The stream's messages, serialized: ``updates`` (version, bytes, after
     ``from_version``) as they come, each move's answer in turn. Ends when ``updates`` does,
     or with the error that ended them (a revoked token, a slow client, the shutdown), or with
     the error of a malformed request: every move read before the end is answered first, a
-    move in hand once its command is done (so the client learns whether it was taken without
-    asking again). Only the client's own cancel cuts a move in hand off.
+    move in hand once its command is done, if within ``settle_within`` seconds (so the client
+    learns whether it was taken without asking again). Only the client's own cancel, or a
+    command slower than that, cuts a move in hand off.
 
     ``answers_with_updates`` (the client asked for it in ``open``): a taken move's answer
     that waits for its update goes out in the update's message (``PlayResponse.answer``),
@@ -176,13 +183,13 @@ async def play(requests: AsyncIterator[pb.PlayRequest], updates: AsyncIterator[U
                 if held is not None:
                     yield held.data
                     reader.sent()
-                for data in await reader.settle(queue):
+                for data in await reader.settle(queue, settle_within):
                     yield data
                 return
             else:
                 if held is not None:
                     yield held.data
-                for data in await reader.settle(queue):
+                for data in await reader.settle(queue, settle_within):
                     yield data
                 raise item.error
     finally:
@@ -237,13 +244,12 @@ class _Reader:
         """The last answer was sent: the next move is read."""
         _wake(self._sent)
 
-    async def settle(self, queue: _Queue) -> list[bytes]:
-        """Every answer not sent yet, after the one to a move in hand is worked out (the
-        updates are over: the stream ends after these)."""
+    async def settle(self, queue: _Queue, within: float) -> list[bytes]:
+        """Every answer not sent yet, after the one to a move in hand is worked out or
+        ``within`` seconds have passed (the updates are over: the stream ends after these)."""
         if self.answering and self._answered is not None and not self.task.done():
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait({self._answered, self.task},
-                                   return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({self._answered, self.task}, timeout=within,
+                               return_when=asyncio.FIRST_COMPLETED)
         return queue.answers()
 
     async def close(self) -> None:

@@ -16,7 +16,7 @@ import structlog
 from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bezique.service import proxies, reflection
+from bezique.service import play, proxies, reflection
 from bezique.service.config import Config, hide_password, redact_url
 from bezique.service.connections import (
     connection_cap,
@@ -259,7 +259,9 @@ async def _start(config: Config, registry: Registry, store: Store, lock: StoreLo
                              RateLimiter(config.rate_limit, max(1.0, config.rate_burst)),
                              streams,
                              GrantVerifier.from_file(config.grant_public_key)
-                             if config.grant_public_key else None)
+                             if config.grant_public_key else None,
+                             # a Play stream ended at shutdown ends within the grace period
+                             min(play.SETTLE_SECONDS, config.grace_seconds / 2))
     server.add_generic_rpc_handlers((generic_handler(servicer),))
     def peer(context: grpc.aio.ServicerContext[Req, Resp]) -> str:
         """Who holds a health or reflection stream: its peer, as for the table streams."""

@@ -335,8 +335,11 @@ class TableServicer(pb_grpc.TableServiceServicer):
     def __init__(self, manager: TableManager, api_key: str = "",
                  metrics: Metrics | None = None, rate: RateLimiter | None = None,
                  streams: StreamCounter | None = None,
-                 grants: GrantVerifier | None = None) -> None:
+                 grants: GrantVerifier | None = None,
+                 settle_seconds: float = play.SETTLE_SECONDS) -> None:
         self.manager = manager
+        self.settle_seconds = settle_seconds
+        """How long a Play stream the server ends waits for its move in hand (service/play)."""
         self.api_key = api_key
         self.metrics = metrics
         self.rate = rate or RateLimiter(0, 0)
@@ -551,7 +554,8 @@ class TableServicer(pb_grpc.TableServiceServicer):
         answer = functools.partial(self._play_move, context, opened.table_id, token)
         updates = self._updates(opened.table_id, token, opened.from_version, _play_update)
         return play.play(request, updates, answer, opened.from_version,
-                         answers_with_updates=opened.answers_with_updates)
+                         answers_with_updates=opened.answers_with_updates,
+                         settle_within=self.settle_seconds)
 
     async def _play_move(self, context: ServicerContext[pb.PlayRequest, bytes], table_id: str,
                          token: str, move: pb.PlayMove) -> play.Answered:

@@ -184,6 +184,40 @@ async def test_a_shutdown_with_a_move_in_hand_answers_it_then_ends_unavailable(
     assert results[0].accepted.version == view.version + 1
 
 
+@pytest.mark.parametrize("ending", ["reissue", "shutdown"])
+async def test_a_move_in_hand_slower_than_the_wait_is_cut_off_and_the_stream_ends_as_it_would(
+        monkeypatch: pytest.MonkeyPatch, no_gc: None, ending: str) -> None:
+    """A move in hand whose command does not end (a stalled store, say): the stream waits
+    for it at most its bound (at shutdown, half the grace period), then ends with its own
+    status and details all the same, without the answer; the move is not taken."""
+    server = await start_server(server_config(api_key=KEY, grace_seconds=1.0),
+                                highcard_registry())
+    async with AsyncTableClient(server.address, api_key=KEY, retries=0) as client:
+        table_id, mover, stream, view = await movers_stream(client)
+        gate = await hold_a_move(server, monkeypatch, stream, view, "in-hand")  # never opened
+        started = asyncio.get_running_loop().time()
+        if ending == "reissue":
+            await client.reissue(table_id, mover.seat)
+            error = await stream.error()
+        else:
+            stopping = asyncio.ensure_future(server.stop())
+            error = await stream.error()
+        waited = asyncio.get_running_loop().time() - started
+        assert not gate.opened.is_set()
+        assert not [m for m in stream.messages if m.HasField("result") or m.HasField("answer")]
+        if ending == "reissue":
+            assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert details(error)["reason"] == "SEAT_TOKEN_REVOKED"
+            assert (await client.view(table_id)).version == view.version + 1  # the reissue
+            await settled(server, table_id)
+            await server.stop()
+        else:
+            assert error.code() == grpc.StatusCode.UNAVAILABLE
+            assert details(error)["metadata"] == {"resume_from": str(view.version)}
+            await stopping
+    assert waited >= 0.4  # it did wait (the bound: 1 s, or 0.5 s at shutdown)
+
+
 @pytest.mark.parametrize("answers_with_updates", [False, True])
 async def test_a_taken_moves_answer_comes_alone_when_its_stream_ends_before_its_update(
         keyed: tuple[RunningServer, AsyncTableClient], monkeypatch: pytest.MonkeyPatch,
