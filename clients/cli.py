@@ -841,8 +841,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands["play"]
     play.add_argument("--bot", action="append", metavar="POLICY|SEAT=POLICY",
                       help="the bots' policy, for every bot seat or (as with create) one seat; "
-                           "any policy `bezique variants` lists (default: the variant's first "
-                           "that is not random)")
+                           "any policy `bezique variants` lists (default: the one the web "
+                           "table's Play now plays: search, where the variant has it)")
     play.add_argument("--bot-policy", help="the same as --bot POLICY")
     play.add_argument("--auto-pass", action="store_true",
                       help="pass for you when pass is your only declaration (Bezique: a trick "

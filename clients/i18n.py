@@ -522,9 +522,11 @@ RU: dict[str, str] = {
         "проверить стол с тестовыми настройками (заданный сид, колода или сдатчик), а не "
         "отказать",
     "the bots' policy, for every bot seat or (as with create) one seat; any policy `bezique "
-    "variants` lists (default: the variant's first that is not random)":
+    "variants` lists (default: the one the web table's Play now plays: search, where the "
+    "variant has it)":
         "политика ботов для всех мест ботов или (как в create) для одного места; любая из "
-        "списка `bezique variants` (по умолчанию первая, кроме random)",
+        "списка `bezique variants` (по умолчанию та, что играет «Играть сейчас» веб-стола: "
+        "search, если она есть у варианта)",
     "the same as --bot POLICY":
         "то же, что --bot ПОЛИТИКА",
     "pass for you when pass is your only declaration (Bezique: a trick won with nothing to "
