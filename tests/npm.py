@@ -54,8 +54,12 @@ def node_modules() -> Path:
 def npm_run(script: str) -> subprocess.CompletedProcess[str]:
     """``npm run SCRIPT`` in clients/node, its output captured (under the lock)."""
     with locked(LOCK):
-        return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
-                              capture_output=True, text=True, timeout=600, check=False)
+        return _npm_run(script)
+
+
+def _npm_run(script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([tool("npm"), "run", "--silent", script], cwd=NODE_DIR,
+                          capture_output=True, text=True, timeout=600, check=False)
 
 
 def built_package() -> str:
@@ -64,8 +68,7 @@ def built_package() -> str:
     node_modules()
     with locked(LOCK):
         if not (BUILT_BY.is_file() and BUILT_BY.read_text() == TEST_RUN):
-            built = subprocess.run([tool("npm"), "run", "--silent", "build"], cwd=NODE_DIR,
-                                   capture_output=True, text=True, timeout=600, check=False)
+            built = _npm_run("build")  # the lock is held (a second flock would wait)
             if built.returncode != 0:
                 pytest.fail(f"npm run build failed:\n{built.stdout}\n{built.stderr}",
                             pytrace=False)
