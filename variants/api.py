@@ -426,9 +426,9 @@ Zone(name='hand', owner=1, cards=(), hidden=2), Zone(name='stock', owner=None, c
 class CensusViews:
     """The views of one census (:meth:`Census.view_for`) for several viewers: a pile's zone,
     shown or counted, and the public fields are made once, when a view first needs them, and
-    shared by every view (they are immutable). Taken now, like every view, so what a later
-    viewer is shown is the state these were taken in only while the game has not moved: the
-    service keeps one per table version, under the table's lock.
+    shared by every view (they are immutable). The piles' cards are taken now, like every
+    view's, so a later viewer is shown the census as it was even if a plugin's pile holds
+    the game's own list (the service keeps one per table version).
 
     >>> views = Census((Pile("table", (5,)), Pile.hand(0, (3,)), Pile.hand(1, (8,)))).views(
     ...     "play", (0,))
@@ -437,8 +437,8 @@ class CensusViews:
     ((3,), (8,), True)
     """
 
-    __slots__ = ("counted", "detail", "phase", "piles", "pot", "scores", "shoe", "shown",
-                 "stacks", "to_move")
+    __slots__ = ("cards", "counted", "detail", "phase", "piles", "pot", "scores", "shoe",
+                 "shown", "stacks", "to_move")
 
     def __init__(self, census: Census, phase: str, to_move: tuple[int, ...],
                  shoe: Shoe | None) -> None:
@@ -448,6 +448,8 @@ class CensusViews:
         self.scores, self.stacks, self.pot = tuple(census.scores), tuple(census.stacks), census.pot
         self.detail = MappingProxyType(_copied(census.detail)) if census.detail else EMPTY
         self.piles = tuple(census.piles)  # an untyped plugin's list or generator, taken once
+        self.cards = [tuple(pile.cards) for pile in self.piles]
+        """Each pile's cards, as they are now."""
         self.shown: list[Zone | None] = [None] * len(self.piles)
         """Each pile's zone as a viewer who may see its cards sees it, once made."""
         self.counted: list[Zone | None] = [None] * len(self.piles)
@@ -462,14 +464,14 @@ class CensusViews:
                 zone = self.counted[index]
                 if zone is None:
                     zone = self.counted[index] = Zone(pile.name, pile.owner, (),
-                                                      len(pile.cards))
+                                                      len(self.cards[index]))
             elif viewer is not None and pile.owner == viewer and pile.name == HAND:
-                hand = tuple(pile.cards)
+                hand = self.cards[index]
                 continue
             else:
                 zone = self.shown[index]
                 if zone is None:
-                    zone = self.shown[index] = Zone(pile.name, pile.owner, tuple(pile.cards))
+                    zone = self.shown[index] = Zone(pile.name, pile.owner, self.cards[index])
             zones.append(zone)
         return View(viewer, self.phase, self.to_move, hand, tuple(zones), self.scores,
                     self.stacks, self.pot, self.detail, self.shoe)

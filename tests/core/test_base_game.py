@@ -227,3 +227,18 @@ def test_a_view_follows_a_change_made_outside_apply() -> None:
     assert shown.zone("shown") == Zone("shown", None, ()) != game.view(0).zone("shown")
     untyped = Census((Pile("table", ([1], [2])),))  # type: ignore[arg-type]
     assert untyped.view_for(1, "x", ()).zones == (Zone("table", None, ([1], [2])),)  # type: ignore[arg-type]
+
+
+def test_the_views_of_a_census_show_it_as_it_was_when_taken() -> None:
+    """A census's shared views (``Census.views``, one per table version in the service) take
+    each pile's cards when made: a viewer served later sees the census as it was then, though
+    a plugin's pile holds the game's own list and no earlier viewer saw its cards."""
+    game = Bids()
+    table: list[int] = [4]
+    census = Census((*game.census().piles,
+                     Pile("table", table, frozenset({1}))))  # type: ignore[arg-type]
+    views = census.views(game.phase, game.to_move, game.shoe)
+    assert views.view_for(0).zone("table") == Zone("table", None, (), 1)
+    table.append(5)
+    assert views.view_for(1).zone("table") == Zone("table", None, (4,))
+    assert views.view_for(2).zone("table") is views.view_for(0).zone("table")  # shared
