@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 
 AUTOCTL = "pg_autoctl"
+PORT_ATTEMPTS = 3
+"""Starts a cluster tries, each on another free port, when the one it found was taken."""
 
 
 def binaries() -> Path:
@@ -80,6 +82,10 @@ class Cluster:
         self.root = root
         self.data = root / "data"
         self.port = port or _free_port()
+        self._may_move = port is None
+        """The port is ours to choose until the cluster first listens: a free port found
+        here can be taken by another process before PostgreSQL binds it (tests run on two
+        workers), and then the start tries another. Once it listens, its URL is fixed."""
         self.bin = binaries()
 
     @property
@@ -104,10 +110,15 @@ class Cluster:
 
     def start(self) -> str:
         self.init()
-        options = (f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 "
-                   "-c fsync=on -c max_connections=200 -c shared_buffers=64MB")
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.data / "server.log"),
-                  "-o", options, "-w", "-t", "60", "start")
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            try:
+                self._start_server()
+                break
+            except RuntimeError:
+                if not self._may_move or attempt == PORT_ATTEMPTS or not self._port_was_taken():
+                    raise
+                self.port = _free_port()
+        self._may_move = False
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with socket.socket() as sock:
@@ -115,6 +126,19 @@ class Cluster:
                     return self.url
             time.sleep(0.1)
         raise RuntimeError(f"PostgreSQL did not listen on {self.port}")
+
+    def _start_server(self) -> None:
+        options = (f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 "
+                   "-c fsync=on -c max_connections=200 -c shared_buffers=64MB")
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.data / "server.log"),
+                  "-o", options, "-w", "-t", "60", "start")
+
+    def _port_was_taken(self) -> bool:
+        """Whether the last start failed because its port was in use (the server's log)."""
+        with contextlib.suppress(OSError):
+            log = (self.data / "server.log").read_text(errors="replace")
+            return "Address already in use" in log[-2000:]
+        return False
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
