@@ -35,7 +35,7 @@ from pathlib import Path
 
 AUTOCTL = "pg_autoctl"
 PORT_ATTEMPTS = 3
-"""Starts a cluster tries, each on another free port, when the one it found was taken."""
+"""How many ports a first start tries: another free one each time the last was taken."""
 
 
 def binaries() -> Path:
