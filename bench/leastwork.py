@@ -321,8 +321,13 @@ class Subject:
 
 BGIO = "boardgame.io, in memory"
 PLAY_WORK = "Play: least work on that floor"
+PLAY_ENGINE = "Play: this engine (sqlite)"
 UNARY_FLOOR = "unary: bare grpc.aio floor (SubmitMove + 4 streams)"
 UNARY_WORK = "unary: least work on that floor"
+UNARY_ENGINE = "unary: this engine (sqlite, SubmitMove + WatchTable)"
+LEAST_WORK_OF = {PLAY_ENGINE: PLAY_WORK, UNARY_ENGINE: UNARY_WORK}
+"""Each engine row's least work in the same shape: what the engine costs above the least a
+move can cost here, whatever the machine's speed that day."""
 
 
 async def _run(config: LeastWorkConfig, workdir: Path) -> Section:
@@ -369,11 +374,11 @@ async def _run(config: LeastWorkConfig, workdir: Path) -> Section:
         subjects = [
             Subject("Play: bare grpc.aio bidi floor", await shape(bare, bidi)),
             Subject(PLAY_WORK, await shape(working, bidi)),
-            *([Subject("Play: this engine (sqlite)", runs["sqlite-play"])]
+            *([Subject(PLAY_ENGINE, runs["sqlite-play"])]
               if "sqlite-play" in runs else []),
             Subject(UNARY_FLOOR, await shape(bare, unary)),
             Subject(UNARY_WORK, await shape(working, unary)),
-            *([Subject("unary: this engine (sqlite, SubmitMove + WatchTable)", runs["sqlite"])]
+            *([Subject(UNARY_ENGINE, runs["sqlite"])]
               if "sqlite" in runs else []),
             *([Subject(BGIO, runs["bgio"])] if "bgio" in runs else []),
         ]
@@ -397,22 +402,24 @@ def _report(config: LeastWorkConfig, subjects: list[Subject]) -> Section:
     section = Section(
         "Least work: a move's necessary work on the bare grpc.aio floor, beside this engine "
         "and boardgame.io (highcard, 4 seats, every seat pushed every move)",
-        ["server", "server CPU per move [range]", "ratio to boardgame.io [range]", "moves/s",
-         "server busy", "load busy"])
+        ["server", "server CPU per move [range]", "ratio to boardgame.io [range]",
+         "ratio to the least work [range]", "moves/s", "server busy", "load busy"])
+    by_name = {subject.name: subject for subject in subjects}
     for subject in subjects:
-        ratios = ([mine / theirs for mine, theirs in zip(subject.cpu, base, strict=True)]
-                  if base is not None else [])
+        ratios = _ratios(subject.cpu, base)
         ratio = median(ratios) if ratios else math.nan
+        least = by_name.get(LEAST_WORK_OF.get(subject.name, ""))
+        to_least = _ratios(subject.cpu, least.cpu if least is not None else None)
         rate = median([run.rate for run in subject.runs])
         server_busy = median([run.server_busy for run in subject.runs])
         load_busy = median([run.load_busy for run in subject.runs])
         section.figures[subject.name] = {
             "server_cpu_per_move": cpu[subject.name], "runs": subject.cpu, "ratio": ratio,
+            "to_least_work": median(to_least) if to_least else math.nan,
             "rate": rate, "server_busy": server_busy, "load_busy": load_busy}
         section.rows.append([
             subject.name, f"{fmt_us(cpu[subject.name])} [{fmt_us(min(subject.cpu))}–"
-            f"{fmt_us(max(subject.cpu))}]",
-            f"{fmt_ratio(ratio)} [{min(ratios):.2f}–{max(ratios):.2f}]" if ratios else "n/a",
+            f"{fmt_us(max(subject.cpu))}]", _ratio_cell(ratios), _ratio_cell(to_least),
             fmt_rate(rate), f"{server_busy:.0%}", f"{load_busy:.0%}"])
     if base is not None:
         section.targets["Play, least work <= boardgame.io in memory"] = \
@@ -423,7 +430,9 @@ def _report(config: LeastWorkConfig, subjects: list[Subject]) -> Section:
         f"{config.reps} closed-loop runs of {config.moves:,} moves per server, alternating, "
         f"after {config.warmup_moves:,} warm-up moves each; {config.concurrency} tables; "
         "medians [ranges]; a ratio is the median of each repetition's ratio to that "
-        "repetition's boardgame.io run. Each server on one core, its load on the other (the "
+        "repetition's boardgame.io run, or, for this engine, to its shape's least-work run "
+        "(what the engine costs above the least a move can cost on grpc.aio). Each server "
+        "on one core, its load on the other (the "
         "floors' load is bench.floor's, in Python; the engine's and boardgame.io's, the "
         "peers' loads). Busy: CPU seconds per second of the run; a load near 100 % set the "
         "pace, and its server, waiting for it, wakes for fewer messages at a time.",
@@ -435,6 +444,18 @@ def _report(config: LeastWorkConfig, subjects: list[Subject]) -> Section:
         "(bench/leastwork.py).",
     ]
     return section
+
+
+def _ratios(mine: list[float], theirs: list[float] | None) -> list[float]:
+    """Each repetition's ratio to the same repetition of ``theirs`` (none without it)."""
+    if not theirs:
+        return []
+    return [one / other for one, other in zip(mine, theirs, strict=True)]
+
+
+def _ratio_cell(ratios: list[float]) -> str:
+    return (f"{fmt_ratio(median(ratios))} [{min(ratios):.2f}–{max(ratios):.2f}]" if ratios
+            else "n/a")
 
 
 def run(config: LeastWorkConfig | None = None) -> Section:

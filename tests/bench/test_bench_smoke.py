@@ -32,7 +32,7 @@ from bench import (
     web,
 )
 from bench.__main__ import SUITES, header
-from bench.common import Section, percentile, spawn
+from bench.common import Section, median, percentile, spawn
 
 AFFINITY = os.sched_getaffinity(0)
 
@@ -316,3 +316,10 @@ def test_leastwork_runs_the_floors_with_and_without_the_work() -> None:
         runs = section.figures[row[0]]["runs"]
         assert len(runs) == 2 and all(_cpu(cpu) for cpu in runs), row
     assert not section.targets  # no ratio without boardgame.io
+    engine = section.figures[leastwork.UNARY_ENGINE]
+    runs = section.figures[leastwork.UNARY_WORK]["runs"]
+    assert engine["to_least_work"] == pytest.approx(median(
+        [mine / least for mine, least in zip(engine["runs"], runs, strict=True)]))
+    rows = {row[0]: row for row in section.rows}
+    assert rows[leastwork.UNARY_ENGINE][3].endswith("]")  # the engine's ratio and range
+    assert rows[leastwork.UNARY_WORK][3] == "n/a"  # the least work is its own base
